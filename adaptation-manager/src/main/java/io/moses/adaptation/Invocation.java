@@ -1,0 +1,24 @@
+package io.moses.adaptation;
+
+import io.moses.model.TaskRef;
+import java.net.URI;
+import java.util.Objects;
+import org.w3c.dom.Element;
+
+/**
+ * One partner invoke of a composite request, in abstract terms.
+ *
+ * @param task            the task being invoked
+ * @param serviceClass    the caller's class, or null when the caller is anonymous
+ * @param soapAction      the SOAPAction of the abstract operation (may be empty)
+ * @param body            the SOAP body payload: the document-literal element, or the rpc
+ *                        wrapper; owned by the handler from now on
+ * @param defaultEndpoint where the deployment's WSDL says the partner is
+ */
+public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint) {
+    public Invocation {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(body, "body");
+        soapAction = soapAction == null ? "" : soapAction;
+    }
+}

@@ -1,0 +1,14 @@
+package io.moses.model;
+
+import java.time.Instant;
+
+/** Monitored parameters kept in the knowledge base (model.md sections 1 and 7). */
+public final class Observation {
+    private Observation() {}
+
+    /** Observed mean response time of successful replies and availability of a concrete service. */
+    public record ServiceQos(String service, double responseTime, double availability, long samples, Instant at) {}
+
+    /** Observed visits V^k_i of a task by class-k requests. */
+    public record Visits(String serviceClass, TaskRef task, double visits, long samples, Instant at) {}
+}

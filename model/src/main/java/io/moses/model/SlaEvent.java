@@ -1,0 +1,8 @@
+package io.moses.model;
+
+import java.time.Instant;
+
+/** Something that happened to an SLA: a violation, a rejected admission, a period at risk. */
+public record SlaEvent(Instant at, Kind kind, String serviceClass, String user, String detail) {
+    public enum Kind { VIOLATION, REJECTION, AT_RISK }
+}
