@@ -1,0 +1,143 @@
+package io.moses.adaptation;
+
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import javax.xml.namespace.QName;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * Sends SOAP 1.1 requests to concrete services: one pooled keep-alive HTTP client, fully
+ * asynchronous (no thread waits on a reply), with a connect timeout and a per-call response
+ * timeout.
+ */
+public final class SoapClient {
+    static final String SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
+    static final String SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
+
+    private final HttpClient http;
+
+    /** What came back from one concrete service. */
+    public sealed interface Result {
+        record Reply(Element body) implements Result {}
+        record Fault(QName code, String reason, Element detail) implements Result {}
+        record Failure(String reason) implements Result {}
+    }
+
+    public SoapClient(Duration connectTimeout, Executor executor) {
+        HttpClient.Builder b = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(connectTimeout)
+                .followRedirects(HttpClient.Redirect.NEVER);
+        if (executor != null) b.executor(executor);
+        this.http = b.build();
+    }
+
+    /** Posts {@code body} in a SOAP 1.1 envelope; the stage never completes exceptionally. */
+    public CompletableFuture<Result> call(URI endpoint, String soapAction, Element body, Duration timeout) {
+        String envelope = "<soapenv:Envelope xmlns:soapenv=\"" + SOAP11 + "\"><soapenv:Body>"
+                + Xml.write(body) + "</soapenv:Body></soapenv:Envelope>";
+        HttpRequest request;
+        try {
+            request = HttpRequest.newBuilder(endpoint)
+                    .timeout(timeout)
+                    .header("Content-Type", "text/xml; charset=utf-8")
+                    .header("SOAPAction", "\"" + (soapAction == null ? "" : soapAction) + "\"")
+                    .POST(HttpRequest.BodyPublishers.ofString(envelope))
+                    .build();
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.completedFuture(new Result.Failure("invalid endpoint " + endpoint + ": " + e.getMessage()));
+        }
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .handle((response, error) -> error != null ? failure(endpoint, error, timeout) : read(endpoint, response));
+    }
+
+    private static Result failure(URI endpoint, Throwable error, Duration timeout) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (e instanceof HttpTimeoutException) return new Result.Failure("no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+        if (e instanceof ConnectException) return new Result.Failure("cannot connect to " + endpoint);
+        String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return new Result.Failure("call to " + endpoint + " failed: " + msg);
+    }
+
+    private static Result read(URI endpoint, HttpResponse<byte[]> response) {
+        int status = response.statusCode();
+        byte[] bytes = response.body();
+        if (bytes == null || bytes.length == 0)
+            return new Result.Failure(endpoint + " answered HTTP " + status + " with no body");
+        Document doc;
+        try {
+            doc = Xml.parse(bytes);
+        } catch (Exception e) {
+            return new Result.Failure(endpoint + " answered HTTP " + status + " with a body that is not XML");
+        }
+        Element env = doc.getDocumentElement();
+        String ns = env.getNamespaceURI();
+        if (!"Envelope".equals(env.getLocalName()) || !(SOAP11.equals(ns) || SOAP12.equals(ns)))
+            return new Result.Failure(endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
+        Element body = child(env, ns, "Body");
+        Element payload = body == null ? null : firstElement(body);
+        if (payload == null) {
+            if (status >= 300) return new Result.Failure(endpoint + " answered HTTP " + status);
+            return new Result.Failure(endpoint + " answered with an empty SOAP body");
+        }
+        if ("Fault".equals(payload.getLocalName()) && ns.equals(payload.getNamespaceURI()))
+            return fault(payload, ns);
+        if (status >= 300) return new Result.Failure(endpoint + " answered HTTP " + status);
+        return new Result.Reply(payload);
+    }
+
+    private static Result fault(Element fault, String ns) {
+        QName code;
+        String reason;
+        Element detail;
+        if (SOAP11.equals(ns)) {
+            Element c = child(fault, null, "faultcode");
+            Element s = child(fault, null, "faultstring");
+            Element d = child(fault, null, "detail");
+            code = c == null ? new QName(SOAP11, "Server") : qname(c, c.getTextContent().trim());
+            reason = s == null ? "" : s.getTextContent().trim();
+            detail = d == null ? null : firstElement(d);
+        } else {
+            Element c = child(fault, ns, "Code");
+            Element v = c == null ? null : child(c, ns, "Value");
+            Element r = child(fault, ns, "Reason");
+            Element t = r == null ? null : child(r, ns, "Text");
+            Element d = child(fault, ns, "Detail");
+            code = v == null ? new QName(SOAP12, "Receiver") : qname(v, v.getTextContent().trim());
+            reason = t == null ? "" : t.getTextContent().trim();
+            detail = d == null ? null : firstElement(d);
+        }
+        return new Result.Fault(code, reason, detail);
+    }
+
+    private static QName qname(Element context, String text) {
+        int colon = text.indexOf(':');
+        if (colon < 0) return new QName(text);
+        String prefix = text.substring(0, colon);
+        String uri = context.lookupNamespaceURI(prefix);
+        return new QName(uri == null ? "" : uri, text.substring(colon + 1), prefix);
+    }
+
+    static Element child(Element parent, String ns, String local) {
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling())
+            if (n instanceof Element e && local.equals(e.getLocalName()) && (ns == null || ns.equals(e.getNamespaceURI())))
+                return e;
+        return null;
+    }
+
+    static Element firstElement(Element parent) {
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling())
+            if (n instanceof Element e) return e;
+        return null;
+    }
+}

@@ -1,0 +1,62 @@
+package io.moses.adaptation;
+
+import io.moses.model.ConcreteService;
+import io.moses.model.PayloadMapping;
+import io.moses.model.TaskRef;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.w3c.dom.Element;
+
+/**
+ * Binds every invoke of a task to one fixed concrete service: the first registered for the
+ * task, else the address the deployment's WSDL gives (as ODE would). The baseline the adaptive
+ * binding is measured against.
+ */
+public final class StaticBinding implements InvokeHandler {
+    private final Map<TaskRef, ConcreteService> services;
+    private final SoapClient client;
+    private final Duration timeout;
+
+    /**
+     * @param services the concrete service each task is bound to (tasks absent here go to
+     *                 their WSDL address)
+     */
+    public StaticBinding(Map<TaskRef, ConcreteService> services, SoapClient client, Duration timeout) {
+        this.services = Map.copyOf(services);
+        this.client = client;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public CompletionStage<InvokeOutcome> invoke(Invocation invocation) {
+        ConcreteService service = services.get(invocation.task());
+        if (service == null) {
+            URI target = invocation.defaultEndpoint();
+            if (target == null)
+                return CompletableFuture.completedFuture(new InvokeOutcome.Failure(invocation.task()
+                        + ": no concrete service registered and no address in the WSDL", List.of()));
+            String name = target.toString();
+            return client.call(target, invocation.soapAction(), invocation.body(), timeout)
+                    .thenApply(r -> outcome(invocation, name, PayloadMapping.IDENTITY, r));
+        }
+        PayloadMapping mapping = service.mapping();
+        Element body = PayloadAdapter.rename(invocation.body(), mapping.requestNames());
+        String action = mapping.soapAction() != null ? mapping.soapAction() : invocation.soapAction();
+        return client.call(service.endpoint(), action, body, timeout)
+                .thenApply(r -> outcome(invocation, service.name(), mapping, r));
+    }
+
+    static InvokeOutcome outcome(Invocation invocation, String service, PayloadMapping mapping, SoapClient.Result result) {
+        if (result instanceof SoapClient.Result.Reply r)
+            return new InvokeOutcome.Reply(PayloadAdapter.rename(r.body(), mapping.replyNames()), service);
+        if (result instanceof SoapClient.Result.Fault f)
+            return new InvokeOutcome.Fault(f.code(), f.reason(),
+                    f.detail() == null ? null : PayloadAdapter.rename(f.detail(), mapping.replyNames()), service);
+        SoapClient.Result.Failure f = (SoapClient.Result.Failure) result;
+        return new InvokeOutcome.Failure(invocation.task() + " failed at " + service + ": " + f.reason(), List.of(service));
+    }
+}

@@ -1,0 +1,87 @@
+package io.moses.adaptation;
+
+import java.io.ByteArrayInputStream;
+import java.io.StringWriter;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.Transformer;
+import javax.xml.transform.TransformerException;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import org.w3c.dom.Document;
+import org.w3c.dom.Node;
+import org.xml.sax.SAXException;
+
+/**
+ * XML parsing and writing with the JDK's own implementations (ODE puts Xerces and Xalan on the
+ * class path; we do not rely on what they install) and with DTDs, external entities and
+ * XInclude refused.
+ */
+public final class Xml {
+    private Xml() {}
+
+    private static final ThreadLocal<DocumentBuilder> PARSER = ThreadLocal.withInitial(Xml::newParser);
+    private static final ThreadLocal<Transformer> WRITER = ThreadLocal.withInitial(Xml::newWriter);
+
+    private static DocumentBuilder newParser() {
+        try {
+            DocumentBuilderFactory f = DocumentBuilderFactory.newDefaultInstance();
+            f.setNamespaceAware(true);
+            f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            f.setFeature("http://xml.org/sax/features/external-general-entities", false);
+            f.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+            f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            f.setXIncludeAware(false);
+            f.setExpandEntityReferences(false);
+            DocumentBuilder b = f.newDocumentBuilder();
+            b.setErrorHandler(null);
+            return b;
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Transformer newWriter() {
+        try {
+            TransformerFactory f = TransformerFactory.newDefaultInstance();
+            f.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+            f.setAttribute(XMLConstants.ACCESS_EXTERNAL_STYLESHEET, "");
+            Transformer t = f.newTransformer();
+            t.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
+            return t;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Parses a document; refuses DTDs and entities. */
+    public static Document parse(byte[] bytes) throws SAXException {
+        DocumentBuilder b = PARSER.get();
+        b.reset();
+        b.setErrorHandler(null);
+        try {
+            return b.parse(new ByteArrayInputStream(bytes));
+        } catch (java.io.IOException e) {
+            throw new SAXException(e);
+        }
+    }
+
+    public static Document newDocument() {
+        return PARSER.get().newDocument();
+    }
+
+    /** Writes a node as text, without XML declaration. */
+    public static String write(Node node) {
+        StringWriter out = new StringWriter();
+        try {
+            WRITER.get().transform(new DOMSource(node), new StreamResult(out));
+        } catch (TransformerException e) {
+            throw new IllegalStateException("cannot write XML: " + e.getMessage(), e);
+        }
+        return out.toString();
+    }
+}

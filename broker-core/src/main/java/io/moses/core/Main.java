@@ -1,0 +1,101 @@
+package io.moses.core;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.MainListenerSupport;
+
+/**
+ * {@code moses run}: a broker replica as a Camel main process. Camel owns the process life
+ * cycle (graceful stop on SIGTERM) and, as the ESB, hosts the scheduled routes of the
+ * monitors; the broker is one service in its context.
+ */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) {
+        BrokerConfig config;
+        try {
+            config = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("moses run: " + e.getMessage());
+            System.err.println(usage());
+            System.exit(2);
+            return;
+        }
+        Broker broker = new Broker(config, Map.of());
+        org.apache.camel.main.Main camel = new org.apache.camel.main.Main();
+        camel.configure().withName("moses");
+        camel.addMainListener(new MainListenerSupport() {
+            @Override
+            public void afterStart(BaseMainSupport main) {
+                try {
+                    broker.start();
+                } catch (Exception e) {
+                    System.err.println("moses run: cannot start: " + e.getMessage());
+                    broker.close();
+                    System.exit(1);
+                }
+            }
+
+            @Override
+            public void beforeStop(BaseMainSupport main) {
+                broker.close();
+            }
+        });
+        try {
+            camel.run();
+        } catch (Exception e) {
+            System.err.println("moses run: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    static String usage() {
+        return """
+                usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]
+                                 [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]""";
+    }
+
+    static BrokerConfig parse(String[] args) {
+        BrokerConfig c = BrokerConfig.defaults();
+        List<Path> deploy = new ArrayList<>();
+        Duration request = c.requestTimeout();
+        Duration invoke = c.invokeTimeout();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--port" -> c = c.withPort(intArg(args, ++i, a));
+                case "--host" -> c = c.withHost(arg(args, ++i, a));
+                case "--deploy" -> deploy.add(Path.of(arg(args, ++i, a)));
+                case "--work" -> c = c.withWorkDir(Path.of(arg(args, ++i, a)));
+                case "--db" -> c = c.withDb(arg(args, ++i, a));
+                case "--seed" -> c = c.withSeed(Path.of(arg(args, ++i, a)));
+                case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
+                case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
+                case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));
+                default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        return c.withDeployments(deploy).withTimeouts(request, invoke);
+    }
+
+    private static String arg(String[] args, int i, String option) {
+        if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");
+        return args[i];
+    }
+
+    private static int intArg(String[] args, int i, String option) {
+        String v = arg(args, i, option);
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 0) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " needs a non-negative whole number, got '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,279 @@
+package io.moses.core.engine;
+
+import io.moses.adaptation.InvokeHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.transaction.TransactionManager;
+import javax.wsdl.Definition;
+import javax.xml.namespace.QName;
+import org.apache.geronimo.transaction.manager.GeronimoTransactionManager;
+import org.apache.ode.bpel.dd.TDeployment;
+import org.apache.ode.bpel.engine.BpelServerImpl;
+import org.apache.ode.bpel.iapi.Endpoint;
+import org.apache.ode.bpel.iapi.Message;
+import org.apache.ode.bpel.iapi.MessageExchange;
+import org.apache.ode.bpel.iapi.MyRoleMessageExchange;
+import org.apache.ode.bpel.memdao.BpelDAOConnectionFactoryImpl;
+import org.apache.ode.scheduler.simple.SimpleScheduler;
+import org.apache.ode.utils.GUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.w3c.dom.Element;
+
+/**
+ * The embedded Apache ODE 1.3.7 engine, behind an API with no ODE types: deploy a deployment
+ * unit, invoke one of its provided services. Partner invokes go to the {@link InvokeHandler}.
+ * Processes run in memory; ODE's scheduler keeps its jobs in memory too.
+ */
+public final class BpelEngine implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BpelEngine.class);
+
+    private final Path workDir;
+    private final TransactionManager tx;
+    private final SimpleScheduler scheduler;
+    private final BpelServerImpl server;
+    private final ExecutorService jobThreads;
+    private final Endpoints endpoints = new Endpoints();
+    private final Callers callers = new Callers();
+    private final AtomicLong versions = new AtomicLong(1);
+    private final Map<QName, Provided> provided = new ConcurrentHashMap<>();
+    private final List<Deployment> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile boolean running;
+
+    /** A deployed unit: its processes' files and the services they provide. */
+    public record Deployment(String name, Path dir, Map<QName, Path> processes, List<ProvidedService> services) {}
+
+    private record Provided(ProvidedService service, SoapBinding binding) {}
+
+    /**
+     * @param workDir    where deployment units are copied and compiled
+     * @param handler    where partner invokes go
+     * @param jobThreads threads running process instances
+     */
+    public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads) {
+        this.workDir = workDir;
+        try {
+            Files.createDirectories(workDir);
+            this.tx = new GeronimoTransactionManager(30);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the transaction manager: " + e, e);
+        }
+        Properties props = new Properties();
+        // Measured here: with asynchronous partner replies ODE's scheduler otherwise stalls ~1 s
+        // on instance-lock contention and drops jobs after short retries.
+        props.setProperty("ode.scheduler.immediateTransactionRetryInterval", "1");
+        props.setProperty("ode.scheduler.immediateTransactionRetryLimit", "1000");
+        this.scheduler = new SimpleScheduler("moses", new org.apache.ode.scheduler.simple.InMemoryJobStore(), props);
+        scheduler.setTransactionManager(tx);
+        AtomicInteger n = new AtomicInteger();
+        this.jobThreads = Executors.newFixedThreadPool(jobThreads, r -> {
+            Thread t = new Thread(r, "bpel-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setExecutorService(this.jobThreads);
+        this.server = new BpelServerImpl();
+        server.setConfigProperties(props);
+        server.setDaoConnectionFactory(new BpelDAOConnectionFactoryImpl(scheduler));
+        server.setInMemDaoConnectionFactory(new BpelDAOConnectionFactoryImpl(scheduler));
+        server.setScheduler(scheduler);
+        server.setBindingContext(endpoints);
+        server.setEndpointReferenceContext(endpoints);
+        server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers));
+        server.registerBpelEventListener(callers);
+        scheduler.setJobProcessor(server);
+    }
+
+    public void start() {
+        server.init();
+        server.start();
+        scheduler.start();
+        running = true;
+        log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes)");
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Deploys a deployment unit in ODE's format.
+     *
+     * @throws DeploymentException with a reason when the unit is invalid
+     */
+    public Deployment deploy(Path unitDir) {
+        DeploymentUnit unit = DeploymentUnit.load(unitDir, workDir.resolve("processes"), versions.getAndIncrement());
+        List<ProvidedService> services = new ArrayList<>();
+        List<ProcessConfiguration> confs = new ArrayList<>();
+        for (TDeployment.Process p : unit.descriptor.getDeploy().getProcessArray()) {
+            ProcessConfiguration conf = new ProcessConfiguration(unit, p);
+            for (Endpoint ep : conf.getProvideEndpoints().values()) {
+                Definition def = conf.getDefinitionForService(ep.serviceName);
+                SoapBinding binding = SoapBinding.of(def, ep.serviceName, ep.portName);
+                if (provided.containsKey(ep.serviceName))
+                    throw new DeploymentException("service " + ep.serviceName + " is already provided by another deployment");
+                try {
+                    ProvidedService ps = new ProvidedService(conf.getType().getLocalPart(), ep.serviceName, ep.portName,
+                            wsdlFile(unit, def).toUri().toURL(),
+                            binding.operations().keySet(), binding.soap12);
+                    services.add(ps);
+                } catch (Exception e) {
+                    throw new DeploymentException("cannot locate the WSDL of " + ep.serviceName + ": " + e.getMessage());
+                }
+            }
+            confs.add(conf);
+        }
+        for (ProcessConfiguration conf : confs) {
+            endpoints.add(conf);
+            try {
+                server.register(conf);
+            } catch (RuntimeException e) {
+                throw new DeploymentException("ODE refused process " + conf.getType() + ": " + e.getMessage());
+            }
+        }
+        for (ProvidedService ps : services) {
+            Definition def = confs.stream().map(c -> c.getDefinitionForService(ps.service())).filter(d -> d != null).findFirst().orElseThrow();
+            provided.put(ps.service(), new Provided(ps, SoapBinding.of(def, ps.service(), ps.port())));
+        }
+        Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
+        deployments.add(d);
+        log.info("deployed {} ({} process(es), services {})", unit.name, confs.size(),
+                services.stream().map(s -> s.service().getLocalPart()).toList());
+        return d;
+    }
+
+    private static Path wsdlFile(DeploymentUnit unit, Definition def) {
+        java.net.URI base = java.net.URI.create(def.getDocumentBaseURI());
+        return base.isAbsolute() ? Path.of(base) : unit.dir.resolve(def.getDocumentBaseURI());
+    }
+
+    public List<Deployment> deployments() {
+        return List.copyOf(deployments);
+    }
+
+    /**
+     * Runs one composite request to completion: starts (or continues) a process instance with
+     * {@code body} as the input of {@code operation}, and waits for its reply.
+     *
+     * @param serviceClass the caller's class, handed to every partner invoke of the instance
+     */
+    public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout) {
+        Provided target = provided.get(service);
+        if (target == null) return new CompositeOutcome.Failure("no deployed service " + service, true);
+        SoapBinding.OperationBinding op = target.binding().operation(operation);
+        if (op == null)
+            return new CompositeOutcome.Failure("service " + service.getLocalPart() + " has no operation " + operation
+                    + " (it has " + target.binding().operations().keySet() + ")", true);
+        Element request;
+        try {
+            request = target.binding().toOdeMessage(op, body, true);
+        } catch (IllegalArgumentException e) {
+            return new CompositeOutcome.Failure(e.getMessage(), true);
+        }
+        String clientId = new GUID().toString();
+        String mexId;
+        Future<?> reply;
+        try {
+            tx.begin();
+            MyRoleMessageExchange mex = server.getEngine().createMessageExchange(clientId, service, operation);
+            if (mex.getOperation() == null) {
+                tx.rollback();
+                return new CompositeOutcome.Failure("service " + service.getLocalPart() + " has no operation " + operation, true);
+            }
+            Message msg = mex.createMessage(mex.getOperation().getInput().getMessage().getQName());
+            msg.setMessage(request);
+            mexId = mex.getMessageExchangeId();
+            callers.register(mexId, serviceClass);
+            reply = mex.invoke(msg);
+            tx.commit();
+        } catch (Exception e) {
+            rollbackQuietly();
+            return new CompositeOutcome.Failure("the engine could not start the request: " + e.getMessage(), false);
+        }
+        try {
+            if (mexIsOneWay(op)) return new CompositeOutcome.Reply(null);
+            if (reply == null) return new CompositeOutcome.Failure("the engine refused the request", false);
+            try {
+                reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                return new CompositeOutcome.Failure("no reply from " + service.getLocalPart() + " within " + timeout.toMillis() + " ms", false);
+            } catch (Exception e) {
+                return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
+            }
+            return readReply(mexId, target.binding(), op);
+        } finally {
+            callers.release(mexId);
+        }
+    }
+
+    private static boolean mexIsOneWay(SoapBinding.OperationBinding op) {
+        return op.operation().getOutput() == null;
+    }
+
+    private CompositeOutcome readReply(String mexId, SoapBinding binding, SoapBinding.OperationBinding op) {
+        try {
+            tx.begin();
+            MyRoleMessageExchange mex = (MyRoleMessageExchange) server.getEngine().getMessageExchange(mexId);
+            CompositeOutcome outcome = switch (mex.getStatus()) {
+                case RESPONSE, ASYNC -> new CompositeOutcome.Reply(binding.toBody(op, mex.getResponse().getMessage(), false));
+                case FAULT -> {
+                    Element detail = null;
+                    if (mex.getFaultResponse() != null && mex.getFaultResponse().getMessage() != null) {
+                        Element part = org.apache.ode.utils.DOMUtils.getFirstChildElement(mex.getFaultResponse().getMessage());
+                        detail = part == null ? null : org.apache.ode.utils.DOMUtils.getFirstChildElement(part);
+                    }
+                    yield new CompositeOutcome.Fault(mex.getFault(), detail, faultReason(mex));
+                }
+                default -> new CompositeOutcome.Failure(faultReason(mex), false);
+            };
+            mex.release(true);
+            tx.commit();
+            return outcome;
+        } catch (Exception e) {
+            rollbackQuietly();
+            return new CompositeOutcome.Failure("cannot read the reply: " + e.getMessage(), false);
+        }
+    }
+
+    private static String faultReason(MessageExchange mex) {
+        String explanation = mex.getFaultExplanation();
+        if (mex.getFault() != null)
+            return "process fault " + mex.getFault().getLocalPart() + (explanation == null ? "" : ": " + explanation);
+        return explanation == null ? "the process failed (status " + mex.getStatus() + ")" : explanation;
+    }
+
+    private void rollbackQuietly() {
+        try {
+            if (tx.getTransaction() != null) tx.rollback();
+        } catch (Exception ignored) {
+            // nothing left to undo
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            scheduler.stop();
+            server.stop();
+            server.shutdown();
+        } catch (RuntimeException e) {
+            log.warn("engine stop: {}", e.toString());
+        }
+        jobThreads.shutdownNow();
+        log.info("BPEL engine stopped");
+    }
+}

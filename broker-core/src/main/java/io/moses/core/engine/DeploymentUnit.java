@@ -1,0 +1,184 @@
+package io.moses.core.engine;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import javax.wsdl.Definition;
+import javax.wsdl.WSDLException;
+import javax.wsdl.xml.WSDLReader;
+import javax.xml.namespace.QName;
+import org.apache.ode.bpel.compiler.BpelC;
+import org.apache.ode.bpel.compiler.DefaultResourceFinder;
+import org.apache.ode.bpel.compiler.WSDLLocatorImpl;
+import org.apache.ode.bpel.compiler.api.CompilationException;
+import org.apache.ode.bpel.compiler.wsdl.Definition4BPEL;
+import org.apache.ode.bpel.compiler.wsdl.WSDLFactory4BPEL;
+import org.apache.ode.bpel.compiler.wsdl.WSDLFactoryBPEL20;
+import org.apache.ode.bpel.dd.DeployDocument;
+import org.apache.ode.bpel.dd.TDeployment;
+import org.apache.ode.store.DocumentRegistry;
+import org.apache.xmlbeans.XmlOptions;
+
+/**
+ * A deployment unit in Apache ODE's own format: a directory with deploy.xml, the .bpel files,
+ * WSDLs and XSDs. It is copied into the broker's work directory (compiled .cbp files never
+ * land in the user's directory), compiled with ODE's compiler and its WSDLs read.
+ */
+final class DeploymentUnit {
+    private static final String OLD_DD_NS = "http://ode.fivesight.com/schemas/2006/06/27/dd";
+    private static final String DD_NS = "http://www.apache.org/ode/schemas/dd/2007/03";
+
+    final String name;
+    final Path dir;
+    final long version;
+    final DeployDocument descriptor;
+    final DocumentRegistry wsdls;
+    /** Process type (the BPEL process QName) -> compiled file. */
+    final Map<QName, Path> compiled;
+    /** Process type -> its .bpel file. */
+    final Map<QName, Path> sources;
+
+    private DeploymentUnit(String name, Path dir, long version, DeployDocument descriptor, DocumentRegistry wsdls,
+                           Map<QName, Path> compiled, Map<QName, Path> sources) {
+        this.name = name;
+        this.dir = dir;
+        this.version = version;
+        this.descriptor = descriptor;
+        this.wsdls = wsdls;
+        this.compiled = compiled;
+        this.sources = sources;
+    }
+
+    /**
+     * Copies {@code source} to {@code workRoot/<name>-<version>}, compiles every process in it
+     * and reads its WSDLs.
+     *
+     * @throws DeploymentException with a reason a user can act on
+     */
+    static DeploymentUnit load(Path source, Path workRoot, long version) {
+        if (!Files.isDirectory(source))
+            throw new DeploymentException(source + " is not a directory (a deployment unit is a directory with deploy.xml)");
+        if (!Files.isRegularFile(source.resolve("deploy.xml")))
+            throw new DeploymentException(source + " has no deploy.xml");
+        String name = source.toAbsolutePath().normalize().getFileName().toString();
+        Path dir = workRoot.resolve(name + "-" + version);
+        try {
+            copyTree(source, dir);
+        } catch (IOException e) {
+            throw new DeploymentException("cannot copy " + source + " to " + dir + ": " + e.getMessage());
+        }
+        DeployDocument dd = readDescriptor(dir.resolve("deploy.xml"));
+        Map<QName, Path> sources = new HashMap<>();
+        Map<QName, Path> compiled = new HashMap<>();
+        List<Path> bpels = list(dir, ".bpel");
+        if (bpels.isEmpty()) throw new DeploymentException(source + " contains no .bpel process");
+        for (Path bpel : bpels) {
+            QName type = compile(dir, bpel, version);
+            sources.put(type, bpel);
+            compiled.put(type, cbpOf(bpel));
+        }
+        for (TDeployment.Process p : dd.getDeploy().getProcessArray()) {
+            QName type = p.getType() != null ? p.getType() : p.getName();
+            if (!compiled.containsKey(type))
+                throw new DeploymentException("deploy.xml names process " + type + " but no .bpel in " + source
+                        + " defines it (found " + compiled.keySet() + ")");
+        }
+        return new DeploymentUnit(name, dir, version, dd, readWsdls(dir), Map.copyOf(compiled), Map.copyOf(sources));
+    }
+
+    private static DeployDocument readDescriptor(Path file) {
+        try {
+            XmlOptions options = new XmlOptions();
+            options.setLoadSubstituteNamespaces(Map.of(OLD_DD_NS, DD_NS));
+            options.setLoadUseDefaultResolver(); // never resolve external entities from the network
+            DeployDocument dd = DeployDocument.Factory.parse(file.toFile(), options);
+            if (dd.getDeploy() == null || dd.getDeploy().getProcessArray().length == 0)
+                throw new DeploymentException(file + " declares no <process>");
+            return dd;
+        } catch (DeploymentException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new DeploymentException("invalid deploy.xml " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** Compiles one process with ODE's own compiler; returns the process QName. */
+    private static QName compile(Path dir, Path bpel, long version) {
+        BpelC compiler = BpelC.newBpelCompiler();
+        compiler.setBaseDirectory(dir.toFile());
+        List<String> errors = new ArrayList<>();
+        compiler.setCompileListener(msg -> {
+            if (msg.severity >= org.apache.ode.bpel.compiler.api.CompilationMessage.ERROR)
+                errors.add(msg.toErrorString());
+        });
+        try {
+            compiler.compile(bpel.toFile(), version);
+        } catch (CompilationException e) {
+            String detail = errors.isEmpty() ? e.getMessage() : String.join("; ", errors);
+            throw new DeploymentException("invalid BPEL " + dir.relativize(bpel) + ": " + detail);
+        } catch (IOException e) {
+            throw new DeploymentException("cannot compile " + bpel + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new DeploymentException("invalid BPEL " + dir.relativize(bpel) + ": " + e);
+        }
+        return CompiledProcess.typeOf(cbpOf(bpel));
+    }
+
+    private static Path cbpOf(Path bpel) {
+        String f = bpel.getFileName().toString();
+        return bpel.resolveSibling(f.substring(0, f.length() - ".bpel".length()) + ".cbp");
+    }
+
+    private static DocumentRegistry readWsdls(Path dir) {
+        DocumentRegistry registry = new DocumentRegistry();
+        WSDLFactory4BPEL factory = (WSDLFactory4BPEL) WSDLFactoryBPEL20.newInstance();
+        WSDLReader reader = factory.newWSDLReader();
+        reader.setFeature("javax.wsdl.verbose", false);
+        File base = dir.toFile();
+        DefaultResourceFinder finder = new DefaultResourceFinder(base, base);
+        for (Path wsdl : list(dir, ".wsdl")) {
+            try {
+                Definition def = reader.readWSDL(new WSDLLocatorImpl(finder, base.toURI().relativize(wsdl.toUri())));
+                registry.addDefinition((Definition4BPEL) def);
+            } catch (WSDLException | CompilationException e) {
+                throw new DeploymentException("invalid WSDL " + dir.relativize(wsdl) + ": " + e.getMessage());
+            }
+        }
+        return registry;
+    }
+
+    private static List<Path> list(Path dir, String suffix) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(suffix) && Files.isRegularFile(p)).sorted().toList();
+        } catch (IOException e) {
+            throw new DeploymentException("cannot read " + dir + ": " + e.getMessage());
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        Files.walkFileTree(from, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
+                Files.createDirectories(to.resolve(from.relativize(d).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
+                if (!f.getFileName().toString().endsWith(".cbp"))
+                    Files.copy(f, to.resolve(from.relativize(f).toString()), StandardCopyOption.REPLACE_EXISTING);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

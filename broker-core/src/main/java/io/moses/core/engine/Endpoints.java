@@ -1,0 +1,114 @@
+package io.moses.core.engine;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.wsdl.PortType;
+import javax.xml.namespace.QName;
+import org.apache.ode.bpel.iapi.BindingContext;
+import org.apache.ode.bpel.iapi.Endpoint;
+import org.apache.ode.bpel.iapi.EndpointReference;
+import org.apache.ode.bpel.iapi.EndpointReferenceContext;
+import org.apache.ode.bpel.iapi.PartnerRoleChannel;
+import org.apache.ode.utils.DOMUtils;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+
+/**
+ * ODE's binding and endpoint-reference contexts: my-role endpoints are served by the broker's
+ * front-end (nothing to activate here); a partner role's endpoint is the SOAP address its
+ * deployment's WSDL gives, unless the process assigns another one at run time.
+ */
+final class Endpoints implements BindingContext, EndpointReferenceContext {
+    static final String WSA = "http://www.w3.org/2005/08/addressing";
+    static final String SERVICE_REF = "http://docs.oasis-open.org/wsbpel/2.0/serviceref";
+
+    /** (process id, partner endpoint) -> SOAP binding of the partner port. */
+    private final Map<QName, ProcessConfiguration> processes = new ConcurrentHashMap<>();
+
+    void add(ProcessConfiguration conf) {
+        processes.put(conf.getProcessId(), conf);
+    }
+
+    /** An endpoint reference that is just a SOAP address. */
+    record Address(String url) implements EndpointReference {
+        @Override
+        public Document toXML() {
+            Document doc = DOMUtils.newDocument();
+            Element ref = doc.createElementNS(SERVICE_REF, "service-ref");
+            Element epr = doc.createElementNS(WSA, "wsa:EndpointReference");
+            Element address = doc.createElementNS(WSA, "wsa:Address");
+            address.setTextContent(url == null ? "" : url);
+            epr.appendChild(address);
+            ref.appendChild(epr);
+            doc.appendChild(ref);
+            return doc;
+        }
+    }
+
+    /** The channel of one partner link: knows the SOAP binding of the partner's port. */
+    static final class Channel implements PartnerRoleChannel {
+        final SoapBinding binding;
+
+        Channel(SoapBinding binding) {
+            this.binding = binding;
+        }
+
+        @Override
+        public EndpointReference getInitialEndpointReference() {
+            return new Address(binding.address);
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Override
+    public EndpointReference activateMyRoleEndpoint(QName processId, Endpoint myRoleEndpoint) {
+        return new Address(null);
+    }
+
+    @Override
+    public void deactivateMyRoleEndpoint(Endpoint myRoleEndpoint) {}
+
+    @Override
+    public PartnerRoleChannel createPartnerRoleChannel(QName processId, PortType portType, Endpoint initialPartnerEndpoint) {
+        ProcessConfiguration conf = processes.get(processId);
+        if (conf == null || initialPartnerEndpoint == null)
+            throw new DeploymentException("process " + processId + ": partner of port type " + portType.getQName()
+                    + " has no <invoke> endpoint in deploy.xml");
+        return new Channel(SoapBinding.of(conf.getDefinitionForService(initialPartnerEndpoint.serviceName),
+                initialPartnerEndpoint.serviceName, initialPartnerEndpoint.portName));
+    }
+
+    @Override
+    public long calculateSizeofService(EndpointReference epr) {
+        return 0;
+    }
+
+    /** Accepts a service-ref, a WS-Addressing EPR, a soap:address, or a bare URL. */
+    @Override
+    public EndpointReference resolveEndpointReference(Element epr) {
+        if (epr == null) return null;
+        NodeList addresses = epr.getElementsByTagNameNS(WSA, "Address");
+        if (addresses.getLength() > 0) return new Address(addresses.item(0).getTextContent().trim());
+        if ("address".equals(epr.getLocalName()) && epr.hasAttribute("location"))
+            return new Address(epr.getAttribute("location"));
+        for (Node n = epr.getFirstChild(); n != null; n = n.getNextSibling())
+            if (n instanceof Element e && e.hasAttribute("location")) return new Address(e.getAttribute("location"));
+        String text = epr.getTextContent() == null ? "" : epr.getTextContent().trim();
+        return text.isEmpty() ? null : new Address(text);
+    }
+
+    @Override
+    public EndpointReference convertEndpoint(QName targetType, Element sourceEndpoint) {
+        return resolveEndpointReference(sourceEndpoint);
+    }
+
+    @Override
+    @SuppressWarnings("rawtypes")
+    public Map getConfigLookup(EndpointReference epr) {
+        return Map.of();
+    }
+}

@@ -1,0 +1,138 @@
+package io.moses.core.engine;
+
+import io.moses.adaptation.InvokeHandler;
+import io.moses.adaptation.InvokeOutcome;
+import io.moses.adaptation.Invocation;
+import io.moses.model.TaskRef;
+import java.net.URI;
+import java.util.function.Supplier;
+import javax.xml.namespace.QName;
+import org.apache.ode.bpel.dao.MessageExchangeDAO;
+import org.apache.ode.bpel.engine.BpelServerImpl;
+import org.apache.ode.bpel.engine.PartnerRoleMessageExchangeImpl;
+import org.apache.ode.bpel.iapi.Message;
+import org.apache.ode.bpel.iapi.MessageExchange;
+import org.apache.ode.bpel.iapi.MessageExchangeContext;
+import org.apache.ode.bpel.iapi.MyRoleMessageExchange;
+import org.apache.ode.bpel.iapi.PartnerRoleMessageExchange;
+import org.apache.ode.bpel.iapi.Scheduler;
+import org.apache.ode.utils.DOMUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * Where ODE's partner invokes leave the engine: each becomes an {@link Invocation} for the
+ * {@link InvokeHandler}, answered asynchronously so that a flow's invokes overlap and no
+ * engine thread waits on the network.
+ */
+final class PartnerInvoker implements MessageExchangeContext {
+    private static final Logger log = LoggerFactory.getLogger(PartnerInvoker.class);
+
+    private final InvokeHandler handler;
+    private final Scheduler scheduler;
+    private final Supplier<BpelServerImpl> server;
+    private final Callers callers;
+
+    PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers) {
+        this.handler = handler;
+        this.scheduler = scheduler;
+        this.server = server;
+        this.callers = callers;
+    }
+
+    @Override
+    public void invokePartner(PartnerRoleMessageExchange mex) {
+        MessageExchangeDAO dao = ((PartnerRoleMessageExchangeImpl) mex).getDAO();
+        String partnerLink = dao.getPartnerLink().getPartnerLinkName();
+        String composite = dao.getProcess().getType().getLocalPart();
+        Long instance = dao.getInstance() == null ? null : dao.getInstance().getInstanceId();
+        Endpoints.Channel channel = (Endpoints.Channel) mex.getChannel();
+        SoapBinding binding = channel.binding;
+        SoapBinding.OperationBinding op = binding.operation(mex.getOperation().getName());
+        if (op == null) {
+            mex.replyWithFailure(MessageExchange.FailureType.OTHER, "partner binding of " + partnerLink
+                    + " has no operation " + mex.getOperation().getName(), null);
+            return;
+        }
+        Element body = binding.toBody(op, mex.getRequest().getMessage(), true);
+        Endpoints.Address epr = mex.getEndpointReference() instanceof Endpoints.Address a ? a : new Endpoints.Address(binding.address);
+        URI target = epr.url() == null || epr.url().isBlank() ? null : URI.create(epr.url());
+        Invocation invocation = new Invocation(TaskRef.of(composite, partnerLink, op.name()), callers.classOf(instance),
+                op.soapAction(), body, target);
+        String mexId = mex.getMessageExchangeId();
+        boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;
+
+        // Send only once the engine has committed the invoke: a reply must never overtake it.
+        scheduler.registerSynchronizer(new Scheduler.Synchronizer() {
+            @Override
+            public void afterCompletion(boolean success) {
+                if (!success) return;
+                handler.invoke(invocation).whenComplete((outcome, error) -> {
+                    if (!twoWay) return;
+                    InvokeOutcome result = error == null ? outcome
+                            : new InvokeOutcome.Failure(invocation.task() + ": " + error, java.util.List.of());
+                    reply(mexId, binding, op, result);
+                });
+            }
+
+            @Override
+            public void beforeCompletion() {}
+        });
+        if (twoWay) mex.replyAsync();
+        else mex.replyOneWayOk();
+    }
+
+    private void reply(String mexId, SoapBinding binding, SoapBinding.OperationBinding op, InvokeOutcome outcome) {
+        try {
+            scheduler.execTransaction(() -> {
+                PartnerRoleMessageExchange mex = (PartnerRoleMessageExchange) server.get().getEngine().getMessageExchange(mexId);
+                deliver(mex, binding, op, outcome);
+                return null;
+            });
+        } catch (Exception e) {
+            log.error("reply to {} lost: {}", op.name(), e.toString());
+        }
+    }
+
+    private static void deliver(PartnerRoleMessageExchange mex, SoapBinding binding, SoapBinding.OperationBinding op,
+                                InvokeOutcome outcome) {
+        if (outcome instanceof InvokeOutcome.Reply r) {
+                Message msg = mex.createMessage(op.operation().getOutput().getMessage().getQName());
+                try {
+                    msg.setMessage(binding.toOdeMessage(op, r.body(), false));
+                } catch (IllegalArgumentException e) {
+                    mex.replyWithFailure(MessageExchange.FailureType.FORMAT_ERROR,
+                            "reply of " + r.answeredBy() + " to " + op.name() + " is not what the WSDL says: " + e.getMessage(), null);
+                    return;
+                }
+                mex.reply(msg);
+        } else if (outcome instanceof InvokeOutcome.Fault f) {
+                String faultName = binding.faultNameFor(op, f.detail());
+                if (faultName != null) {
+                    javax.wsdl.Fault wf = op.operation().getFault(faultName);
+                    Message msg = mex.createMessage(wf.getMessage().getQName());
+                    Document doc = DOMUtils.newDocument();
+                    Element m = doc.createElementNS(null, "message");
+                    doc.appendChild(m);
+                    String part = (String) wf.getMessage().getParts().keySet().iterator().next();
+                    Element partEl = doc.createElementNS(null, part);
+                    partEl.appendChild(doc.importNode(f.detail(), true));
+                    m.appendChild(partEl);
+                    msg.setMessage(m);
+                    mex.replyWithFault(new QName(mex.getPortType().getQName().getNamespaceURI(), faultName), msg);
+                } else {
+                    mex.replyWithFailure(MessageExchange.FailureType.OTHER,
+                            f.answeredBy() + " answered " + op.name() + " with a SOAP fault: " + f.reason(), null);
+                }
+        } else if (outcome instanceof InvokeOutcome.Failure f) {
+            mex.replyWithFailure(MessageExchange.FailureType.COMMUNICATION_ERROR, f.reason(), null);
+        }
+    }
+
+    @Override
+    public void onAsyncReply(MyRoleMessageExchange myRoleMex) {
+        // Replies to the front-end are awaited through the invoke's future.
+    }
+}

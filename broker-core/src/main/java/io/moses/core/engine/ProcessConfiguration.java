@@ -1,0 +1,153 @@
+package io.moses.core.engine;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Date;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.wsdl.Definition;
+import javax.xml.namespace.QName;
+import org.apache.ode.bpel.dd.TDeployment;
+import org.apache.ode.bpel.dd.TInvoke;
+import org.apache.ode.bpel.dd.TProvide;
+import org.apache.ode.bpel.evt.BpelEvent;
+import org.apache.ode.bpel.iapi.Endpoint;
+import org.apache.ode.bpel.iapi.EndpointReference;
+import org.apache.ode.bpel.iapi.ProcessConf;
+import org.apache.ode.bpel.iapi.ProcessState;
+import org.apache.ode.bpel.o.OFailureHandling;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * ODE's view of one deployed process. Our own implementation (ODE's lives in its JPA-backed
+ * process store, which we do not use).
+ *
+ * <p>Every process runs in memory, whatever its deploy.xml says: the broker keeps no
+ * long-running instances, and in-memory execution keeps the database off the request path.
+ * A partner failure faults the invoke (ODE's default would park the instance waiting for an
+ * operator), unless deploy.xml sets its own failure handling.
+ */
+final class ProcessConfiguration implements ProcessConf {
+    private final DeploymentUnit unit;
+    private final TDeployment.Process info;
+    private final QName type;
+    private final QName pid;
+    private final Date deployed = new Date();
+    private final Map<String, Endpoint> provides = new HashMap<>();
+    private final Map<String, Endpoint> invokes = new HashMap<>();
+    private final Map<String, PartnerRoleConfig> partnerConfig = new HashMap<>();
+    private final Map<QName, Node> properties = new HashMap<>();
+
+    ProcessConfiguration(DeploymentUnit unit, TDeployment.Process info) {
+        this.unit = unit;
+        this.info = info;
+        this.type = info.getType() != null ? info.getType() : info.getName();
+        this.pid = new QName(info.getName().getNamespaceURI(), info.getName().getLocalPart() + "-" + unit.version);
+        for (TProvide p : info.getProvideArray()) {
+            if (p.getService() == null)
+                throw new DeploymentException("deploy.xml: <provide partnerLink=\"" + p.getPartnerLink() + "\"> names no service");
+            provides.put(p.getPartnerLink(), new Endpoint(p.getService().getName(), p.getService().getPort()));
+        }
+        for (TInvoke i : info.getInvokeArray()) {
+            if (i.getService() != null)
+                invokes.put(i.getPartnerLink(), new Endpoint(i.getService().getName(), i.getService().getPort()));
+            OFailureHandling handling = new OFailureHandling();
+            handling.faultOnFailure = true;
+            if (i.isSetFailureHandling()) {
+                var f = i.getFailureHandling();
+                if (f.isSetFaultOnFailure()) handling.faultOnFailure = f.getFaultOnFailure();
+                if (f.isSetRetryFor()) handling.retryFor = f.getRetryFor();
+                if (f.isSetRetryDelay()) handling.retryDelay = f.getRetryDelay();
+            }
+            partnerConfig.put(i.getPartnerLink(), new PartnerRoleConfig(handling, false));
+        }
+        for (TDeployment.Process.Property p : info.getPropertyArray())
+            properties.put(p.getName(), p.getDomNode());
+    }
+
+    TDeployment.Process info() {
+        return info;
+    }
+
+    DeploymentUnit unit() {
+        return unit;
+    }
+
+    @Override public QName getProcessId() { return pid; }
+    @Override public QName getType() { return type; }
+    @Override public long getVersion() { return unit.version; }
+    @Override public boolean isTransient() { return true; }
+
+    @Override
+    public InputStream getCBPInputStream() {
+        try {
+            return Files.newInputStream(unit.compiled.get(type));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public long getCBPFileSize() {
+        return unit.compiled.get(type).toFile().length();
+    }
+
+    @Override
+    public String getBpelDocument() {
+        return unit.dir.relativize(unit.sources.get(type)).toString().replace(File.separatorChar, '/');
+    }
+
+    @Override public URI getBaseURI() { return unit.dir.toUri(); }
+    @Override public Date getDeployDate() { return deployed; }
+    @Override public String getDeployer() { return "moses"; }
+    @Override public ProcessState getState() { return ProcessState.ACTIVE; }
+
+    @Override
+    public List<File> getFiles() {
+        try (var files = Files.walk(unit.dir)) {
+            return files.filter(Files::isRegularFile).map(Path::toFile).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override public Map<QName, Node> getProcessProperties() { return Map.copyOf(properties); }
+    @Override public String getPackage() { return unit.name; }
+    @Override public Definition getDefinitionForService(QName serviceName) { return unit.wsdls.getDefinition(serviceName); }
+    @Override public Definition getDefinitionForPortType(QName portType) { return unit.wsdls.getDefinitionForPortType(portType); }
+    @Override public Map<String, Endpoint> getProvideEndpoints() { return Map.copyOf(provides); }
+    @Override public Map<String, Endpoint> getInvokeEndpoints() { return Map.copyOf(invokes); }
+    @Override public Map<String, PartnerRoleConfig> getPartnerRoleConfig() { return Map.copyOf(partnerConfig); }
+    @Override public boolean isSharedService(QName serviceName) { return false; }
+    @Override public List<Element> getExtensionElement(QName qname) { return List.of(); }
+
+    /** Only instance life-cycle events: the engine needs them to tell which request started which instance. */
+    @Override
+    public boolean isEventEnabled(List<String> scopeNames, BpelEvent.TYPE type) {
+        return type == BpelEvent.TYPE.instanceLifecycle;
+    }
+
+    @Override public Map<String, String> getEndpointProperties(EndpointReference epr) { return Map.of(); }
+
+    /** Finished in-memory instances leave nothing behind. */
+    @Override
+    public boolean isCleanupCategoryEnabled(boolean instanceSucceeded, CLEANUP_CATEGORY category) {
+        return true;
+    }
+
+    @Override
+    public Set<CLEANUP_CATEGORY> getCleanupCategories(boolean instanceSucceeded) {
+        return EnumSet.allOf(CLEANUP_CATEGORY.class);
+    }
+
+    @Override public List<CronJob> getCronJobs() { return List.of(); }
+}

@@ -1,0 +1,94 @@
+package io.moses.core.frontend;
+
+import io.moses.core.engine.BpelEngine;
+import io.moses.core.engine.CompositeOutcome;
+import io.moses.core.engine.ProvidedService;
+import jakarta.annotation.Resource;
+import jakarta.xml.ws.Provider;
+import jakarta.xml.ws.Service;
+import jakarta.xml.ws.ServiceMode;
+import jakarta.xml.ws.WebServiceContext;
+import jakarta.xml.ws.WebServiceProvider;
+import jakarta.xml.ws.handler.MessageContext;
+import java.time.Duration;
+import javax.xml.namespace.QName;
+import javax.xml.transform.dom.DOMSource;
+import org.apache.cxf.binding.soap.SoapFault;
+import org.apache.cxf.binding.soap.Soap11;
+import org.apache.cxf.binding.soap.Soap12;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * The SOAP front-end of one provided service of a composite: CXF parses and checks the
+ * envelope against the deployment's WSDL, this hands the body payload to the BPEL engine and
+ * turns the outcome into a reply or a SOAP fault with a reason the caller can act on.
+ */
+@WebServiceProvider
+@ServiceMode(Service.Mode.PAYLOAD)
+final class CompositeEndpoint implements Provider<DOMSource> {
+    private final BpelEngine engine;
+    private final ProvidedService service;
+    private final Duration timeout;
+    private final Authenticator authenticator;
+    private final RequestMetrics metrics;
+
+    @Resource
+    private WebServiceContext context;
+
+    CompositeEndpoint(BpelEngine engine, ProvidedService service, Duration timeout, Authenticator authenticator,
+                      RequestMetrics metrics) {
+        this.engine = engine;
+        this.service = service;
+        this.timeout = timeout;
+        this.authenticator = authenticator;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public DOMSource invoke(DOMSource request) {
+        long start = System.nanoTime();
+        String outcome = "fault";
+        try {
+            MessageContext mc = context.getMessageContext();
+            QName operation = (QName) mc.get(MessageContext.WSDL_OPERATION);
+            if (operation == null) throw clientFault("the request names no operation of " + service.service().getLocalPart());
+            String serviceClass = authenticator.serviceClassOf(mc);
+            Element body = element(request == null ? null : request.getNode());
+            if (body == null) throw clientFault("empty SOAP body: " + operation.getLocalPart() + " needs a request element");
+            CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout);
+            if (result instanceof CompositeOutcome.Reply r) {
+                outcome = "ok";
+                return r.body() == null ? null : new DOMSource(r.body());
+            }
+            if (result instanceof CompositeOutcome.Fault f) {
+                SoapFault fault = new SoapFault(f.reason(), faultCode(false));
+                if (f.detail() != null) {
+                    Element detail = fault.getOrCreateDetail();
+                    detail.appendChild(detail.getOwnerDocument().importNode(f.detail(), true));
+                }
+                throw fault;
+            }
+            CompositeOutcome.Failure failure = (CompositeOutcome.Failure) result;
+            throw new SoapFault(failure.reason(), faultCode(failure.clientError()));
+        } finally {
+            metrics.composite(service.composite(), outcome, System.nanoTime() - start);
+        }
+    }
+
+    private SoapFault clientFault(String reason) {
+        return new SoapFault(reason, faultCode(true));
+    }
+
+    private QName faultCode(boolean client) {
+        if (service.soap12()) return client ? Soap12.getInstance().getSender() : Soap12.getInstance().getReceiver();
+        return client ? Soap11.getInstance().getSender() : Soap11.getInstance().getReceiver();
+    }
+
+    private static Element element(Node node) {
+        if (node instanceof Element e) return e;
+        if (node instanceof Document d) return d.getDocumentElement();
+        return null;
+    }
+}

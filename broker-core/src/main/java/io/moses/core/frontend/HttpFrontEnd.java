@@ -1,0 +1,106 @@
+package io.moses.core.frontend;
+
+import io.moses.core.engine.BpelEngine;
+import io.moses.core.engine.ProvidedService;
+import jakarta.servlet.http.HttpServlet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.xml.namespace.QName;
+import org.apache.cxf.Bus;
+import org.apache.cxf.BusFactory;
+import org.apache.cxf.jaxws.EndpointImpl;
+import org.apache.cxf.transport.servlet.CXFNonSpringServlet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's HTTP side on one port: composite services under {@code /services/} (CXF),
+ * plus whatever plain servlets the broker mounts ({@code /health}, {@code /metrics}, admin).
+ */
+public final class HttpFrontEnd implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HttpFrontEnd.class);
+
+    private final Server jetty;
+    private final ServletContextHandler context;
+    private final Bus bus;
+    private final List<EndpointImpl> endpoints = new ArrayList<>();
+
+    /**
+     * @param host         address to bind
+     * @param port         port (0 for any free one)
+     * @param maxThreads   request threads (each composite request holds one while the process runs)
+     * @param maxBodyBytes larger request bodies are refused with 413
+     */
+    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes) {
+        QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
+        threads.setName("http");
+        jetty = new Server(threads);
+        ServerConnector connector = new ServerConnector(jetty);
+        connector.setHost(host);
+        connector.setPort(port);
+        connector.setIdleTimeout(30_000);
+        jetty.addConnector(connector);
+        context = new ServletContextHandler("/");
+        bus = BusFactory.newInstance().createBus();
+        // Callers see reasons, never stack traces.
+        bus.setProperty("faultStackTraceEnabled", "false");
+        bus.setProperty("exceptionMessageCauseEnabled", "false");
+        CXFNonSpringServlet cxf = new CXFNonSpringServlet();
+        cxf.setBus(bus);
+        ServletHolder holder = new ServletHolder("cxf", cxf);
+        holder.setInitParameter("hide-service-list-page", "true");
+        holder.setInitOrder(1);
+        context.addServlet(holder, "/services/*");
+        context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
+        context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
+        jetty.setHandler(context);
+        jetty.setStopTimeout(5_000);
+    }
+
+    public void mount(String path, HttpServlet servlet) {
+        context.addServlet(new ServletHolder(servlet), path);
+    }
+
+    public void start() throws Exception {
+        jetty.start();
+    }
+
+    public int port() {
+        return ((ServerConnector) jetty.getConnectors()[0]).getLocalPort();
+    }
+
+    /** Serves a composite's provided service at {@code /services/<local name>}, with its WSDL at {@code ?wsdl}. */
+    public void publish(BpelEngine engine, ProvidedService service, Duration timeout, Authenticator auth, RequestMetrics metrics) {
+        EndpointImpl ep = new EndpointImpl(bus, new CompositeEndpoint(engine, service, timeout, auth, metrics));
+        ep.setWsdlLocation(service.wsdl().toString());
+        ep.setServiceName(service.service());
+        ep.setEndpointName(new QName(service.service().getNamespaceURI(), service.port()));
+        ep.publish(service.path());
+        endpoints.add(ep);
+        log.info("serving {} at /services{}", service.service().getLocalPart(), service.path());
+    }
+
+    @Override
+    public void close() {
+        for (EndpointImpl ep : endpoints) {
+            try {
+                ep.stop();
+            } catch (RuntimeException ignored) {
+                // shutting down anyway
+            }
+        }
+        try {
+            jetty.stop();
+        } catch (Exception e) {
+            log.warn("HTTP stop: {}", e.toString());
+        }
+        bus.shutdown(false);
+    }
+}

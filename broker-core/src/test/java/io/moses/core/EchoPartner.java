@@ -1,0 +1,58 @@
+package io.moses.core;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** A concrete service for tests: answers urn:moses:test:partner echo requests after a delay. */
+final class EchoPartner implements AutoCloseable {
+    private static final Pattern TEXT = Pattern.compile("<(?:\\w+:)?text[^>]*>([^<]*)<");
+    final HttpServer server;
+    final AtomicInteger calls = new AtomicInteger();
+    volatile long delayMillis;
+    volatile boolean fault;
+
+    EchoPartner(long delayMillis) throws IOException {
+        this.delayMillis = delayMillis;
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
+        server.setExecutor(Executors.newFixedThreadPool(32));
+        server.createContext("/", exchange -> {
+            calls.incrementAndGet();
+            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            Matcher m = TEXT.matcher(body);
+            String text = m.find() ? m.group(1) : "?";
+            try {
+                Thread.sleep(delayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            String path = exchange.getRequestURI().getPath();
+            String reply = fault
+                    ? "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body><s:Fault><faultcode>s:Server</faultcode>"
+                      + "<faultstring>partner broken</faultstring></s:Fault></s:Body></s:Envelope>"
+                    : "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body>"
+                      + "<p:echoResponse xmlns:p='urn:moses:test:partner'><p:result>" + text + " via " + path
+                      + "</p:result></p:echoResponse></s:Body></s:Envelope>";
+            byte[] bytes = reply.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
+            exchange.sendResponseHeaders(fault ? 500 : 200, bytes.length);
+            exchange.getResponseBody().write(bytes);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

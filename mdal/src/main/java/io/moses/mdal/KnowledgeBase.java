@@ -1,0 +1,144 @@
+package io.moses.mdal;
+
+import io.moses.model.CompositeService;
+import io.moses.model.ConcreteService;
+import io.moses.model.Observation;
+import io.moses.model.Plan;
+import io.moses.model.ServiceClass;
+import io.moses.model.SlaEvent;
+import io.moses.model.TaskRef;
+import io.moses.model.User;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * The knowledge base of the broker (the K of MAPE-K): every persistent part of the model of
+ * design/model.md. Open one with {@link KnowledgeBases#open}. Thread-safe; every method is one
+ * transaction.
+ *
+ * <p>Naming: {@code addX} refuses a duplicate name (CONFLICT); {@code putX} inserts or
+ * replaces; {@code updateX} reads, applies a change and writes under a row lock, so concurrent
+ * updates of one record are never lost; {@code removeX} returns whether a record was removed.
+ *
+ * <p>Every method throws {@link KnowledgeBaseException}: INVALID for values outside their domain
+ * or unknown references (the message names the field), CONFLICT for duplicates and records still
+ * in use, NOT_FOUND for updates of missing records, UNAVAILABLE within about two seconds when the
+ * database cannot be reached. After the database comes back the same object works again.
+ */
+public interface KnowledgeBase extends AutoCloseable {
+
+    // ---- composite services and their tasks
+
+    /** Stores (or replaces) a composite service's behavioral model and registers its tasks. */
+    void putCompositeService(CompositeService composite);
+
+    Optional<CompositeService> compositeService(String name);
+
+    List<CompositeService> compositeServices();
+
+    /** Removes the behavioral model; its tasks stay while concrete services implement them. */
+    boolean removeCompositeService(String name);
+
+    /** Every known task, sorted. */
+    List<TaskRef> tasks();
+
+    List<TaskRef> tasks(String composite);
+
+    // ---- concrete services (the task is registered if new)
+
+    void addConcreteService(ConcreteService service);
+
+    void putConcreteService(ConcreteService service);
+
+    /** Atomic read-change-write; NOT_FOUND if absent. The change may not rename the service. */
+    ConcreteService updateConcreteService(String name, UnaryOperator<ConcreteService> change);
+
+    Optional<ConcreteService> concreteService(String name);
+
+    List<ConcreteService> concreteServices();
+
+    List<ConcreteService> concreteServices(TaskRef task);
+
+    boolean removeConcreteService(String name);
+
+    // ---- service classes
+
+    void addServiceClass(ServiceClass serviceClass);
+
+    void putServiceClass(ServiceClass serviceClass);
+
+    ServiceClass updateServiceClass(String name, UnaryOperator<ServiceClass> change);
+
+    Optional<ServiceClass> serviceClass(String name);
+
+    List<ServiceClass> serviceClasses();
+
+    /** CONFLICT while users subscribe to it. */
+    boolean removeServiceClass(String name);
+
+    // ---- users (passwordHash must come from PasswordHasher)
+
+    void addUser(User user);
+
+    void putUser(User user);
+
+    User updateUser(String name, UnaryOperator<User> change);
+
+    Optional<User> user(String name);
+
+    List<User> users();
+
+    List<User> users(String serviceClass);
+
+    boolean removeUser(String name);
+
+    // ---- plans
+
+    /**
+     * Publishes a plan atomically with the next version (the draft's version is ignored), and
+     * returns it as stored. A draft without a creation time gets the current time.
+     */
+    Plan publish(Plan draft);
+
+    /** The latest published version, 0 if none: the one cheap query a replica polls. */
+    long latestPlanVersion();
+
+    Optional<Plan> latestPlan();
+
+    Optional<Plan> plan(long version);
+
+    /** The latest {@code n} plans, newest first. */
+    List<Plan> planHistory(int n);
+
+    // ---- monitored parameters (the latest observation per key)
+
+    void putServiceQos(Observation.ServiceQos qos);
+
+    Optional<Observation.ServiceQos> serviceQos(String service);
+
+    List<Observation.ServiceQos> serviceQos();
+
+    void putVisits(Observation.Visits visits);
+
+    List<Observation.Visits> visits();
+
+    // ---- SLA events
+
+    void recordSlaEvent(SlaEvent event);
+
+    /** Events at or after {@code since}, oldest first, at most {@code limit}. */
+    List<SlaEvent> slaEvents(Instant since, int limit);
+
+    // ---- the connection
+
+    /** True if the database answers now; never throws. */
+    boolean isAvailable();
+
+    /** Back-end and location, without credentials, for logs and the console. */
+    String description();
+
+    @Override
+    void close();
+}
