@@ -71,4 +71,91 @@ class BrokerInProcessTest {
         // two 100 ms partners in a flow: well under the sequential 200 ms
         assertTrue(millis < 190, "took " + millis + " ms");
     }
+
+    static void assertFault(HttpResponse<String> r, String faultCode, String reason) {
+        assertEquals(500, r.statusCode(), r.body());
+        assertTrue(r.body().contains("<faultcode>soap:" + faultCode + "</faultcode>"), r.body());
+        assertTrue(r.body().contains(reason), "expected '" + reason + "' in " + r.body());
+        assertTrue(!r.body().contains("\tat "), "no stack trace: " + r.body());
+    }
+
+    static final String ENV = "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body>";
+    static final String END = "</s:Body></s:Envelope>";
+
+    @Test
+    void malformedXmlIsAClientFault() throws Exception {
+        assertFault(post("/services/EchoPairService", ENV + "<e:pair"), "Client", "Unexpected end of input");
+    }
+
+    @Test
+    void aBodyThatIsNotSoapIsRefused() throws Exception {
+        assertFault(post("/services/EchoPairService", "<hello>world</hello>"), "VersionMismatch", "You must send a SOAP message");
+    }
+
+    @Test
+    void anUnknownOperationNamesWhatWasExpected() throws Exception {
+        assertFault(post("/services/EchoPairService", ENV + "<e:nothing xmlns:e='urn:moses:test:echo-pair'/>" + END),
+                "Client", "expects element {urn:moses:test:echo-pair}pair");
+    }
+
+    @Test
+    void externalEntitiesAndEntityBombsAreRefused() throws Exception {
+        String xxe = "<?xml version='1.0'?><!DOCTYPE d [<!ENTITY x SYSTEM 'file:///etc/passwd'>]>" + ENV
+                + "<e:pair xmlns:e='urn:moses:test:echo-pair'><e:text>&x;</e:text></e:pair>" + END;
+        HttpResponse<String> r = post("/services/EchoPairService", xxe);
+        assertFault(r, "Client", "DTD");
+        assertTrue(!r.body().contains("root:"), "file content leaked");
+        String bomb = "<?xml version='1.0'?><!DOCTYPE d [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>"
+                + "<!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'>]>" + ENV
+                + "<e:pair xmlns:e='urn:moses:test:echo-pair'><e:text>&c;</e:text></e:pair>" + END;
+        assertFault(post("/services/EchoPairService", bomb), "Client", "DTD");
+    }
+
+    @Test
+    void unknownPathsAre404() throws Exception {
+        assertEquals(404, post("/services/Nope", pair("x")).statusCode());
+        HttpResponse<String> r = post("/elsewhere", pair("x"));
+        assertEquals(404, r.statusCode());
+        assertTrue(r.body().contains("/services/"), r.body());
+    }
+
+    @Test
+    void oversizedBodiesAreRefusedWith413() throws Exception {
+        HttpResponse<String> r = post("/services/EchoPairService", pair("x".repeat(2_000_000)));
+        assertEquals(413, r.statusCode());
+        assertTrue(r.body().contains("larger than the limit"), r.body());
+    }
+
+    @Test
+    void aFailingConcreteServiceFaultsTheRequestAndTheBrokerKeepsServing() throws Exception {
+        partner.fault = true;
+        try {
+            assertFault(post("/services/EchoPairService", pair("x")), "Server", "answered echo with a SOAP fault: partner broken");
+        } finally {
+            partner.fault = false;
+        }
+        HttpResponse<String> r = post("/services/EchoPairService", pair("after"));
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.body().contains("after via /left"), r.body());
+    }
+
+    @Test
+    void wsdlHealthAndMetricsAreServed() throws Exception {
+        post("/services/EchoPairService", pair("m"));
+        String base = "http://127.0.0.1:" + broker.port();
+        HttpResponse<String> wsdl = http.send(HttpRequest.newBuilder(URI.create(base + "/services/EchoPairService?wsdl")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, wsdl.statusCode());
+        assertTrue(wsdl.body().contains("EchoPairService") && wsdl.body().contains("127.0.0.1:" + broker.port()), wsdl.body());
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, health.statusCode());
+        assertTrue(health.body().contains("\"status\" : \"UP\"") && health.body().contains("/services/EchoPairService"), health.body());
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, metrics.statusCode());
+        assertTrue(metrics.body().contains("moses_composite_requests_seconds_count{composite=\"EchoPair\",outcome=\"ok\"}"), metrics.body());
+        assertTrue(metrics.body().contains("moses_concrete_invokes_seconds_bucket{composite=\"EchoPair\""), "latency histogram per concrete service");
+        assertTrue(metrics.body().contains("service=\"left-1\""), "per concrete service");
+    }
 }
