@@ -35,6 +35,7 @@ public final class Broker implements AutoCloseable {
     private BpelEngine engine;
     private HttpFrontEnd http;
     private final List<ProvidedService> services = new ArrayList<>();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * @param bindings the concrete service each task is bound to; tasks not in it go to the
@@ -95,6 +96,7 @@ public final class Broker implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) return;
         if (http != null) http.close();
         if (engine != null) engine.close();
         metrics.close();

@@ -5,8 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.camel.main.BaseMainSupport;
-import org.apache.camel.main.MainListenerSupport;
 
 /**
  * {@code moses run}: a broker replica as a Camel main process. Camel owns the process life
@@ -27,25 +25,19 @@ public final class Main {
             return;
         }
         Broker broker = new Broker(config, Map.of());
+        try {
+            broker.start();
+        } catch (Exception e) {
+            System.err.println("moses run: cannot start: " + e.getMessage());
+            broker.close();
+            System.exit(1);
+            return;
+        }
+        // The JVM waits for shutdown hooks, not for the main thread: stop the broker here so a
+        // SIGTERM drains in-flight requests before the process ends.
+        Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "moses-shutdown"));
         org.apache.camel.main.Main camel = new org.apache.camel.main.Main();
         camel.configure().withName("moses");
-        camel.addMainListener(new MainListenerSupport() {
-            @Override
-            public void afterStart(BaseMainSupport main) {
-                try {
-                    broker.start();
-                } catch (Exception e) {
-                    System.err.println("moses run: cannot start: " + e.getMessage());
-                    broker.close();
-                    System.exit(1);
-                }
-            }
-
-            @Override
-            public void beforeStop(BaseMainSupport main) {
-                broker.close();
-            }
-        });
         try {
             camel.run();
         } catch (Exception e) {

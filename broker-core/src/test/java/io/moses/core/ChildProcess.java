@@ -1,0 +1,87 @@
+package io.moses.core;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A Java main class run as a real child process with this JVM's class path; its output is
+ * collected so a test can wait for a line and show what happened when it fails.
+ */
+final class ChildProcess implements AutoCloseable {
+    final Process process;
+    private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final Thread reader;
+
+    ChildProcess(String mainClass, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx512m");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    output.add(line);
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // process ended
+            }
+        }, "child-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Waits for a line matching {@code pattern}; returns its first group. */
+    String await(Pattern pattern, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            String line = lines.poll(100, TimeUnit.MILLISECONDS);
+            if (line != null) {
+                Matcher m = pattern.matcher(line);
+                if (m.find()) return m.groupCount() > 0 ? m.group(1) : line;
+            }
+            if (!process.isAlive() && lines.isEmpty())
+                throw new IllegalStateException("child exited with " + process.exitValue() + ":\n" + output());
+        }
+        throw new IllegalStateException("no line matching " + pattern + " within " + seconds + " s:\n" + output());
+    }
+
+    String output() {
+        synchronized (output) {
+            return String.join("\n", output);
+        }
+    }
+
+    /** SIGTERM, then wait; returns the exit code. */
+    int stop(long seconds) throws InterruptedException {
+        process.toHandle().destroy(); // SIGTERM without closing our end of its output (Process.destroy would)
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+            reader.join(2000);
+            return -1;
+        }
+        reader.join(2000);
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) stop(10);
+    }
+}
