@@ -44,6 +44,18 @@ public final class SoapClient {
 
     /** Posts {@code body} in a SOAP 1.1 envelope; the stage never completes exceptionally. */
     public CompletableFuture<Result> call(URI endpoint, String soapAction, Element body, Duration timeout) {
+        return send(endpoint, soapAction, body, timeout).result();
+    }
+
+    /** A call in flight: its result, and a way to abort it (closing its connection). */
+    public record Call(CompletableFuture<Result> result, CompletableFuture<?> exchange) {
+        public void cancel() {
+            exchange.cancel(true);
+        }
+    }
+
+    /** Like {@link #call}, but the call can be cancelled (1-out-of-n cancels the losers). */
+    public Call send(URI endpoint, String soapAction, Element body, Duration timeout) {
         String envelope = "<soapenv:Envelope xmlns:soapenv=\"" + SOAP11 + "\"><soapenv:Body>"
                 + Xml.write(body) + "</soapenv:Body></soapenv:Envelope>";
         HttpRequest request;
@@ -55,16 +67,20 @@ public final class SoapClient {
                     .POST(HttpRequest.BodyPublishers.ofString(envelope))
                     .build();
         } catch (IllegalArgumentException e) {
-            return CompletableFuture.completedFuture(new Result.Failure("invalid endpoint " + endpoint + ": " + e.getMessage()));
+            CompletableFuture<Result> failed = CompletableFuture.completedFuture(
+                    new Result.Failure("invalid endpoint " + endpoint + ": " + e.getMessage()));
+            return new Call(failed, failed);
         }
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .handle((response, error) -> error != null ? failure(endpoint, error, timeout) : read(endpoint, response));
+        CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        return new Call(exchange.handle((response, error) -> error != null ? failure(endpoint, error, timeout) : read(endpoint, response)),
+                exchange);
     }
 
     private static Result failure(URI endpoint, Throwable error, Duration timeout) {
         Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (e instanceof HttpTimeoutException) return new Result.Failure("no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
         if (e instanceof ConnectException) return new Result.Failure("cannot connect to " + endpoint);
+        if (e instanceof java.util.concurrent.CancellationException) return new Result.Failure("call to " + endpoint + " cancelled");
         String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         return new Result.Failure("call to " + endpoint + " failed: " + msg);
     }

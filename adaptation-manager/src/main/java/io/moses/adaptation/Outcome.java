@@ -1,0 +1,19 @@
+package io.moses.adaptation;
+
+import io.moses.model.TaskRef;
+
+/**
+ * What happened at one concrete service during one invoke, for the monitors.
+ *
+ * @param service      the concrete service called
+ * @param task         the task invoked
+ * @param serviceClass the caller's class (null if anonymous)
+ * @param nanos        latency of this call
+ * @param kind         how it ended
+ * @param winner       true if its reply was the one returned (false for cancelled or
+ *                     discarded 1-out-of-n members and failed alternates)
+ * @param atNanos      System.nanoTime() when the call ended
+ */
+public record Outcome(String service, TaskRef task, String serviceClass, long nanos, Kind kind, boolean winner, long atNanos) {
+    public enum Kind { OK, FAULT, FAILURE, TIMEOUT, CANCELLED }
+}

@@ -1,0 +1,77 @@
+package io.moses.adaptation;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Concrete services for tests, one per path: each answers after its delay, with a reply
+ * naming itself, a SOAP fault, or a dropped connection.
+ */
+final class TestServices implements AutoCloseable {
+    enum Behaviour { REPLY, FAULT, DROP }
+
+    record Settings(long delayMillis, Behaviour behaviour) {}
+
+    private final HttpServer server;
+    final Map<String, Settings> settings = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    final Map<String, String> lastRequest = new ConcurrentHashMap<>();
+
+    TestServices() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 500);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", ex -> {
+            String name = ex.getRequestURI().getPath().substring(1);
+            calls.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+            lastRequest.put(name, new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            Settings s = settings.getOrDefault(name, new Settings(0, Behaviour.REPLY));
+            try {
+                Thread.sleep(s.delayMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (s.behaviour() == Behaviour.DROP) {
+                ex.close();
+                return;
+            }
+            String body = s.behaviour() == Behaviour.FAULT
+                    ? "<s:Fault><faultcode>s:Server</faultcode><faultstring>" + name + " is broken</faultstring></s:Fault>"
+                    : "<r:answer xmlns:r='urn:test:reply'><r:by>" + name + "</r:by></r:answer>";
+            byte[] bytes = ("<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body>" + body
+                    + "</s:Body></s:Envelope>").getBytes(StandardCharsets.UTF_8);
+            try {
+                ex.sendResponseHeaders(s.behaviour() == Behaviour.FAULT ? 500 : 200, bytes.length);
+                ex.getResponseBody().write(bytes);
+            } catch (IOException e) {
+                // the client went away (a cancelled 1-out-of-n member)
+            }
+            ex.close();
+        });
+        server.start();
+    }
+
+    void set(String name, long delayMillis, Behaviour b) {
+        settings.put(name, new Settings(delayMillis, b));
+    }
+
+    URI uri(String name) {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/" + name);
+    }
+
+    int calls(String name) {
+        AtomicInteger n = calls.get(name);
+        return n == null ? 0 : n.get();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
