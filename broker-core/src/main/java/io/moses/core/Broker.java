@@ -3,13 +3,22 @@ package io.moses.core;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.moses.adaptation.AdaptiveBinding;
 import io.moses.adaptation.InvokeHandler;
+import io.moses.adaptation.OutcomeLog;
 import io.moses.adaptation.SoapClient;
 import io.moses.adaptation.StaticBinding;
 import io.moses.core.engine.BpelEngine;
 import io.moses.core.engine.ProvidedService;
 import io.moses.core.frontend.Authenticator;
+import io.moses.core.frontend.BasicAuthenticator;
 import io.moses.core.frontend.HttpFrontEnd;
+import io.moses.mdal.Credentials;
+import io.moses.mdal.KnowledgeBase;
+import io.moses.mdal.KnowledgeBases;
+import io.moses.mdal.PasswordHasher;
+import io.moses.mdal.Seed;
+import io.moses.model.CompositeService;
 import io.moses.model.ConcreteService;
 import io.moses.model.TaskRef;
 import java.nio.file.Path;
@@ -19,51 +28,94 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One broker replica: the BPEL engine, the SOAP front-end, the invoke handler, health and
- * metrics. Started and stopped as a whole.
+ * One broker replica: the BPEL engine, the SOAP front-end, the Adaptation Manager's binding,
+ * the knowledge base connection and the Camel context that schedules its background work
+ * (the knowledge refresh now; the monitors later). Started and stopped as a whole.
  */
 public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
     private final BrokerConfig config;
+    private final Function<Path, List<CompositeService>> composition;
     private final PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final Map<TaskRef, ConcreteService> bindings;
+    private final List<ProvidedService> services = new ArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private KnowledgeBase kb;
+    private Knowledge knowledge;
+    private AdaptiveBinding binding;
     private BpelEngine engine;
     private HttpFrontEnd http;
-    private final List<ProvidedService> services = new ArrayList<>();
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private CamelContext camel;
+    private Authenticator authenticator = Authenticator.ANONYMOUS;
 
     /**
-     * @param bindings the concrete service each task is bound to; tasks not in it go to the
-     *                 address in their deployment's WSDL
+     * @param composition builds the behavioral model of each process of a deployment unit
+     *                    (the Composition Manager); stored in the knowledge base
      */
-    public Broker(BrokerConfig config, Map<TaskRef, ConcreteService> bindings) {
+    public Broker(BrokerConfig config, Function<Path, List<CompositeService>> composition) {
         this.config = config;
-        this.bindings = Map.copyOf(bindings);
+        this.composition = composition;
     }
 
     public void start() throws Exception {
         SoapClient client = new SoapClient(Duration.ofSeconds(2), null);
-        InvokeHandler handler = new MeteredInvokeHandler(new StaticBinding(bindings, client, config.invokeTimeout()), metrics);
-        engine = new BpelEngine(config.workDir(), handler, config.engineThreads());
+        kb = KnowledgeBases.open(config.db(), Credentials.fromEnvironment());
+        log.info("knowledge base: {}", kb.description());
+        if (config.seed() != null) {
+            Seed seed = Seed.load(config.seed(), config.variables());
+            seed.applyTo(kb);
+            log.info("seed {} loaded: {} classes, {} users, {} concrete services", config.seed().getFileName(),
+                    seed.classes().size(), seed.users().size(), seed.services().size());
+        }
+        binding = new AdaptiveBinding(List.of(), null, client, new OutcomeLog(1 << 16), config.invokeTimeout(), Map.of());
+        knowledge = new Knowledge(kb, binding);
+        knowledge.load();
+        InvokeHandler handler = config.staticBinding()
+                ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())
+                : binding;
+        authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
+        engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, metrics), config.engineThreads());
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
         http.mount("/health", new HealthServlet(this::health));
         http.mount("/metrics", new MetricsServlet(metrics));
         http.start();
         for (Path unit : config.deployments()) deploy(unit);
-        log.info("broker listening on http://{}:{}", config.host(), http.port());
+        camel = new DefaultCamelContext();
+        camel.getCamelContextExtension().setName("moses");
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
+                        .routeId("knowledge-refresh").process(e -> knowledge.refresh());
+            }
+        });
+        camel.start();
+        log.info("broker listening on http://{}:{} ({} binding, plan {})", config.host(), http.port(),
+                config.staticBinding() ? "static" : "adaptive", knowledge.planVersion());
     }
 
-    /** Deploys a unit and serves its provided services. */
+    private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
+        Map<TaskRef, ConcreteService> first = new LinkedHashMap<>();
+        for (ConcreteService s : all) first.putIfAbsent(s.task(), s);
+        return first;
+    }
+
+    /** Deploys a unit, stores its behavioral model and serves its provided services. */
     public BpelEngine.Deployment deploy(Path unit) {
         BpelEngine.Deployment d = engine.deploy(unit);
+        for (CompositeService cs : composition.apply(d.dir())) kb.putCompositeService(cs);
         for (ProvidedService s : d.services()) {
-            http.publish(engine, s, config.requestTimeout(), Authenticator.ANONYMOUS, this::recordComposite);
+            http.publish(engine, s, config.requestTimeout(), authenticator, this::recordComposite);
             services.add(s);
         }
         return d;
@@ -82,13 +134,23 @@ public final class Broker implements AutoCloseable {
         return http.port();
     }
 
+    /** Applies a plan published in the knowledge base now, without waiting for the next refresh. */
+    public void refreshNow() {
+        knowledge.refresh();
+    }
+
+    public long planVersion() {
+        return knowledge.planVersion();
+    }
+
     Map<String, Object> health() {
         Map<String, Object> h = new LinkedHashMap<>();
         boolean up = engine != null && engine.isRunning();
         h.put("status", up ? "UP" : "DOWN");
         h.put("engine", up ? "running" : "stopped");
-        h.put("database", config.db() == null ? "none" : "unknown");
-        h.put("planVersion", 0);
+        h.put("database", kb == null ? "none" : (knowledge.databaseUp() ? "up" : "down") + " (" + kb.description() + ")");
+        h.put("planVersion", knowledge == null ? 0 : knowledge.planVersion());
+        h.put("binding", config.staticBinding() ? "static" : "adaptive");
         h.put("services", services.stream().map(s -> Map.of("composite", s.composite(),
                 "path", "/services" + s.path(), "operations", s.operations())).toList());
         return h;
@@ -97,8 +159,10 @@ public final class Broker implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        if (camel != null) camel.stop();
         if (http != null) http.close();
         if (engine != null) engine.close();
+        if (kb != null) kb.close();
         metrics.close();
         log.info("broker stopped");
     }

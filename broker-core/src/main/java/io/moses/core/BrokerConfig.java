@@ -3,6 +3,7 @@ package io.moses.core;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How to run a broker.
@@ -11,55 +12,76 @@ import java.util.List;
  * @param port           HTTP port (0: any free port)
  * @param deployments    deployment units (ODE format) to deploy at start
  * @param workDir        where deployed units are copied and compiled
- * @param db             knowledge base: an H2 path, "mem:", or a JDBC URL; null for none
+ * @param db             knowledge base: an H2 path, "mem:", or a JDBC URL (jdbc:mysql:, jdbc:mariadb:)
  * @param seed           seed file loaded at start, or null
+ * @param variables      values for ${NAME} in the seed (else the environment)
  * @param requestTimeout how long a composite request may take
  * @param invokeTimeout  how long one concrete-service call may take
  * @param httpThreads    front-end threads
  * @param engineThreads  BPEL engine threads
  * @param maxBodyBytes   largest request body accepted
+ * @param refreshMillis  how often the replica checks the knowledge base for a new plan
+ * @param staticBinding  bind every task to its first concrete service, ignoring the plan (baseline)
  */
 public record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, Path seed,
-                           Duration requestTimeout, Duration invokeTimeout, int httpThreads, int engineThreads,
-                           long maxBodyBytes) {
+                           Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
+                           int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
+                           boolean staticBinding) {
     public BrokerConfig {
         deployments = List.copyOf(deployments);
+        variables = Map.copyOf(variables);
+        if (db == null) db = workDir.resolve("knowledge").toString();
     }
 
     public static BrokerConfig defaults() {
-        return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, null,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), 400, 16, 1 << 20);
+        return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, null, Map.of(),
+                Duration.ofSeconds(30), Duration.ofSeconds(10), 400, 16, 1 << 20, 1000, false);
     }
 
-    public BrokerConfig withPort(int p) {
-        return new BrokerConfig(host, p, deployments, workDir, db, seed, requestTimeout, invokeTimeout, httpThreads, engineThreads, maxBodyBytes);
-    }
-
-    public BrokerConfig withHost(String h) {
-        return new BrokerConfig(h, port, deployments, workDir, db, seed, requestTimeout, invokeTimeout, httpThreads, engineThreads, maxBodyBytes);
-    }
-
-    public BrokerConfig withDeployments(List<Path> d) {
-        return new BrokerConfig(host, port, d, workDir, db, seed, requestTimeout, invokeTimeout, httpThreads, engineThreads, maxBodyBytes);
-    }
-
+    public BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
+    public BrokerConfig withHost(String h) { return new Builder(this).host(h).build(); }
+    public BrokerConfig withDeployments(List<Path> d) { return new Builder(this).deployments(d).build(); }
+    /** Also moves the default H2 knowledge base into the new work directory. */
     public BrokerConfig withWorkDir(Path w) {
-        return new BrokerConfig(host, port, deployments, w, db, seed, requestTimeout, invokeTimeout, httpThreads, engineThreads, maxBodyBytes);
+        Builder b = new Builder(this).workDir(w);
+        if (db.equals(workDir.resolve("knowledge").toString())) b.db(null);
+        return b.build();
     }
+    public BrokerConfig withDb(String d) { return new Builder(this).db(d).build(); }
+    public BrokerConfig withSeed(Path s) { return new Builder(this).seed(s).build(); }
+    public BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
+    public BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
+    public BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
+    public BrokerConfig withRefreshMillis(long m) { return new Builder(this).refreshMillis(m).build(); }
+    public BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
 
-    public BrokerConfig withDb(String d) {
-        return new BrokerConfig(host, port, deployments, workDir, d, seed, requestTimeout, invokeTimeout, httpThreads, engineThreads, maxBodyBytes);
-    }
+    private static final class Builder {
+        String host; int port; List<Path> deployments; Path workDir; String db; Path seed; Map<String, String> variables;
+        Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
+        long refreshMillis; boolean staticBinding;
 
-    public BrokerConfig withSeed(Path s) {
-        return new BrokerConfig(host, port, deployments, workDir, db, s, requestTimeout, invokeTimeout, httpThreads, engineThreads, maxBodyBytes);
-    }
+        Builder(BrokerConfig c) {
+            host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seed = c.seed;
+            variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
+            httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
+            refreshMillis = c.refreshMillis; staticBinding = c.staticBinding;
+        }
 
-    public BrokerConfig withTimeouts(Duration request, Duration invoke) {
-        return new BrokerConfig(host, port, deployments, workDir, db, seed, request, invoke, httpThreads, engineThreads, maxBodyBytes);
-    }
+        Builder host(String v) { host = v; return this; }
+        Builder port(int v) { port = v; return this; }
+        Builder deployments(List<Path> v) { deployments = v; return this; }
+        Builder workDir(Path v) { workDir = v; return this; }
+        Builder db(String v) { db = v; return this; }
+        Builder seed(Path v) { seed = v; return this; }
+        Builder variables(Map<String, String> v) { variables = v; return this; }
+        Builder timeouts(Duration r, Duration i) { requestTimeout = r; invokeTimeout = i; return this; }
+        Builder maxBodyBytes(long v) { maxBodyBytes = v; return this; }
+        Builder refreshMillis(long v) { refreshMillis = v; return this; }
+        Builder staticBinding(boolean v) { staticBinding = v; return this; }
 
-    public BrokerConfig withMaxBodyBytes(long m) {
-        return new BrokerConfig(host, port, deployments, workDir, db, seed, requestTimeout, invokeTimeout, httpThreads, engineThreads, m);
+        BrokerConfig build() {
+            return new BrokerConfig(host, port, deployments, workDir, db, seed, variables, requestTimeout, invokeTimeout,
+                    httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding);
+        }
     }
 }

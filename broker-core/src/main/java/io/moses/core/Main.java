@@ -24,7 +24,7 @@ public final class Main {
             System.exit(2);
             return;
         }
-        Broker broker = new Broker(config, Map.of());
+        Broker broker = new Broker(config, unit -> List.of());
         try {
             broker.start();
         } catch (Exception e) {
@@ -35,26 +35,33 @@ public final class Main {
         }
         // The JVM waits for shutdown hooks, not for the main thread: stop the broker here so a
         // SIGTERM drains in-flight requests before the process ends.
-        Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "moses-shutdown"));
-        org.apache.camel.main.Main camel = new org.apache.camel.main.Main();
-        camel.configure().withName("moses");
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            broker.close();
+            stopped.countDown();
+        }, "moses-shutdown"));
         try {
-            camel.run();
-        } catch (Exception e) {
-            System.err.println("moses run: " + e.getMessage());
-            System.exit(1);
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     static String usage() {
         return """
                 usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]
-                                 [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]""";
+                                 [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
+                                 [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
+                  --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
+                            jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
+                            MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
+                  --set     a value for ${NAME} in the seed file""";
     }
 
     static BrokerConfig parse(String[] args) {
         BrokerConfig c = BrokerConfig.defaults();
         List<Path> deploy = new ArrayList<>();
+        Map<String, String> vars = new java.util.HashMap<>();
         Duration request = c.requestTimeout();
         Duration invoke = c.invokeTimeout();
         for (int i = 0; i < args.length; i++) {
@@ -69,10 +76,23 @@ public final class Main {
                 case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
                 case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
                 case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));
+                case "--refresh" -> c = c.withRefreshMillis(Math.max(50, intArg(args, ++i, a)));
+                case "--binding" -> {
+                    String b = arg(args, ++i, a);
+                    if (!b.equals("adaptive") && !b.equals("static"))
+                        throw new IllegalArgumentException("--binding is adaptive or static, got '" + b + "'");
+                    c = c.withStaticBinding(b.equals("static"));
+                }
+                case "--set" -> {
+                    String kv = arg(args, ++i, a);
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) throw new IllegalArgumentException("--set needs NAME=VALUE, got '" + kv + "'");
+                    vars.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        return c.withDeployments(deploy).withTimeouts(request, invoke);
+        return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars);
     }
 
     private static String arg(String[] args, int i, String option) {

@@ -3,9 +3,6 @@ package io.moses.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.moses.model.ConcreteService;
-import io.moses.model.ProviderSla;
-import io.moses.model.TaskRef;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,18 +24,17 @@ class BrokerInProcessTest {
     @BeforeAll
     static void start() throws Exception {
         partner = new EchoPartner(100);
-        Map<TaskRef, ConcreteService> bindings = Map.of(
-                TaskRef.of("EchoPair", "left", "echo"), service("left-1", "left", partner.url("/left")),
-                TaskRef.of("EchoPair", "right", "echo"), service("right-1", "right", partner.url("/right")));
-        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work)
+        java.nio.file.Files.writeString(work.resolve("seed.yaml"), """
+                composite: EchoPair
+                services:
+                  - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                  - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                """);
+        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:inprocess")
+                .withSeed(work.resolve("seed.yaml")).withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(java.util.List.of(Path.of("src/test/resources/processes/echo-pair")));
-        broker = new Broker(config, bindings);
+        broker = new Broker(config, unit -> java.util.List.of());
         broker.start();
-    }
-
-    static ConcreteService service(String name, String plink, String url) {
-        return new ConcreteService(name, TaskRef.of("EchoPair", plink, "echo"), URI.create(url),
-                new ProviderSla(0.1, 0.99, 1, 100), null);
     }
 
     @AfterAll

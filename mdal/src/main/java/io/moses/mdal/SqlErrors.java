@@ -30,6 +30,10 @@ final class SqlErrors {
         return false;
     }
 
+    static boolean duplicateKey(SQLException e) {
+        return e.getErrorCode() == 23505 || e.getErrorCode() == 1062;
+    }
+
     static boolean connectionProblem(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException

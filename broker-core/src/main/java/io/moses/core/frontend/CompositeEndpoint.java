@@ -54,7 +54,13 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             MessageContext mc = context.getMessageContext();
             QName operation = (QName) mc.get(MessageContext.WSDL_OPERATION);
             if (operation == null) throw clientFault("the request names no operation of " + service.service().getLocalPart());
-            String serviceClass = authenticator.serviceClassOf(mc);
+            String serviceClass;
+            try {
+                serviceClass = authenticator.serviceClassOf(mc);
+            } catch (AuthenticationException e) {
+                outcome = "unauthenticated";
+                throw clientFault(e.getMessage());
+            }
             Element body = element(request == null ? null : request.getNode());
             if (body == null) throw clientFault("empty SOAP body: " + operation.getLocalPart() + " needs a request element");
             CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout);

@@ -11,7 +11,7 @@ CREATE TABLE service_class (
     min_availability  DOUBLE PRECISION NOT NULL,
     max_cost          DOUBLE PRECISION NOT NULL,
     price             DOUBLE PRECISION NOT NULL,
-    CONSTRAINT pk_service_class PRIMARY KEY (name),
+    PRIMARY KEY (name),
     CONSTRAINT ck_service_class_name CHECK (CHAR_LENGTH(name) > 0),
     CONSTRAINT ck_service_class_max_response_time CHECK (max_response_time > 0),
     CONSTRAINT ck_service_class_min_availability CHECK (min_availability > 0 AND min_availability < 1),
@@ -24,7 +24,7 @@ CREATE TABLE app_user (
     class_name    VARCHAR(100) NOT NULL,
     rate          DOUBLE PRECISION NOT NULL,
     password_hash VARCHAR(255) NOT NULL,
-    CONSTRAINT pk_app_user PRIMARY KEY (name),
+    PRIMARY KEY (name),
     CONSTRAINT fk_app_user_class FOREIGN KEY (class_name) REFERENCES service_class (name),
     CONSTRAINT ck_app_user_name CHECK (CHAR_LENGTH(name) > 0),
     CONSTRAINT ck_app_user_rate CHECK (rate >= 0),
@@ -38,7 +38,7 @@ CREATE TABLE composite_service (
     namespace  VARCHAR(500),
     structure  MEDIUMTEXT NOT NULL,
     updated_ms BIGINT NOT NULL,
-    CONSTRAINT pk_composite_service PRIMARY KEY (name),
+    PRIMARY KEY (name),
     CONSTRAINT ck_composite_service_name CHECK (CHAR_LENGTH(name) > 0)
 )${tableOptions};
 
@@ -47,7 +47,7 @@ CREATE TABLE composite_service (
 CREATE TABLE task (
     composite VARCHAR(100) NOT NULL,
     name      VARCHAR(200) NOT NULL,
-    CONSTRAINT pk_task PRIMARY KEY (composite, name),
+    PRIMARY KEY (composite, name),
     CONSTRAINT ck_task_name CHECK (CHAR_LENGTH(name) > 0)
 )${tableOptions};
 
@@ -61,7 +61,7 @@ CREATE TABLE concrete_service (
     cost          DOUBLE PRECISION NOT NULL,
     max_rate      DOUBLE PRECISION NOT NULL,
     mapping       MEDIUMTEXT,
-    CONSTRAINT pk_concrete_service PRIMARY KEY (name),
+    PRIMARY KEY (name),
     CONSTRAINT fk_concrete_service_task FOREIGN KEY (composite, task) REFERENCES task (composite, name),
     CONSTRAINT ck_concrete_service_name CHECK (CHAR_LENGTH(name) > 0),
     CONSTRAINT ck_concrete_service_response_time CHECK (response_time > 0),
@@ -75,7 +75,7 @@ CREATE TABLE concrete_service (
 CREATE TABLE plan_head (
     id      INT NOT NULL,
     version BIGINT NOT NULL,
-    CONSTRAINT pk_plan_head PRIMARY KEY (id),
+    PRIMARY KEY (id),
     CONSTRAINT ck_plan_head_id CHECK (id = 1),
     CONSTRAINT ck_plan_head_version CHECK (version >= 0)
 )${tableOptions};
@@ -89,7 +89,7 @@ CREATE TABLE plan (
     solver       VARCHAR(100) NOT NULL,
     solve_millis DOUBLE PRECISION NOT NULL,
     reason       VARCHAR(2000),
-    CONSTRAINT pk_plan PRIMARY KEY (version),
+    PRIMARY KEY (version),
     CONSTRAINT ck_plan_version CHECK (version > 0),
     CONSTRAINT ck_plan_solve_millis CHECK (solve_millis >= 0)
 )${tableOptions};
@@ -103,7 +103,7 @@ CREATE TABLE plan_share (
     position       INT NOT NULL,
     implementation VARCHAR(1000) NOT NULL,
     fraction       DOUBLE PRECISION NOT NULL,
-    CONSTRAINT pk_plan_share PRIMARY KEY (version, class_name, composite, task, position),
+    PRIMARY KEY (version, class_name, composite, task, position),
     CONSTRAINT fk_plan_share_plan FOREIGN KEY (version) REFERENCES plan (version) ON DELETE CASCADE,
     CONSTRAINT ck_plan_share_fraction CHECK (fraction >= 0 AND fraction <= 1)
 )${tableOptions};
@@ -114,7 +114,7 @@ CREATE TABLE plan_prediction (
     response_time DOUBLE PRECISION NOT NULL,
     availability  DOUBLE PRECISION NOT NULL,
     cost          DOUBLE PRECISION NOT NULL,
-    CONSTRAINT pk_plan_prediction PRIMARY KEY (version, class_name),
+    PRIMARY KEY (version, class_name),
     CONSTRAINT fk_plan_prediction_plan FOREIGN KEY (version) REFERENCES plan (version) ON DELETE CASCADE,
     CONSTRAINT ck_plan_prediction_response_time CHECK (response_time >= 0),
     CONSTRAINT ck_plan_prediction_availability CHECK (availability >= 0 AND availability <= 1),
@@ -128,7 +128,7 @@ CREATE TABLE plan_at_risk (
     availability_shortfall DOUBLE PRECISION NOT NULL,
     cost_excess            DOUBLE PRECISION NOT NULL,
     breaks_sla             BOOLEAN NOT NULL,
-    CONSTRAINT pk_plan_at_risk PRIMARY KEY (version, class_name),
+    PRIMARY KEY (version, class_name),
     CONSTRAINT fk_plan_at_risk_plan FOREIGN KEY (version) REFERENCES plan (version) ON DELETE CASCADE
 )${tableOptions};
 
@@ -139,7 +139,7 @@ CREATE TABLE service_qos (
     availability  DOUBLE PRECISION NOT NULL,
     samples       BIGINT NOT NULL,
     at_ms         BIGINT NOT NULL,
-    CONSTRAINT pk_service_qos PRIMARY KEY (service),
+    PRIMARY KEY (service),
     CONSTRAINT fk_service_qos_service FOREIGN KEY (service) REFERENCES concrete_service (name) ON DELETE CASCADE,
     CONSTRAINT ck_service_qos_response_time CHECK (response_time >= 0),
     CONSTRAINT ck_service_qos_availability CHECK (availability >= 0 AND availability <= 1),
@@ -153,7 +153,7 @@ CREATE TABLE visits (
     visits     DOUBLE PRECISION NOT NULL,
     samples    BIGINT NOT NULL,
     at_ms      BIGINT NOT NULL,
-    CONSTRAINT pk_visits PRIMARY KEY (class_name, composite, task),
+    PRIMARY KEY (class_name, composite, task),
     CONSTRAINT fk_visits_class FOREIGN KEY (class_name) REFERENCES service_class (name) ON DELETE CASCADE,
     CONSTRAINT fk_visits_task FOREIGN KEY (composite, task) REFERENCES task (composite, name),
     CONSTRAINT ck_visits_visits CHECK (visits >= 0),
@@ -169,7 +169,7 @@ CREATE TABLE sla_event (
     class_name VARCHAR(100),
     user_name  VARCHAR(100),
     detail     VARCHAR(2000),
-    CONSTRAINT pk_sla_event PRIMARY KEY (id),
+    PRIMARY KEY (id),
     CONSTRAINT ck_sla_event_kind CHECK (kind IN ('VIOLATION', 'REJECTION', 'AT_RISK'))
 )${tableOptions};
 
@@ -180,7 +180,7 @@ CREATE INDEX ix_sla_event_at ON sla_event (at_ms);
 CREATE TABLE id_counter (
     name VARCHAR(50) NOT NULL,
     next_id BIGINT NOT NULL,
-    CONSTRAINT pk_id_counter PRIMARY KEY (name)
+    PRIMARY KEY (name)
 )${tableOptions};
 
 INSERT INTO id_counter (name, next_id) VALUES ('sla_event', 1);

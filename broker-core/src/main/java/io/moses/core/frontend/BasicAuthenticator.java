@@ -1,0 +1,101 @@
+package io.moses.core.frontend;
+
+import io.moses.model.User;
+import jakarta.xml.ws.handler.MessageContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
+
+/**
+ * HTTP Basic authentication of composite requests against the users of the knowledge base
+ * (their passwords stored as salted hashes). The slow hash is checked once per user and
+ * password; after that a keyed digest in memory answers, so authentication costs the request
+ * path microseconds, not the hash's deliberate tens of milliseconds. A changed password hash
+ * invalidates the memory.
+ */
+public final class BasicAuthenticator implements Authenticator {
+    private final Function<String, User> users;
+    private final BiPredicate<char[], String> verifier;
+    private final boolean anonymousAllowed;
+    private final byte[] key = new byte[32];
+    private final Map<String, Verified> verified = new ConcurrentHashMap<>();
+
+    private record Verified(String storedHash, byte[] digest) {}
+
+    /**
+     * @param users            looks a user up by name (from memory), null if unknown
+     * @param verifier         checks a password against a stored hash
+     * @param anonymousAllowed whether a request without credentials is served (with no class)
+     */
+    public BasicAuthenticator(Function<String, User> users, BiPredicate<char[], String> verifier, boolean anonymousAllowed) {
+        this.users = users;
+        this.verifier = verifier;
+        this.anonymousAllowed = anonymousAllowed;
+        new SecureRandom().nextBytes(key);
+    }
+
+    @Override
+    public String serviceClassOf(MessageContext request) {
+        String header = header(request, "Authorization");
+        if (header == null) {
+            if (anonymousAllowed) return null;
+            throw new AuthenticationException("authentication required: send HTTP Basic credentials of a registered user");
+        }
+        if (!header.regionMatches(true, 0, "Basic ", 0, 6))
+            throw new AuthenticationException("unsupported authentication scheme: use HTTP Basic");
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new AuthenticationException("malformed HTTP Basic credentials");
+        }
+        int colon = decoded.indexOf(':');
+        if (colon < 0) throw new AuthenticationException("malformed HTTP Basic credentials");
+        String name = decoded.substring(0, colon);
+        String password = decoded.substring(colon + 1);
+        User user = users.apply(name);
+        // one message for both cases: do not tell a stranger which user names exist
+        if (user == null || user.passwordHash() == null || !check(user, password))
+            throw new AuthenticationException("unknown user or wrong password");
+        return user.serviceClass();
+    }
+
+    private boolean check(User user, String password) {
+        byte[] digest = digest(user.name(), password);
+        Verified v = verified.get(user.name());
+        if (v != null && v.storedHash().equals(user.passwordHash())) return MessageDigest.isEqual(v.digest(), digest);
+        if (!verifier.test(password.toCharArray(), user.passwordHash())) return false;
+        if (verified.size() > 100_000) verified.clear();
+        verified.put(user.name(), new Verified(user.passwordHash(), digest));
+        return true;
+    }
+
+    private byte[] digest(String user, String password) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update(key);
+            md.update(user.getBytes(StandardCharsets.UTF_8));
+            md.update((byte) 0);
+            md.update(password.getBytes(StandardCharsets.UTF_8));
+            return md.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String header(MessageContext mc, String name) {
+        Map<String, List<String>> headers = (Map<String, List<String>>) mc.get(MessageContext.HTTP_REQUEST_HEADERS);
+        if (headers == null) return null;
+        for (var e : headers.entrySet())
+            if (e.getKey() != null && e.getKey().equalsIgnoreCase(name) && !e.getValue().isEmpty()) return e.getValue().get(0);
+        return null;
+    }
+}

@@ -1,0 +1,140 @@
+package io.moses.mdal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.model.ConcreteService;
+import io.moses.model.Implementation;
+import io.moses.model.Plan;
+import io.moses.model.TaskRef;
+import io.moses.model.User;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The trip planner's seed file, and the loader's refusals. */
+class SeedTest {
+    static final Path TRIP_PLANNER_SEED = Path.of("..", "bpel-processes", "trip-planner", "seed.yaml");
+    static final String STUBS = "http://127.0.0.1:18089";
+    static final List<String> TASKS = List.of("flight.findFlight", "hotel.findHotel", "weather.getForecast", "car.rentCar",
+            "attraction.bookAttraction", "payment.charge");
+
+    @Test
+    void theTripPlannerSeedDescribesClassesUsersAndTwoProvidersPerTask() {
+        Seed seed = Seed.load(TRIP_PLANNER_SEED, Map.of("STUBS", STUBS));
+        assertEquals(List.of("gold", "silver", "bronze"), seed.classes().stream().map(c -> c.name()).toList());
+        Map<String, Long> usersPerClass = seed.users().stream().collect(Collectors.groupingBy(User::serviceClass, Collectors.counting()));
+        assertEquals(Set.of("gold", "silver", "bronze"), usersPerClass.keySet());
+        usersPerClass.values().forEach(n -> assertTrue(n >= 2));
+        User alice = seed.users().stream().filter(u -> u.name().equals("alice")).findFirst().orElseThrow();
+        assertTrue(PasswordHasher.verify("alice-demo".toCharArray(), alice.passwordHash()), "plain seed passwords are hashed");
+
+        assertEquals(12, seed.services().size());
+        for (String task : TASKS) {
+            String x = task.substring(0, task.indexOf('.'));
+            ConcreteService a = byName(seed, x + "-a"), b = byName(seed, x + "-b");
+            assertEquals(new TaskRef("TripPlanner", task), a.task());
+            assertEquals(new TaskRef("TripPlanner", task), b.task());
+            assertEquals(STUBS + "/stubs/" + x + "-a", a.endpoint().toString());
+            assertEquals(STUBS + "/stubs/" + x + "-b", b.endpoint().toString());
+            assertTrue(a.mapping().isIdentity());
+            assertFalse(b.mapping().isIdentity());
+            String op = task.substring(task.indexOf('.') + 1);
+            assertEquals("{urn:moses:task:" + x + "}result", b.mapping().replyNames().get("{urn:moses:provider-b:" + x + "}outcome"));
+            assertTrue(b.mapping().requestNames().get("{urn:moses:task:" + x + "}" + op + "Request").startsWith("{urn:moses:provider-b:" + x + "}"));
+        }
+        assertEquals("searchFlights", byName(seed, "flight-b").mapping().operation());
+
+        Plan plan = seed.plan().orElseThrow();
+        assertEquals(18, plan.bindings().size(), "every class and task");
+        assertEquals(List.of(new Plan.Share(Implementation.parse("par(flight-a,flight-b)"), 1.0)),
+                plan.shares("gold", new TaskRef("TripPlanner", "flight.findFlight")));
+    }
+
+    @Test
+    void applyingTheSeedFillsTheKnowledgeBaseAndKeepsALaterPlan() {
+        Seed seed = Seed.load(TRIP_PLANNER_SEED, Map.of("STUBS", STUBS));
+        try (KnowledgeBase kb = KnowledgeBases.open("mem:", Credentials.NONE)) {
+            Plan published = seed.applyTo(kb).orElseThrow();
+            assertEquals(1, published.version());
+            assertEquals("seed", published.solver());
+            assertEquals(3, kb.serviceClasses().size());
+            assertEquals(6, kb.users().size());
+            assertEquals(12, kb.concreteServices().size());
+            assertEquals(new TreeSet<>(TASKS), kb.tasks("TripPlanner").stream().map(TaskRef::name).collect(Collectors.toCollection(TreeSet::new)));
+            assertEquals(byName(seed, "flight-b"), kb.concreteService("flight-b").orElseThrow());
+            assertEquals(published, kb.latestPlan().orElseThrow());
+
+            // a restart with the same seed: nothing duplicated, the plan in force is kept
+            assertTrue(seed.applyTo(kb).isEmpty());
+            assertEquals(1, kb.latestPlanVersion());
+            assertEquals(12, kb.concreteServices().size());
+        }
+    }
+
+    private static ConcreteService byName(Seed seed, String name) {
+        return seed.services().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(name));
+    }
+
+    private static String refusal(String yaml, Map<String, String> vars) {
+        KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(yaml, "test.yaml", vars));
+        assertEquals(KnowledgeBaseException.Kind.INVALID, e.kind());
+        assertTrue(e.getMessage().startsWith("test.yaml: "), e.getMessage());
+        return e.getMessage();
+    }
+
+    static final String CLASS = "classes: [{name: gold, maxResponseTime: 1, minAvailability: 0.9, maxCost: 1, price: 1}]\n";
+    static final String SERVICE = "services:\n  - {name: s1, composite: C, task: p.op, endpoint: 'http://h/s1', responseTime: 0.1, "
+            + "availability: AVAIL, cost: 1, maxRate: 10}\n";
+
+    @Test
+    void badSeedsAreRefusedNamingTheField() {
+        assertEquals("test.yaml: services[0].availability must be in (0, 1], was 1.5",
+                refusal(SERVICE.replace("AVAIL", "1.5"), Map.of()));
+        assertTrue(refusal(SERVICE.replace("AVAIL", "high"), Map.of()).contains("services[0].availability must be a number"));
+        assertTrue(refusal(SERVICE.replace("AVAIL", "0.9").replace("cost: 1", "cost: -1"), Map.of()).contains("services[0].cost"));
+        assertTrue(refusal(CLASS.replace("minAvailability: 0.9", "minAvailability: 1"), Map.of())
+                .contains("classes[0].minAvailability must be in (0, 1)"));
+        assertTrue(refusal(CLASS + "users: [{name: u, class: platinum, rate: 1, password: p}]", Map.of()).contains("users[0].class"));
+        assertTrue(refusal(CLASS + "users: [{name: u, class: gold, rate: -1, password: p}]", Map.of()).contains("users[0].rate"));
+        assertTrue(refusal(CLASS + "users: [{name: u, class: gold, rate: 1, password: p}, {name: u, class: gold, rate: 1, password: q}]",
+                Map.of()).contains("users[1].name: duplicate"));
+        assertTrue(refusal(CLASS + "users: [{name: u, class: gold, rate: 1}]", Map.of()).contains("exactly one of password"));
+        assertTrue(refusal(CLASS + "users: [{name: u, class: gold, rate: 1, passwordEnv: MOSES_SURELY_UNSET_VAR_42}]", Map.of())
+                .contains("users[0].passwordEnv"));
+        assertTrue(refusal(SERVICE.replace("AVAIL", "0.9").replace("'http://h/s1'", "'${NOPE_UNSET_42}/s1'"), Map.of())
+                .contains("services[0].endpoint: unknown variable ${NOPE_UNSET_42}"));
+        assertTrue(refusal(SERVICE.replace("AVAIL", "0.9").replace("cost:", "costs:"), Map.of()).contains("services[0].costs: unknown field"));
+        assertTrue(refusal(SERVICE.replace("AVAIL", "0.9").replace("p.op", "op"), Map.of()).contains("services[0].task"));
+        assertTrue(refusal("classes: {name: gold}", Map.of()).contains("classes must be a list"));
+        assertTrue(refusal("classes: [", Map.of()).contains("not valid YAML"));
+    }
+
+    @Test
+    void passwordsMayComeFromVariablesAndPlansAreCheckedOnApply() {
+        Seed seed = Seed.parse(CLASS + "users: [{name: u, class: gold, rate: 1, passwordEnv: U_PW}]\n"
+                        + SERVICE.replace("AVAIL", "0.9").replace("'http://h/s1'", "'${STUBS}/s1'")
+                        + "plan: {bindings: [{class: gold, composite: C, task: p.op, shares: [{implementation: s1, fraction: 0.4}]}]}",
+                "test.yaml", Map.of("U_PW", "from-var", "STUBS", "http://127.0.0.1:1"));
+        assertTrue(PasswordHasher.verify("from-var".toCharArray(), seed.users().get(0).passwordHash()));
+        assertEquals("http://127.0.0.1:1/s1", seed.services().get(0).endpoint().toString());
+        try (KnowledgeBase kb = KnowledgeBases.open("mem:", Credentials.NONE)) {
+            KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> seed.applyTo(kb));
+            assertTrue(e.getMessage().contains("plan.bindings[gold, C/p.op]: fractions must sum to 1"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aMissingFileIsAClearError(@org.junit.jupiter.api.io.TempDir Path dir) {
+        KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> Seed.load(dir.resolve("nope.yaml")));
+        assertTrue(e.getMessage().contains("nope.yaml") && e.getMessage().contains("cannot read"), e.getMessage());
+        assertTrue(Files.notExists(dir.resolve("nope.yaml")));
+    }
+}
