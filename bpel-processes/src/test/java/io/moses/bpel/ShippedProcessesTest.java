@@ -1,0 +1,115 @@
+package io.moses.bpel;
+
+import static io.moses.bpel.Units.BPEL;
+import static io.moses.bpel.Units.SOAP;
+import static io.moses.bpel.Units.WSDL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.w3c.dom.Element;
+
+/** Every deployment unit shipped in this module compiles with ODE 1.3.7 and keeps its contract. */
+class ShippedProcessesTest {
+    private static final Path SCRATCH = Units.moduleDir().resolve("target/compiled-processes");
+
+    @Test
+    void bothProcessesAreShipped() throws Exception {
+        Set<String> names = new TreeSet<>();
+        for (Path unit : Units.shipped()) names.add(unit.getFileName().toString());
+        assertTrue(names.containsAll(Set.of("trip-planner", "order-check")), "shipped units: " + names);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyShippedProcessCompilesWithOdesCompiler() throws Exception {
+        return Units.shipped().stream().map(unit -> DynamicTest.dynamicTest(unit.getFileName().toString(), () -> {
+            List<ProcessCompiler.Outcome> outcomes = ProcessCompiler.compileUnit(unit, SCRATCH);
+            assertFalse(outcomes.isEmpty(), unit + " has no .bpel");
+            for (ProcessCompiler.Outcome o : outcomes) {
+                assertTrue(o.ok(), o.bpel().getFileName() + " does not compile: " + o.errors());
+                assertTrue(Files.size(o.cbp()) > 1000, "compiled process is suspiciously small: " + o.cbp());
+            }
+            try (Stream<Path> sources = Files.walk(unit)) {
+                assertTrue(sources.noneMatch(p -> p.toString().endsWith(".cbp")), "a .cbp was written into the source tree");
+            }
+        }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyDeploymentDescriptorBindsEveryPartnerLink() throws Exception {
+        return Units.shipped().stream().map(unit -> DynamicTest.dynamicTest(unit.getFileName().toString(),
+                () -> assertEquals(List.of(), UnitCheck.problems(unit))));
+    }
+
+    @Test
+    void tripPlannerHasTheSixTasksOfTheContract() throws Exception {
+        Path unit = Units.moduleDir().resolve("trip-planner");
+        Element process = Units.parse(unit.resolve("TripPlanner.bpel")).getDocumentElement();
+        assertEquals("TripPlanner", process.getAttribute("name"));
+        assertEquals("urn:moses:trip-planner", process.getAttribute("targetNamespace"));
+        assertEquals(Set.of("flight.findFlight", "hotel.findHotel", "weather.getForecast", "car.rentCar",
+                "attraction.bookAttraction", "payment.charge"), tasks(process));
+
+        Element flow = Units.all(process, BPEL, "flow").get(0);
+        assertEquals(3, Units.children(flow, BPEL, "invoke").size(), "the flow runs three invokes concurrently");
+        Element forEach = Units.all(process, BPEL, "forEach").get(0);
+        assertEquals("no", forEach.getAttribute("parallel"));
+        assertEquals(1, Units.all(forEach, BPEL, "invoke").size());
+        Element ifCar = Units.all(process, BPEL, "if").get(0);
+        assertEquals("car", Units.all(ifCar, BPEL, "invoke").get(0).getAttribute("partnerLink"));
+
+        Map<String, String> expected = new TreeMap<>();
+        for (String p : List.of("flight", "hotel", "weather", "car", "attraction", "payment"))
+            expected.put("urn:moses:task:" + p, "http://localhost:9090/stubs/" + p + "-a");
+        assertEquals(expected, partnerAddresses(unit, "urn:moses:task:"));
+        assertEquals(Map.of("urn:moses:trip-planner", "http://localhost:8080/services/TripPlannerService"),
+                partnerAddresses(unit, "urn:moses:trip-planner"));
+    }
+
+    @Test
+    void orderCheckHasTwoTasksInALoopAndABranch() throws Exception {
+        Path unit = Units.moduleDir().resolve("order-check");
+        Element process = Units.parse(unit.resolve("OrderCheck.bpel")).getDocumentElement();
+        assertEquals("urn:moses:order-check", process.getAttribute("targetNamespace"));
+        assertEquals(Set.of("inventory.reserve", "shipping.quote"), tasks(process));
+        Element loop = Units.all(process, BPEL, "while").get(0);
+        assertEquals("inventory", Units.all(loop, BPEL, "invoke").get(0).getAttribute("partnerLink"));
+        Element branch = Units.all(process, BPEL, "if").get(0);
+        assertEquals("shipping", Units.all(branch, BPEL, "invoke").get(0).getAttribute("partnerLink"));
+        assertEquals(Map.of("urn:moses:task:inventory", "http://localhost:9090/stubs/inventory",
+                "urn:moses:task:shipping", "http://localhost:9090/stubs/shipping"), partnerAddresses(unit, "urn:moses:task:"));
+    }
+
+    /** partnerLink.operation of every invoke. */
+    private static Set<String> tasks(Element process) {
+        Set<String> tasks = new TreeSet<>();
+        for (Element invoke : Units.all(process, BPEL, "invoke"))
+            tasks.add(invoke.getAttribute("partnerLink") + "." + invoke.getAttribute("operation"));
+        return tasks;
+    }
+
+    /** WSDL target namespace -> its only soap:address, for WSDLs whose namespace starts with {@code prefix}. */
+    private static Map<String, String> partnerAddresses(Path unit, String prefix) throws Exception {
+        Map<String, String> out = new TreeMap<>();
+        for (Path wsdl : ProcessCompiler.list(unit, ".wsdl")) {
+            Element defs = Units.parse(wsdl).getDocumentElement();
+            String tns = defs.getAttribute("targetNamespace");
+            if (!tns.startsWith(prefix)) continue;
+            for (Element service : Units.children(defs, WSDL, "service"))
+                for (Element address : Units.all(service, SOAP, "address"))
+                    assertEquals(null, out.put(tns, address.getAttribute("location")), "one address per WSDL: " + wsdl);
+        }
+        return out;
+    }
+}

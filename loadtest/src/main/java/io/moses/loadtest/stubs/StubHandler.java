@@ -1,0 +1,252 @@
+package io.moses.loadtest.stubs;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves every stub at {@code /stubs/<name>} and the admin API at {@code /admin/...}. No thread
+ * waits out a simulated latency: the request body is read asynchronously and the reply is
+ * written from a scheduler when the latency has passed.
+ */
+final class StubHandler extends Handler.Abstract.NonBlocking {
+    private static final Logger LOG = LoggerFactory.getLogger(StubHandler.class);
+    static final int MAX_BODY = 1 << 20;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Map<String, StubService> services;
+    private final ScheduledExecutorService scheduler;
+
+    StubHandler(List<StubSpec> specs, ScheduledExecutorService scheduler) {
+        Map<String, StubService> m = new LinkedHashMap<>();
+        for (StubSpec s : specs) m.put(s.name(), new StubService(s));
+        this.services = m;
+        this.scheduler = scheduler;
+    }
+
+    StubService service(String name) {
+        return services.get(name);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        String path = request.getHttpURI().getPath();
+        if (path == null) path = "/";
+        if (path.startsWith("/stubs/")) {
+            String name = path.substring("/stubs/".length());
+            StubService service = services.get(name);
+            if (service == null) {
+                text(response, callback, HttpStatus.NOT_FOUND_404, "no stub service '" + name + "' (known: " + services.keySet() + ")");
+            } else if ("GET".equals(request.getMethod()) && isWsdlQuery(request.getHttpURI().getQuery())) {
+                wsdl(service, request, response, callback);
+            } else if ("POST".equals(request.getMethod())) {
+                soap(service, request, response, callback);
+            } else {
+                response.getHeaders().put(HttpHeader.ALLOW, "POST, GET (?wsdl)");
+                text(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, "a stub takes SOAP POSTs and GET ?wsdl");
+            }
+        } else if (path.equals("/admin/services") || path.startsWith("/admin/services/") || path.equals("/admin/reset")) {
+            admin(path, request, response, callback);
+        } else {
+            text(response, callback, HttpStatus.NOT_FOUND_404, "not found: " + path + " (stubs are at /stubs/<name>, admin at /admin/services)");
+        }
+        return true;
+    }
+
+    private static boolean isWsdlQuery(String query) {
+        return query != null && (query.equalsIgnoreCase("wsdl") || query.toLowerCase().startsWith("wsdl=")
+                || query.toLowerCase().startsWith("wsdl&"));
+    }
+
+    private void wsdl(StubService service, Request request, Response response, Callback callback) {
+        service.wsdlRequests.incrementAndGet();
+        if (!service.settings().up()) {
+            refuse(service, response, callback, Soap.SOAP11); // a probe: not counted as a refused request
+            return;
+        }
+        String address = request.getHttpURI().getScheme() + "://" + Request.getServerName(request) + ":"
+                + Request.getServerPort(request) + "/stubs/" + service.spec.name();
+        write(response, callback, HttpStatus.OK_200, "text/xml; charset=utf-8", Wsdls.of(service.spec, address));
+    }
+
+    private void soap(StubService service, Request request, Response response, Callback callback) {
+        long count = service.requests.incrementAndGet();
+        String soapNs = soapNsOf(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
+        if (!service.settings().up()) {
+            service.refused.incrementAndGet();
+            refuse(service, response, callback, soapNs);
+            return;
+        }
+        if (request.getLength() > MAX_BODY) {
+            service.rejected.incrementAndGet();
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+            write(response, callback, HttpStatus.PAYLOAD_TOO_LARGE_413, Soap.contentType(soapNs),
+                    Soap.fault(soapNs, true, "request larger than " + MAX_BODY + " bytes"));
+            return;
+        }
+        Content.Source.asByteArrayAsync(request, MAX_BODY).whenComplete((body, failure) -> {
+            if (failure != null) {
+                service.rejected.incrementAndGet();
+                response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+                write(response, callback, HttpStatus.BAD_REQUEST_400, Soap.contentType(soapNs),
+                        Soap.fault(soapNs, true, "cannot read the request: " + failure.getMessage()));
+                return;
+            }
+            answer(service, count, body, soapNs, request, response, callback);
+        });
+    }
+
+    private void answer(StubService service, long count, byte[] body, String soapNs, Request request, Response response, Callback callback) {
+        String echo;
+        String ns = soapNs;
+        try {
+            Soap.Request parsed = Soap.parse(body);
+            ns = parsed.soapNs();
+            echo = service.accept(parsed);
+        } catch (Soap.BadRequest e) {
+            service.rejected.incrementAndGet();
+            write(response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(ns), Soap.fault(ns, true, e.getMessage()));
+            return;
+        }
+        Settings s = service.settings();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long delayMicros = Math.round(s.sampleLatencyMs(random) * 1000);
+        boolean fail = s.failureProbability() > 0 && random.nextDouble() < s.failureProbability();
+        String soapNsOfReply = ns;
+        Runnable complete = () -> {
+            if (!fail) {
+                service.replied.incrementAndGet();
+                write(response, callback, HttpStatus.OK_200, Soap.contentType(soapNsOfReply),
+                        Soap.envelope(soapNsOfReply, service.reply(echo, count)));
+            } else if (s.failureKind() == Settings.FailureKind.FAULT) {
+                service.faults.incrementAndGet();
+                write(response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(soapNsOfReply),
+                        Soap.fault(soapNsOfReply, false, "simulated failure of " + service.spec.name()));
+            } else {
+                service.dropped.incrementAndGet();
+                // No status line at all: the client sees the connection closed under it.
+                request.getConnectionMetaData().getConnection().getEndPoint().close();
+                callback.failed(new EofException("connection dropped by stub " + service.spec.name()));
+            }
+        };
+        if (delayMicros <= 0) complete.run();
+        else scheduler.schedule(complete, delayMicros, TimeUnit.MICROSECONDS);
+    }
+
+    private static void refuse(StubService service, Response response, Callback callback, String soapNs) {
+        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+        write(response, callback, HttpStatus.SERVICE_UNAVAILABLE_503, Soap.contentType(soapNs),
+                Soap.fault(soapNs, false, "service " + service.spec.name() + " is down"));
+    }
+
+    private static String soapNsOf(String contentType) {
+        return contentType != null && contentType.toLowerCase().startsWith("application/soap+xml") ? Soap.SOAP12 : Soap.SOAP11;
+    }
+
+    // ---- admin API ----
+
+    private void admin(String path, Request request, Response response, Callback callback) {
+        String method = request.getMethod();
+        if (path.equals("/admin/reset")) {
+            if (!"POST".equals(method)) {
+                json(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use POST /admin/reset"));
+                return;
+            }
+            services.values().forEach(StubService::reset);
+            LOG.info("stub settings and counters reset");
+            json(response, callback, HttpStatus.OK_200, list());
+            return;
+        }
+        if (path.equals("/admin/services")) {
+            if ("GET".equals(method)) json(response, callback, HttpStatus.OK_200, list());
+            else json(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use GET /admin/services"));
+            return;
+        }
+        String name = path.substring("/admin/services/".length());
+        StubService service = services.get(name);
+        if (service == null) {
+            json(response, callback, HttpStatus.NOT_FOUND_404, error("no stub service '" + name + "' (known: " + services.keySet() + ")"));
+            return;
+        }
+        switch (method) {
+            case "GET" -> json(response, callback, HttpStatus.OK_200, service.toJson());
+            case "PUT", "POST" -> Content.Source.asByteArrayAsync(request, 64 * 1024).whenComplete((body, failure) -> {
+                if (failure != null) {
+                    json(response, callback, HttpStatus.BAD_REQUEST_400, error("cannot read the body: " + failure.getMessage()));
+                    return;
+                }
+                JsonNode patch;
+                try {
+                    patch = JSON.readTree(body);
+                } catch (JacksonException e) {
+                    json(response, callback, HttpStatus.BAD_REQUEST_400, error("body is not valid JSON: " + e.getOriginalMessage()));
+                    return;
+                } catch (java.io.IOException e) {
+                    json(response, callback, HttpStatus.BAD_REQUEST_400, error("cannot read the body: " + e.getMessage()));
+                    return;
+                }
+                try {
+                    Settings updated = service.settings().with(patch);
+                    service.settings(updated);
+                    LOG.info("stub {} now {}", name, updated);
+                    json(response, callback, HttpStatus.OK_200, service.toJson());
+                } catch (IllegalArgumentException e) {
+                    json(response, callback, HttpStatus.BAD_REQUEST_400, error(e.getMessage()));
+                }
+            });
+            default -> json(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use GET, PUT or POST"));
+        }
+    }
+
+    private List<Map<String, Object>> list() {
+        List<Map<String, Object>> out = new ArrayList<>(services.size());
+        for (StubService s : services.values()) out.add(s.toJson());
+        return out;
+    }
+
+    private static Map<String, Object> error(String message) {
+        return Map.of("error", message);
+    }
+
+    private static void json(Response response, Callback callback, int status, Object value) {
+        String text;
+        try {
+            text = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value) + "\n";
+        } catch (JacksonException e) {
+            throw new IllegalStateException(e);
+        }
+        write(response, callback, status, "application/json", text);
+    }
+
+    private static void text(Response response, Callback callback, int status, String message) {
+        write(response, callback, status, "text/plain; charset=utf-8", message + "\n");
+    }
+
+    private static void write(Response response, Callback callback, int status, String contentType, String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
+        response.write(true, ByteBuffer.wrap(bytes), callback);
+    }
+}

@@ -1,0 +1,99 @@
+package io.moses.loadtest.stubs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The default stubs answer what the shipped processes send: for every partner WSDL of
+ * bpel-processes/, the stub at its default address accepts a request built from that WSDL and
+ * answers with the WSDL's response element carrying a {@code result}.
+ */
+class ProcessStubsContractTest {
+    static final String WSDL = "http://schemas.xmlsoap.org/wsdl/";
+    static final String SOAP = "http://schemas.xmlsoap.org/wsdl/soap/";
+    static final String XSD = "http://www.w3.org/2001/XMLSchema";
+
+    static List<Element> all(Element root, String ns, String local) {
+        NodeList nodes = root.getElementsByTagNameNS(ns, local);
+        List<Element> out = new ArrayList<>();
+        for (int i = 0; i < nodes.getLength(); i++) out.add((Element) nodes.item(i));
+        return out;
+    }
+
+    @Test
+    void defaultStubsServeEveryPartnerOfTheShippedProcesses() throws Exception {
+        Path processes = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().resolve("../bpel-processes").normalize();
+        assumeTrue(Files.isDirectory(processes.resolve("trip-planner")), "bpel-processes/ not beside loadtest/");
+        Map<String, StubSpec> stubs = StubConfig.defaults().services().stream()
+                .collect(Collectors.toMap(StubSpec::name, Function.identity()));
+        List<Path> wsdls;
+        try (Stream<Path> files = Files.walk(processes)) {
+            wsdls = files.filter(p -> p.toString().endsWith(".wsdl") && !p.toString().contains("/target/") && !p.toString().contains("/src/")).toList();
+        }
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        int partners = 0;
+        try (StubServer server = StubServer.start(StubConfig.defaults(), "127.0.0.1", 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            for (Path wsdl : wsdls) {
+                Element defs = f.newDocumentBuilder().parse(wsdl.toFile()).getDocumentElement();
+                String tns = defs.getAttribute("targetNamespace");
+                if (!tns.startsWith("urn:moses:task:")) continue; // a provided service, not a partner
+                partners++;
+                String address = all(defs, SOAP, "address").get(0).getAttribute("location");
+                String stubName = address.substring(address.lastIndexOf('/') + 1);
+                assertEquals("http://localhost:9090/stubs/" + stubName, address);
+                StubSpec stub = stubs.get(stubName);
+                assertNotNull(stub, wsdl + ": no default stub " + stubName);
+                assertEquals(tns, stub.namespace(), stubName);
+                boolean rpc = "rpc".equals(all(defs, SOAP, "binding").get(0).getAttribute("style"));
+                String operation = all(defs, WSDL, "operation").get(0).getAttribute("name");
+                String body;
+                if (rpc) {
+                    assertEquals(operation, stub.requestElement(), stubName);
+                    assertEquals(operation + "Response", stub.replyElement(), stubName);
+                    StringBuilder parts = new StringBuilder();
+                    Element input = all(defs, WSDL, "message").get(0);
+                    for (Element part : all(input, WSDL, "part"))
+                        parts.append('<').append(part.getAttribute("name")).append(">1</").append(part.getAttribute("name")).append('>');
+                    body = "<m:" + operation + " xmlns:m=\"" + tns + "\">" + parts + "</m:" + operation + ">";
+                } else {
+                    List<Element> elements = all(defs, XSD, "element").stream().filter(e -> e.getParentNode().getLocalName().equals("schema")).toList();
+                    Element request = elements.get(0), response = elements.get(1);
+                    assertEquals(request.getAttribute("name"), stub.requestElement(), stubName);
+                    assertEquals(response.getAttribute("name"), stub.replyElement(), stubName);
+                    StringBuilder children = new StringBuilder();
+                    for (Element child : all(request, XSD, "element"))
+                        children.append("<t:").append(child.getAttribute("name")).append(">1</t:").append(child.getAttribute("name")).append('>');
+                    body = "<t:" + stub.requestElement() + " xmlns:t=\"" + tns + "\">" + children + "</t:" + stub.requestElement() + ">";
+                }
+                String envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>" + body + "</s:Body></s:Envelope>";
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(server.url(stubName)))
+                        .header("Content-Type", "text/xml").POST(HttpRequest.BodyPublishers.ofString(envelope)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, r.statusCode(), stubName + ": " + r.body());
+                assertTrue(r.body().contains("result>") && r.body().contains("by " + stubName), r.body());
+            }
+        }
+        assertEquals(8, partners, "partner WSDLs found: " + wsdls);
+    }
+}

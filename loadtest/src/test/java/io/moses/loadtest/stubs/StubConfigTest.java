@@ -1,0 +1,92 @@
+package io.moses.loadtest.stubs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StubConfigTest {
+    @TempDir Path tmp;
+
+    static final String ONE = """
+            services:
+              - name: s1
+                namespace: urn:x
+                request: pingRequest
+                reply: '<p:pingResponse xmlns:p="urn:x"><p:result>pong by ${service}</p:result></p:pingResponse>'
+            """;
+
+    @Test
+    void defaultConfigHasTwoServicesPerTripPlannerTaskAndTheOrderCheckTasks() {
+        Map<String, StubSpec> byName = StubConfig.defaults().services().stream()
+                .collect(Collectors.toMap(StubSpec::name, Function.identity()));
+        assertEquals(14, byName.size());
+        for (String task : new String[] {"flight", "hotel", "weather", "car", "attraction", "payment"}) {
+            StubSpec a = byName.get(task + "-a"), b = byName.get(task + "-b");
+            assertEquals("urn:moses:task:" + task, a.namespace());
+            assertEquals("urn:moses:provider-b:" + task, b.namespace());
+            assertNotEquals(a.requestElement(), b.requestElement());
+            assertTrue(a.replyTemplate().contains(":result>"), a.replyTemplate());
+            assertTrue(b.replyTemplate().contains(":outcome>"), b.replyTemplate());
+            assertTrue(a.replyTemplate().contains("${service}") && b.replyTemplate().contains("${service}"));
+        }
+        assertEquals("rpc", byName.get("inventory").style());
+        assertEquals("document", byName.get("shipping").style());
+    }
+
+    @Test
+    void defaultsApplyAndServiceFieldsOverrideThem() {
+        StubConfig c = StubConfig.parse("defaults: {latencyMs: 30, distribution: exponential}\n" + ONE
+                + "  - name: s2\n    namespace: urn:x\n    request: other\n    reply: '<r/>'\n    latencyMs: 5\n", true);
+        assertEquals(30, c.services().get(0).initial().latencyMs());
+        assertEquals(Settings.Distribution.EXPONENTIAL, c.services().get(0).initial().distribution());
+        assertEquals(5, c.services().get(1).initial().latencyMs());
+        assertEquals("ping", c.services().get(0).operation());
+        assertEquals("other", c.services().get(1).operation());
+        assertEquals("pingResponse", c.services().get(0).replyElement());
+        assertEquals("", c.services().get(1).replyNamespace());
+        assertNull(c.services().get(0).echo());
+    }
+
+    @Test
+    void jsonFilesAreReadAsJson() throws Exception {
+        Path f = tmp.resolve("stubs.json");
+        Files.writeString(f, """
+                {"services": [{"name": "j", "namespace": "urn:j", "request": "a", "reply": "<b xmlns='urn:j'/>", "up": false}]}
+                """);
+        StubConfig c = StubConfig.load(f);
+        assertEquals("j", c.services().get(0).name());
+        assertEquals(false, c.services().get(0).initial().up());
+    }
+
+    private String error(String yaml) {
+        return assertThrows(IllegalArgumentException.class, () -> StubConfig.parse(yaml, true)).getMessage();
+    }
+
+    @Test
+    void mistakesAreReportedWithTheServiceAndField() throws Exception {
+        assertTrue(error(ONE + "    colour: red\n").contains("service 's1': unknown field 'colour'"));
+        assertTrue(error(ONE.replace("    reply:", "    rep:")).contains("service 's1': unknown field 'rep'"));
+        assertTrue(error(ONE.replace("</p:pingResponse>", "")).contains("reply is not well-formed XML"));
+        assertTrue(error(ONE + "    failureProbability: 2\n").contains("failureProbability must be in [0, 1]"));
+        assertTrue(error(ONE + ONE.substring("services:\n".length())).contains("'s1' appears twice"));
+        assertTrue(error(ONE.replace("name: s1", "name: 's 1'")).contains("name must match"));
+        assertTrue(error(ONE.replace("    request: pingRequest\n", "")).contains("request is missing"));
+        assertTrue(error("services: [").contains("not valid YAML"));
+        assertTrue(error("servics: []").contains("unknown top-level field 'servics'"));
+        assertTrue(error("services: []").contains("no services"));
+        Path bad = tmp.resolve("bad.yaml");
+        Files.writeString(bad, ONE + "    style: soap\n");
+        String m = assertThrows(IllegalArgumentException.class, () -> StubConfig.load(bad)).getMessage();
+        assertTrue(m.startsWith("stub config " + bad + ": service 's1': style must be document or rpc"), m);
+    }
+}
