@@ -70,10 +70,10 @@ public final class Broker implements AutoCloseable {
         SoapClient client = new SoapClient(Duration.ofSeconds(2), null);
         kb = KnowledgeBases.open(config.db(), Credentials.fromEnvironment());
         log.info("knowledge base: {}", kb.description());
-        if (config.seed() != null) {
-            Seed seed = Seed.load(config.seed(), config.variables());
+        for (Path file : config.seeds()) {
+            Seed seed = Seed.load(file, config.variables());
             seed.applyTo(kb);
-            log.info("seed {} loaded: {} classes, {} users, {} concrete services", config.seed().getFileName(),
+            log.info("seed {} loaded: {} classes, {} users, {} concrete services", file,
                     seed.classes().size(), seed.users().size(), seed.services().size());
         }
         binding = new AdaptiveBinding(List.of(), null, client, new OutcomeLog(1 << 16), config.invokeTimeout(), Map.of());

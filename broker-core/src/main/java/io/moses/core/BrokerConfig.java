@@ -13,7 +13,7 @@ import java.util.Map;
  * @param deployments    deployment units (ODE format) to deploy at start
  * @param workDir        where deployed units are copied and compiled
  * @param db             knowledge base: an H2 path, "mem:", or a JDBC URL (jdbc:mysql:, jdbc:mariadb:)
- * @param seed           seed file loaded at start, or null
+ * @param seeds          seed files loaded at start, in order
  * @param variables      values for ${NAME} in the seed (else the environment)
  * @param requestTimeout how long a composite request may take
  * @param invokeTimeout  how long one concrete-service call may take
@@ -23,18 +23,19 @@ import java.util.Map;
  * @param refreshMillis  how often the replica checks the knowledge base for a new plan
  * @param staticBinding  bind every task to its first concrete service, ignoring the plan (baseline)
  */
-public record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, Path seed,
+public record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                            Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                            int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
                            boolean staticBinding) {
     public BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
+        seeds = List.copyOf(seeds);
         if (db == null) db = workDir.resolve("knowledge").toString();
     }
 
     public static BrokerConfig defaults() {
-        return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, null, Map.of(),
+        return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 400, 16, 1 << 20, 1000, false);
     }
 
@@ -48,7 +49,7 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
         return b.build();
     }
     public BrokerConfig withDb(String d) { return new Builder(this).db(d).build(); }
-    public BrokerConfig withSeed(Path s) { return new Builder(this).seed(s).build(); }
+    public BrokerConfig withSeeds(List<Path> s) { return new Builder(this).seeds(s).build(); }
     public BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
     public BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
     public BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
@@ -56,12 +57,12 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
     public BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
 
     private static final class Builder {
-        String host; int port; List<Path> deployments; Path workDir; String db; Path seed; Map<String, String> variables;
+        String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         long refreshMillis; boolean staticBinding;
 
         Builder(BrokerConfig c) {
-            host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seed = c.seed;
+            host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             refreshMillis = c.refreshMillis; staticBinding = c.staticBinding;
@@ -72,7 +73,7 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
         Builder deployments(List<Path> v) { deployments = v; return this; }
         Builder workDir(Path v) { workDir = v; return this; }
         Builder db(String v) { db = v; return this; }
-        Builder seed(Path v) { seed = v; return this; }
+        Builder seeds(List<Path> v) { seeds = v; return this; }
         Builder variables(Map<String, String> v) { variables = v; return this; }
         Builder timeouts(Duration r, Duration i) { requestTimeout = r; invokeTimeout = i; return this; }
         Builder maxBodyBytes(long v) { maxBodyBytes = v; return this; }
@@ -80,7 +81,7 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
         Builder staticBinding(boolean v) { staticBinding = v; return this; }
 
         BrokerConfig build() {
-            return new BrokerConfig(host, port, deployments, workDir, db, seed, variables, requestTimeout, invokeTimeout,
+            return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding);
         }
     }

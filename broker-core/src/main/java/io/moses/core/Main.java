@@ -49,7 +49,7 @@ public final class Main {
 
     static String usage() {
         return """
-                usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]
+                usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]...
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
@@ -62,6 +62,7 @@ public final class Main {
         BrokerConfig c = BrokerConfig.defaults();
         List<Path> deploy = new ArrayList<>();
         Map<String, String> vars = new java.util.HashMap<>();
+        List<Path> seeds = new ArrayList<>();
         Duration request = c.requestTimeout();
         Duration invoke = c.invokeTimeout();
         for (int i = 0; i < args.length; i++) {
@@ -72,7 +73,7 @@ public final class Main {
                 case "--deploy" -> deploy.add(Path.of(arg(args, ++i, a)));
                 case "--work" -> c = c.withWorkDir(Path.of(arg(args, ++i, a)));
                 case "--db" -> c = c.withDb(arg(args, ++i, a));
-                case "--seed" -> c = c.withSeed(Path.of(arg(args, ++i, a)));
+                case "--seed" -> seeds.add(Path.of(arg(args, ++i, a)));
                 case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
                 case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
                 case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));
@@ -92,7 +93,7 @@ public final class Main {
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars);
+        return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars).withSeeds(seeds);
     }
 
     private static String arg(String[] args, int i, String option) {

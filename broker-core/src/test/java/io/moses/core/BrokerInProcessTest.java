@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +32,7 @@ class BrokerInProcessTest {
                   - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                 """);
         BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:inprocess")
-                .withSeed(work.resolve("seed.yaml")).withVariables(Map.of("PARTNER", partner.url("")))
+                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(java.util.List.of(Path.of("src/test/resources/processes/echo-pair")));
         broker = new Broker(config, unit -> java.util.List.of());
         broker.start();

@@ -72,7 +72,7 @@ class BrokerKnowledgeBaseTest {
         Files.writeString(work.resolve("seed.yaml"), seed());
         try (EchoPartner partner = new EchoPartner(0)) {
             BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb(url)
-                    .withSeed(work.resolve("seed.yaml")).withVariables(Map.of("PARTNER", partner.url("")))
+                    .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withRefreshMillis(200)
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
             Broker broker = new Broker(config, unit -> List.of());
@@ -121,7 +121,7 @@ class BrokerKnowledgeBaseTest {
         Files.writeString(work.resolve("seed.yaml"), seed());
         try (EchoPartner partner = new EchoPartner(0)) {
             BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:auth")
-                    .withSeed(work.resolve("seed.yaml")).withVariables(Map.of("PARTNER", partner.url("")))
+                    .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
             Broker broker = new Broker(config, unit -> List.of());
             broker.start();

@@ -94,7 +94,23 @@ public final class BpelEngine implements AutoCloseable {
         server.setEndpointReferenceContext(endpoints);
         server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers));
         server.registerBpelEventListener(callers);
-        scheduler.setJobProcessor(server);
+        scheduler.setJobProcessor(this::runJob);
+    }
+
+    /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
+    private void runJob(org.apache.ode.bpel.iapi.Scheduler.JobInfo job) {
+        try {
+            server.onScheduledJob(job);
+        } catch (RuntimeException e) { // JobProcessorException included
+            // Instance-lock contention (concurrent replies of a flow) is retried by the scheduler.
+            if (e instanceof org.apache.ode.bpel.iapi.Scheduler.JobProcessorException j && j.retry) throw e;
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+            String reason = root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+            log.warn("process job {} failed: {}", job.jobDetail.getType(), reason);
+            callers.failed(job.jobDetail.getMexId(), job.jobDetail.getInstanceId(), "the process failed while running: " + reason);
+            throw e;
+        }
     }
 
     public void start() {
@@ -206,12 +222,20 @@ public final class BpelEngine implements AutoCloseable {
         try {
             if (mexIsOneWay(op)) return new CompositeOutcome.Reply(null);
             if (reply == null) return new CompositeOutcome.Failure("the engine refused the request", false);
-            try {
-                reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                return new CompositeOutcome.Failure("no reply from " + service.getLocalPart() + " within " + timeout.toMillis() + " ms", false);
-            } catch (Exception e) {
-                return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                try {
+                    // A short wait in a loop: a failed engine job never completes the future.
+                    reply.get(50, TimeUnit.MILLISECONDS);
+                    break;
+                } catch (TimeoutException e) {
+                    String failure = callers.failure(mexId);
+                    if (failure != null) return new CompositeOutcome.Failure(failure, false);
+                    if (System.nanoTime() > deadline)
+                        return new CompositeOutcome.Failure("no reply from " + service.getLocalPart() + " within " + timeout.toMillis() + " ms", false);
+                } catch (Exception e) {
+                    return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
+                }
             }
             return readReply(mexId, target.binding(), op);
         } finally {

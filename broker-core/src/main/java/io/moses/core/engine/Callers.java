@@ -16,15 +16,39 @@ final class Callers implements BpelEventListener {
     private final Map<String, String> classByExchange = new ConcurrentHashMap<>();
     private final Map<Long, String> classByInstance = new ConcurrentHashMap<>();
     private final Map<String, Long> instanceByExchange = new ConcurrentHashMap<>();
+    private final Map<Long, String> exchangeByInstance = new ConcurrentHashMap<>();
+    private final Map<String, String> failures = new ConcurrentHashMap<>();
+    private final java.util.Set<String> waiting = ConcurrentHashMap.newKeySet();
 
     void register(String exchangeId, String serviceClass) {
+        waiting.add(exchangeId);
         if (serviceClass != null) classByExchange.put(exchangeId, serviceClass);
     }
 
     void release(String exchangeId) {
+        waiting.remove(exchangeId);
+        failures.remove(exchangeId);
         classByExchange.remove(exchangeId);
         Long iid = instanceByExchange.remove(exchangeId);
-        if (iid != null) classByInstance.remove(iid);
+        if (iid != null) {
+            classByInstance.remove(iid);
+            exchangeByInstance.remove(iid);
+        }
+    }
+
+    /**
+     * An engine job of a request's instance failed: in-memory jobs are not retried, so the
+     * request will never get a reply. Its waiter is told at once instead of timing out.
+     */
+    void failed(String exchangeId, Long instanceId, String reason) {
+        String mex = exchangeId != null && waiting.contains(exchangeId) ? exchangeId
+                : instanceId == null ? null : exchangeByInstance.get(instanceId);
+        if (mex != null && waiting.contains(mex)) failures.put(mex, reason);
+    }
+
+    /** Why the request's instance failed, or null. */
+    String failure(String exchangeId) {
+        return failures.get(exchangeId);
     }
 
     String classOf(Long instanceId) {
@@ -34,11 +58,12 @@ final class Callers implements BpelEventListener {
     @Override
     public void onEvent(BpelEvent event) {
         if (event instanceof NewProcessInstanceEvent e && e.getMessageExchangeId() != null) {
-            String cls = classByExchange.get(e.getMessageExchangeId());
-            if (cls != null) {
-                classByInstance.put(e.getProcessInstanceId(), cls);
-                instanceByExchange.put(e.getMessageExchangeId(), e.getProcessInstanceId());
-            }
+            String mex = e.getMessageExchangeId();
+            if (!waiting.contains(mex)) return;
+            instanceByExchange.put(mex, e.getProcessInstanceId());
+            exchangeByInstance.put(e.getProcessInstanceId(), mex);
+            String cls = classByExchange.get(mex);
+            if (cls != null) classByInstance.put(e.getProcessInstanceId(), cls);
         }
     }
 

@@ -1,0 +1,148 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The walking skeleton end to end: the stub services and the broker as real processes, the
+ * trip planner and a second process deployed in ODE format, SOAP over real sockets.
+ */
+class TripPlannerEndToEndTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final String[] TASKS = {"flight", "hotel", "weather", "car", "attraction", "payment"};
+    static ChildProcess stubs;
+    static ChildProcess broker;
+    static int stubPort;
+    static int brokerPort;
+    @TempDir static Path work;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
+        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.toString(),
+                "--deploy", "../bpel-processes/trip-planner", "--deploy", "../bpel-processes/order-check",
+                "--seed", "../bpel-processes/trip-planner/seed.yaml", "--seed", "../bpel-processes/order-check/seed.yaml",
+                "--set", "STUBS=http://127.0.0.1:" + stubPort));
+        brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) broker.close();
+        if (stubs != null) stubs.close();
+    }
+
+    static void setLatency(String service, int millis) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"latencyMs\":" + millis + ",\"distribution\":\"fixed\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    static HttpResponse<String> planTrip(String user, String password, boolean car, int attractions) throws Exception {
+        String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                + "<tp:planTrip xmlns:tp='urn:moses:trip-planner'><tp:customer>" + user + "</tp:customer>"
+                + "<tp:destination>Rome</tp:destination><tp:departure>2026-06-01</tp:departure><tp:nights>3</tp:nights>"
+                + "<tp:needsCar>" + car + "</tp:needsCar><tp:attractions>" + attractions + "</tp:attractions></tp:planTrip>"
+                + "</soap:Body></soap:Envelope>";
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/services/TripPlannerService"))
+                .header("Content-Type", "text/xml; charset=utf-8")
+                .header("SOAPAction", "\"urn:moses:trip-planner/planTrip\"")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes()))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The reply's shape: its elements without their text (providers differ in what they answer). */
+    static String normalized(String reply) {
+        for (String t : TASKS) assertTrue(reply.contains("by " + t + "-"), "a result from " + t + ": " + reply);
+        return reply.replaceAll(">[^<]+<", "><");
+    }
+
+    @Test
+    void theReplyCarriesDataFromAllSixTasksAndTheFlowOverlaps() throws Exception {
+        for (String t : TASKS) {
+            setLatency(t + "-a", 100);
+            setLatency(t + "-b", 100);
+        }
+        planTrip("alice", "alice-demo", true, 1); // warm up
+        long start = System.nanoTime();
+        HttpResponse<String> r = planTrip("alice", "alice-demo", true, 1);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(200, r.statusCode(), r.body());
+        for (String t : TASKS)
+            assertTrue(Pattern.compile("by " + t + "-[ab]").matcher(r.body()).find(), "data from " + t + " in " + r.body());
+        // six 100 ms tasks, three of them in a flow: about 400 ms, well under the sequential 600 ms
+        assertTrue(ms >= 390, "took " + ms + " ms: the stubs' latency must show");
+        assertTrue(ms < 560, "took " + ms + " ms: the flow's invokes must overlap");
+        for (String t : TASKS) {
+            setLatency(t + "-a", 0);
+            setLatency(t + "-b", 0);
+        }
+    }
+
+    @Test
+    void theSecondProviderIsCalledThroughItsMappingAndTheReplyIsTheSame() throws Exception {
+        // carl is bronze: the seed plan sends half of each task to the -b provider (other namespace and names)
+        List<String> replies = new ArrayList<>();
+        boolean sawB = false;
+        for (int i = 0; i < 6; i++) {
+            HttpResponse<String> r = planTrip("carl", "carl-demo", true, 2);
+            assertEquals(200, r.statusCode(), r.body());
+            sawB |= r.body().contains("-b");
+            replies.add(normalized(r.body()));
+        }
+        assertTrue(sawB, "the -b providers answered some invokes");
+        for (String r : replies) assertEquals(replies.get(0), r);
+    }
+
+    @Test
+    void aSecondDifferentProcessIsServedToo() throws Exception {
+        String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                + "<oc:checkOrder xmlns:oc='urn:moses:order-check'><orderId>o-1</orderId><item>book</item>"
+                + "<quantity>25</quantity><destination>Rome</destination></oc:checkOrder></soap:Body></soap:Envelope>";
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/services/OrderCheckService"))
+                .header("Content-Type", "text/xml; charset=utf-8")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("bob:bob-demo".getBytes()))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.body().contains("accepted"), r.body());
+        Matcher m = Pattern.compile("reserved \\d+ by inventory").matcher(r.body());
+        int calls = 0;
+        while (m.find()) calls++;
+        assertEquals(3, calls, "the while loop invoked inventory three times: " + r.body());
+        assertTrue(r.body().contains("by shipping"), r.body());
+    }
+
+    @Test
+    void aProcessThatFailsWhileRunningFaultsAtOnce() throws Exception {
+        String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                + "<oc:checkOrder xmlns:oc='urn:moses:order-check'><orderId>o-2</orderId><item>book</item>"
+                + "<quantity>abc</quantity><destination>Rome</destination></oc:checkOrder></soap:Body></soap:Envelope>";
+        long start = System.nanoTime();
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/services/OrderCheckService"))
+                .header("Content-Type", "text/xml; charset=utf-8")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("bob:bob-demo".getBytes()))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(500, r.statusCode(), r.body());
+        assertTrue(r.body().contains("the process failed while running"), r.body());
+        assertTrue(ms < 5_000, "faulted in " + ms + " ms, not after the request timeout");
+    }
+}
