@@ -88,6 +88,7 @@ public final class Broker implements AutoCloseable {
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
         http.mount("/health", new HealthServlet(this::health));
         http.mount("/metrics", new MetricsServlet(metrics));
+        http.mount("/admin/*", new AdminServlet(binding::plan, kb));
         http.start();
         for (Path unit : config.deployments()) deploy(unit);
         camel = new DefaultCamelContext();

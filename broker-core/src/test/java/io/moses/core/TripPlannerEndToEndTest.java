@@ -145,4 +145,24 @@ class TripPlannerEndToEndTest {
         assertTrue(r.body().contains("the process failed while running"), r.body());
         assertTrue(ms < 5_000, "faulted in " + ms + " ms, not after the request timeout");
     }
+
+    @Test
+    void planCommandShowsThePlanInForceAsATableAndJson() throws Exception {
+        String url = "http://127.0.0.1:" + brokerPort;
+        try (ChildProcess table = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url))) {
+            assertTrue(table.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, table.process.exitValue(), table.output());
+            Thread.sleep(200);
+            assertTrue(table.output().contains("plan 1") && table.output().contains("par(flight-a,flight-b)"), table.output());
+        }
+        try (ChildProcess json = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--json", "--history"))) {
+            assertTrue(json.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+            Thread.sleep(200);
+            assertTrue(json.output().contains("\"implementation\" : \"alt(hotel-a,hotel-b)\""), json.output());
+        }
+        try (ChildProcess bad = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", "http://127.0.0.1:1"))) {
+            assertTrue(bad.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(2, bad.process.exitValue());
+        }
+    }
 }
