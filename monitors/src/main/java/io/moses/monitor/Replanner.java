@@ -1,0 +1,83 @@
+package io.moses.monitor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Coalesces re-plan requests (model.md section 7): at most one solve in flight; requests that
+ * arrive meanwhile are merged into one more solve after it. A storm of events yields one or
+ * two new plans, not one per event.
+ */
+public final class Replanner implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Replanner.class);
+
+    private final Consumer<String> solve;
+    private final ExecutorService worker;
+    private final AtomicLong solves = new AtomicLong();
+    private final Object lock = new Object();
+    private boolean running;
+    private final List<String> pending = new ArrayList<>();
+
+    /** @param solve solves and publishes a new plan; its argument says why */
+    public Replanner(Consumer<String> solve) {
+        this.solve = solve;
+        this.worker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "replanner");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Asks for a new plan; returns at once. */
+    public void request(String reason) {
+        synchronized (lock) {
+            pending.add(reason);
+            if (running) return;
+            running = true;
+        }
+        worker.execute(this::drain);
+    }
+
+    private void drain() {
+        while (true) {
+            String why;
+            synchronized (lock) {
+                if (pending.isEmpty()) {
+                    running = false;
+                    return;
+                }
+                why = pending.size() == 1 ? pending.get(0) : pending.get(0) + " (and " + (pending.size() - 1) + " more events)";
+                pending.clear();
+            }
+            solves.incrementAndGet();
+            try {
+                solve.accept(why);
+            } catch (RuntimeException e) {
+                log.warn("re-plan failed ({}), keeping the current plan: {}", why, e.getMessage());
+            }
+        }
+    }
+
+    /** How many solves have run. */
+    public long solves() {
+        return solves.get();
+    }
+
+    /** True while a solve runs or waits. */
+    public boolean busy() {
+        synchronized (lock) {
+            return running;
+        }
+    }
+
+    @Override
+    public void close() {
+        worker.shutdownNow();
+    }
+}

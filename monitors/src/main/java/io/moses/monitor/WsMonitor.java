@@ -1,0 +1,79 @@
+package io.moses.monitor;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The WS Monitor: probes every concrete service on a period with a GET of its WSDL
+ * ({@code endpoint?wsdl}), with hysteresis: a service is down after {@code downAfter}
+ * failed probes in a row and up again after {@code upAfter} good ones. Calls back on each
+ * change.
+ */
+public final class WsMonitor {
+    private static final Logger log = LoggerFactory.getLogger(WsMonitor.class);
+
+    private final HttpClient http;
+    private final Duration timeout;
+    private final int downAfter;
+    private final int upAfter;
+    private final BiConsumer<String, Boolean> onChange;
+    private final Map<String, int[]> streaks = new ConcurrentHashMap<>();
+    private final Set<String> down = ConcurrentHashMap.newKeySet();
+
+    /** @param onChange (service, up) on every change of state */
+    public WsMonitor(Duration timeout, int downAfter, int upAfter, BiConsumer<String, Boolean> onChange) {
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.timeout = timeout;
+        this.downAfter = downAfter;
+        this.upAfter = upAfter;
+        this.onChange = onChange;
+    }
+
+    /** Probes every service once, concurrently; returns when all probes have ended. */
+    public void probe(Map<String, URI> endpoints) {
+        List<CompletableFuture<Void>> probes = new ArrayList<>();
+        for (var e : endpoints.entrySet()) {
+            URI wsdl = URI.create(e.getValue() + (e.getValue().getQuery() == null ? "?wsdl" : "&wsdl"));
+            probes.add(http.sendAsync(HttpRequest.newBuilder(wsdl).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.discarding())
+                    .handle((r, err) -> err == null && r.statusCode() == 200)
+                    .thenAccept(ok -> observe(e.getKey(), ok)));
+        }
+        CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).join();
+        streaks.keySet().retainAll(endpoints.keySet());
+        down.retainAll(endpoints.keySet());
+    }
+
+    private void observe(String service, boolean ok) {
+        int[] s = streaks.computeIfAbsent(service, k -> new int[2]); // [good in a row, bad in a row]
+        boolean changed;
+        synchronized (s) {
+            if (ok) { s[0]++; s[1] = 0; } else { s[1]++; s[0] = 0; }
+            changed = ok ? s[0] >= upAfter && down.remove(service) : s[1] >= downAfter && down.add(service);
+        }
+        if (changed) {
+            log.info("concrete service {} is {}", service, ok ? "back up" : "down");
+            onChange.accept(service, ok);
+        }
+    }
+
+    public Set<String> down() {
+        return Set.copyOf(down);
+    }
+
+    Map<String, int[]> streaks() {
+        return new HashMap<>(streaks);
+    }
+}

@@ -1,0 +1,50 @@
+package io.moses.monitor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class WsMonitorTest {
+    @Test
+    void aServiceGoesDownAfterTwoFailedProbesAndComesBackAfterTwoGoodOnes() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 10);
+        boolean[] up = {true};
+        server.createContext("/svc", ex -> {
+            byte[] b = "<definitions/>".getBytes();
+            ex.sendResponseHeaders(up[0] ? 200 : 503, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        server.start();
+        try {
+            List<String> changes = new CopyOnWriteArrayList<>();
+            WsMonitor m = new WsMonitor(Duration.ofSeconds(1), 2, 2, (s, isUp) -> changes.add(s + (isUp ? " up" : " down")));
+            Map<String, URI> endpoints = Map.of("svc", URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/svc"),
+                    "gone", URI.create("http://127.0.0.1:1/nothing"));
+            m.probe(endpoints);
+            assertTrue(m.down().isEmpty(), "one failed probe is not enough");
+            m.probe(endpoints);
+            assertEquals(java.util.Set.of("gone"), m.down());
+            up[0] = false;
+            m.probe(endpoints);
+            m.probe(endpoints);
+            assertEquals(java.util.Set.of("gone", "svc"), m.down());
+            up[0] = true;
+            m.probe(endpoints);
+            assertTrue(m.down().contains("svc"), "one good probe is not enough");
+            m.probe(endpoints);
+            assertEquals(java.util.Set.of("gone"), m.down());
+            assertEquals(List.of("gone down", "svc down", "svc up"), changes);
+        } finally {
+            server.stop(0);
+        }
+    }
+}
