@@ -47,12 +47,12 @@ final class PatternExecutor {
         final SoapClient.Call call;
         final long start = System.nanoTime();
 
-        Pending(Invocation inv, ConcreteService service) {
+        Pending(Invocation inv, ConcreteService service, boolean cancellable) {
             this.service = service;
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
             this.call = client.send(service.endpoint(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
-                    timeouts.apply(service.name()));
+                    timeouts.apply(service.name()), cancellable);
         }
 
         CompletableFuture<Attempt> attempt() {
@@ -61,13 +61,13 @@ final class PatternExecutor {
     }
 
     private CompletableFuture<Attempt> callOne(Invocation inv, ConcreteService s) {
-        return new Pending(inv, s).attempt();
+        return new Pending(inv, s, false).attempt();
     }
 
     private CompletableFuture<InvokeOutcome> parallel(Invocation inv, List<ConcreteService> members) {
         CompletableFuture<InvokeOutcome> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
-        for (ConcreteService s : members) calls.add(new Pending(inv, s));
+        for (ConcreteService s : members) calls.add(new Pending(inv, s, true));
         List<Attempt> failed = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
         for (Pending p : calls) {

@@ -26,6 +26,18 @@ public final class SoapClient {
 
     private final HttpClient http;
 
+    static {
+        // A call that may be cancelled (a 1-out-of-n member) goes on a connection of its own,
+        // closed after it: measured here, cancelling an exchange on a pooled keep-alive
+        // connection of the JDK 17 client leaves that connection in the pool broken, and the
+        // next call on it fails with "header parser received no bytes". Sending
+        // "Connection: close" needs this header allowed; it must be set before the JDK's HTTP
+        // client is first used.
+        String allowed = System.getProperty("jdk.httpclient.allowRestrictedHeaders", "");
+        if (!allowed.toLowerCase().contains("connection"))
+            System.setProperty("jdk.httpclient.allowRestrictedHeaders", allowed.isEmpty() ? "connection" : allowed + ",connection");
+    }
+
     /** What came back from one concrete service. */
     public sealed interface Result {
         record Reply(Element body) implements Result {}
@@ -54,13 +66,26 @@ public final class SoapClient {
         }
     }
 
-    /** Like {@link #call}, but the call can be cancelled (1-out-of-n cancels the losers). */
+    /** A call on a pooled connection; see {@link #send(URI, String, Element, Duration, boolean)}. */
     public Call send(URI endpoint, String soapAction, Element body, Duration timeout) {
+        return send(endpoint, soapAction, body, timeout, false);
+    }
+
+    /**
+     * Like {@link #call}, but the call can be cancelled.
+     *
+     * @param cancellable true for a call that may be cancelled (1-out-of-n cancels its losers):
+     *                    it gets a connection of its own, so cancelling it cannot spoil a
+     *                    pooled one
+     */
+    public Call send(URI endpoint, String soapAction, Element body, Duration timeout, boolean cancellable) {
         String envelope = "<soapenv:Envelope xmlns:soapenv=\"" + SOAP11 + "\"><soapenv:Body>"
                 + Xml.write(body) + "</soapenv:Body></soapenv:Envelope>";
         HttpRequest request;
         try {
-            request = HttpRequest.newBuilder(endpoint)
+            HttpRequest.Builder b = HttpRequest.newBuilder(endpoint);
+            if (cancellable) b.header("Connection", "close");
+            request = b
                     .timeout(timeout)
                     .header("Content-Type", "text/xml; charset=utf-8")
                     .header("SOAPAction", "\"" + (soapAction == null ? "" : soapAction) + "\"")

@@ -46,6 +46,7 @@ public final class BpelEngine implements AutoCloseable {
     private final SimpleScheduler scheduler;
     private final BpelServerImpl server;
     private final ExecutorService jobThreads;
+    private final ExecutorService replyThreads;
     private final Endpoints endpoints = new Endpoints();
     private final Callers callers = new Callers();
     private final AtomicLong versions = new AtomicLong(1);
@@ -92,7 +93,13 @@ public final class BpelEngine implements AutoCloseable {
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);
         server.setEndpointReferenceContext(endpoints);
-        server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers));
+        AtomicInteger r = new AtomicInteger();
+        this.replyThreads = Executors.newFixedThreadPool(Math.max(4, jobThreads / 2), t -> {
+            Thread th = new Thread(t, "bpel-reply-" + r.incrementAndGet());
+            th.setDaemon(true);
+            return th;
+        });
+        server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads));
         server.registerBpelEventListener(callers);
         scheduler.setJobProcessor(this::runJob);
     }
@@ -298,6 +305,7 @@ public final class BpelEngine implements AutoCloseable {
             log.warn("engine stop: {}", e.toString());
         }
         jobThreads.shutdownNow();
+        replyThreads.shutdownNow();
         log.info("BPEL engine stopped");
     }
 }

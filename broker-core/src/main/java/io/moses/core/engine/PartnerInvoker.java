@@ -34,8 +34,16 @@ final class PartnerInvoker implements MessageExchangeContext {
     private final Scheduler scheduler;
     private final Supplier<BpelServerImpl> server;
     private final Callers callers;
+    private final java.util.concurrent.Executor replies;
 
-    PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers) {
+    /**
+     * @param replies where replies are handed back to the engine: never the thread that
+     *                completed the call, which may still be inside the engine's transaction
+     *                (a call that fails at once completes in {@code afterCompletion})
+     */
+    PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers,
+                   java.util.concurrent.Executor replies) {
+        this.replies = replies;
         this.handler = handler;
         this.scheduler = scheduler;
         this.server = server;
@@ -69,12 +77,12 @@ final class PartnerInvoker implements MessageExchangeContext {
             @Override
             public void afterCompletion(boolean success) {
                 if (!success) return;
-                handler.invoke(invocation).whenComplete((outcome, error) -> {
+                handler.invoke(invocation).whenCompleteAsync((outcome, error) -> {
                     if (!twoWay) return;
                     InvokeOutcome result = error == null ? outcome
                             : new InvokeOutcome.Failure(invocation.task() + ": " + error, java.util.List.of());
                     reply(mexId, binding, op, result);
-                });
+                }, replies);
             }
 
             @Override

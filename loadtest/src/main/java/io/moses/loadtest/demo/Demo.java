@@ -1,0 +1,167 @@
+package io.moses.loadtest.demo;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * {@code moses demo}: the broker end to end on one machine. Starts the stub services and a
+ * broker as child processes, deploys the trip planner with its seed (classes, users, two
+ * concrete services per task, an initial plan), runs a closed-loop workload from several
+ * clients as the seed's users, prints what happened, and stops everything it started.
+ * Exits 0 only if every request succeeded.
+ */
+public final class Demo {
+    private static final Pattern STUBS = Pattern.compile("stubs listening on http://[^:]+:(\\d+)");
+    private static final Pattern BROKER = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
+    private static final String[][] USERS = {
+            {"alice", "alice-demo"}, {"bob", "bob-demo"}, {"carl", "carl-demo"}, {"anna", "anna-demo"},
+            {"bea", "bea-demo"}, {"cleo", "cleo-demo"}};
+
+    private Demo() {}
+
+    public static void main(String[] args) throws Exception {
+        int requests = 1000;
+        int clients = 8;
+        String db = null;
+        boolean keep = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--requests" -> requests = positive(args, ++i);
+                case "--clients" -> clients = positive(args, ++i);
+                case "--db" -> db = value(args, ++i);
+                case "--keep-logs" -> keep = true;
+                default -> usage("unknown option " + args[i]);
+            }
+        }
+        Path home = Path.of(System.getProperty("moses.home", "."));
+        String brokerClasspath = System.getProperty("moses.broker.classpath");
+        if (brokerClasspath == null) usage("run through ./moses demo (the broker's class path is missing)");
+        Path tmp = Files.createTempDirectory("moses-demo");
+        boolean ok = false;
+        say("demo: stubs, broker and logs in " + tmp);
+        try (Child stubs = new Child("stubs", System.getProperty("java.class.path"), "io.moses.loadtest.stubs.StubServer",
+                List.of("--port", "0"), tmp.resolve("stubs.log"))) {
+            int stubPort = Integer.parseInt(stubs.await(STUBS, 60));
+            say("demo: stub services on port " + stubPort + " (12 concrete services, 2 per task)");
+            List<String> brokerArgs = new ArrayList<>(List.of("--port", "0", "--work", tmp.resolve("work").toString(),
+                    "--deploy", home.resolve("bpel-processes/trip-planner").toString(),
+                    "--seed", home.resolve("bpel-processes/trip-planner/seed.yaml").toString(),
+                    "--set", "STUBS=http://127.0.0.1:" + stubPort));
+            if (db != null) brokerArgs.addAll(List.of("--db", db));
+            try (Child broker = new Child("broker", brokerClasspath, "io.moses.core.Main", brokerArgs, tmp.resolve("broker.log"))) {
+                int port = Integer.parseInt(broker.await(BROKER, 120));
+                String base = "http://127.0.0.1:" + port;
+                say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))
+                        + ", trip planner deployed");
+                say("demo: " + requests + " composite requests from " + clients + " concurrent clients (users of the gold, silver and bronze classes)");
+                Workload.Result r = new Workload(URI.create(base + "/services/TripPlannerService"), "urn:moses:trip-planner/planTrip",
+                        USERS, clients).run(requests, Demo::request, line -> say("  " + line));
+                System.out.println();
+                System.out.println(r.report());
+                System.out.println();
+                System.out.println(answeredBy(fetch(base + "/metrics")));
+                ok = r.errors() == 0;
+                if (!ok) say("demo: FAILED: " + r.errors() + " of " + r.requests() + " requests failed; broker log: " + tmp.resolve("broker.log"));
+                else say("demo: OK: every request succeeded");
+            }
+        } catch (Exception e) {
+            say("demo: FAILED: " + e.getMessage());
+        } finally {
+            if (ok && !keep) deleteTree(tmp);
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    /** The i-th request's body: trips with and without a car, 0 to 3 attractions. */
+    static String request(int i, String user) {
+        return "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"
+                + "<tp:planTrip xmlns:tp=\"urn:moses:trip-planner\"><tp:customer>" + user + "</tp:customer>"
+                + "<tp:destination>" + (i % 3 == 0 ? "Rome" : i % 3 == 1 ? "Paris" : "Lisbon") + "</tp:destination>"
+                + "<tp:departure>2026-07-0" + (1 + i % 9) + "</tp:departure><tp:nights>" + (1 + i % 5) + "</tp:nights>"
+                + "<tp:needsCar>" + (i % 2 == 0) + "</tp:needsCar><tp:attractions>" + (i % 4) + "</tp:attractions>"
+                + "</tp:planTrip></soap:Body></soap:Envelope>";
+    }
+
+    /** Which concrete service answered how often, from the broker's own metrics. */
+    static String answeredBy(String metrics) {
+        Pattern p = Pattern.compile("^moses_concrete_invokes_seconds_count\\{([^}]*)\\} ([0-9.E]+)", Pattern.MULTILINE);
+        Map<String, Map<String, Long>> byTask = new TreeMap<>();
+        Matcher m = p.matcher(metrics);
+        while (m.find()) {
+            Map<String, String> tags = new TreeMap<>();
+            for (String kv : m.group(1).split(",")) {
+                int eq = kv.indexOf('=');
+                tags.put(kv.substring(0, eq), kv.substring(eq + 2, kv.length() - 1));
+            }
+            String key = tags.get("service") + (tags.get("outcome").equals("ok") ? "" : " (" + tags.get("outcome") + ")");
+            byTask.computeIfAbsent(tags.get("task"), k -> new TreeMap<>()).merge(key, (long) Double.parseDouble(m.group(2)), Long::sum);
+        }
+        StringBuilder out = new StringBuilder("which concrete service answered (invokes per task, from /metrics):\n");
+        byTask.forEach((task, services) -> {
+            out.append(String.format("  %-26s", task));
+            services.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()))
+                    .forEach(e -> out.append(String.format("  %s %d", e.getKey(), e.getValue())));
+            out.append('\n');
+        });
+        return out.toString().stripTrailing();
+    }
+
+    static String fetch(String url) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static String mask(String db) {
+        return db.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private static int positive(String[] args, int i) {
+        String v = value(args, i);
+        try {
+            int n = Integer.parseInt(v);
+            if (n > 0) return n;
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        usage(args[i - 1] + " needs a positive whole number, got '" + v + "'");
+        return 0;
+    }
+
+    private static String value(String[] args, int i) {
+        if (i >= args.length) usage(args[i - 1] + " needs a value");
+        return args[i];
+    }
+
+    private static void usage(String problem) {
+        System.err.println("moses demo: " + problem);
+        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--keep-logs]");
+        System.exit(2);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp directory left behind is harmless
+        }
+    }
+}
