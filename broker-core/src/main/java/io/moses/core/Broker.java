@@ -8,6 +8,7 @@ import io.moses.adaptation.InvokeHandler;
 import io.moses.adaptation.OutcomeLog;
 import io.moses.adaptation.SoapClient;
 import io.moses.adaptation.StaticBinding;
+import io.moses.core.composition.BehavioralModelBuilder;
 import io.moses.core.engine.BpelEngine;
 import io.moses.core.engine.ProvidedService;
 import io.moses.core.frontend.Authenticator;
@@ -29,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -45,9 +45,9 @@ public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
     private final BrokerConfig config;
-    private final Function<Path, List<CompositeService>> composition;
     private final PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<ProvidedService> services = new ArrayList<>();
+    private final Map<String, CompositeService> composites = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private KnowledgeBase kb;
     private Knowledge knowledge;
@@ -57,13 +57,8 @@ public final class Broker implements AutoCloseable {
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
 
-    /**
-     * @param composition builds the behavioral model of each process of a deployment unit
-     *                    (the Composition Manager); stored in the knowledge base
-     */
-    public Broker(BrokerConfig config, Function<Path, List<CompositeService>> composition) {
+    public Broker(BrokerConfig config) {
         this.config = config;
-        this.composition = composition;
     }
 
     public void start() throws Exception {
@@ -111,10 +106,17 @@ public final class Broker implements AutoCloseable {
         return first;
     }
 
-    /** Deploys a unit, stores its behavioral model and serves its provided services. */
+    /**
+     * Deploys a unit, stores the behavioral model of each of its processes (the Composition
+     * Manager's part) and serves its provided services.
+     */
     public BpelEngine.Deployment deploy(Path unit) {
         BpelEngine.Deployment d = engine.deploy(unit);
-        for (CompositeService cs : composition.apply(d.dir())) kb.putCompositeService(cs);
+        for (Path bpel : d.processes().values()) {
+            CompositeService model = BehavioralModelBuilder.build(bpel);
+            kb.putCompositeService(model);
+            composites.put(model.name(), model);
+        }
         for (ProvidedService s : d.services()) {
             http.publish(engine, s, config.requestTimeout(), authenticator, this::recordComposite);
             services.add(s);
@@ -154,6 +156,8 @@ public final class Broker implements AutoCloseable {
         h.put("binding", config.staticBinding() ? "static" : "adaptive");
         h.put("services", services.stream().map(s -> Map.of("composite", s.composite(),
                 "path", "/services" + s.path(), "operations", s.operations())).toList());
+        h.put("composites", composites.values().stream().map(c -> Map.of("name", c.name(),
+                "tasks", c.tasks().stream().map(t -> t.name()).toList())).toList());
         return h;
     }
 

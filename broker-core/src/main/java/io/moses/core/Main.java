@@ -24,7 +24,7 @@ public final class Main {
             System.exit(2);
             return;
         }
-        Broker broker = new Broker(config, unit -> List.of());
+        Broker broker = new Broker(config);
         try {
             broker.start();
         } catch (Exception e) {

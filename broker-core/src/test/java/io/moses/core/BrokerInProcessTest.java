@@ -34,7 +34,7 @@ class BrokerInProcessTest {
         BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:inprocess")
                 .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(java.util.List.of(Path.of("src/test/resources/processes/echo-pair")));
-        broker = new Broker(config, unit -> java.util.List.of());
+        broker = new Broker(config);
         broker.start();
     }
 

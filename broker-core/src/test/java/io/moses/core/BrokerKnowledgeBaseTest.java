@@ -75,7 +75,7 @@ class BrokerKnowledgeBaseTest {
                     .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withRefreshMillis(200)
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
-            Broker broker = new Broker(config, unit -> List.of());
+            Broker broker = new Broker(config);
             broker.start();
             try {
                 int port = broker.port();
@@ -123,7 +123,7 @@ class BrokerKnowledgeBaseTest {
             BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:auth")
                     .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
-            Broker broker = new Broker(config, unit -> List.of());
+            Broker broker = new Broker(config);
             broker.start();
             try {
                 int port = broker.port();

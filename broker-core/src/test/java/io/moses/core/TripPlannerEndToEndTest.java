@@ -113,6 +113,15 @@ class TripPlannerEndToEndTest {
     }
 
     @Test
+    void theBehavioralModelOfEachDeployedProcessIsKnown() throws Exception {
+        String health = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        for (String task : new String[]{"flight.findFlight", "hotel.findHotel", "weather.getForecast", "car.rentCar",
+                "attraction.bookAttraction", "payment.charge", "inventory.reserve", "shipping.quote"})
+            assertTrue(health.contains("\"" + task + "\""), task + " in " + health);
+    }
+
+    @Test
     void aSecondDifferentProcessIsServedToo() throws Exception {
         String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
                 + "<oc:checkOrder xmlns:oc='urn:moses:order-check'><orderId>o-1</orderId><item>book</item>"

@@ -53,6 +53,7 @@ public final class BpelEngine implements AutoCloseable {
     private final Map<QName, Provided> provided = new ConcurrentHashMap<>();
     private final List<Deployment> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
+    private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
 
     /** A deployed unit: its processes' files and the services they provide. */
     public record Deployment(String name, Path dir, Map<QName, Path> processes, List<ProvidedService> services) {}
@@ -126,6 +127,11 @@ public final class BpelEngine implements AutoCloseable {
         scheduler.start();
         running = true;
         log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes)");
+    }
+
+    /** Told of every composite request that ends (on the request's thread: keep it cheap). */
+    public void onCompleted(java.util.function.Consumer<CompletedRequest> listener) {
+        this.completed = listener;
     }
 
     public boolean isRunning() {
@@ -206,6 +212,7 @@ public final class BpelEngine implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return new CompositeOutcome.Failure(e.getMessage(), true);
         }
+        long start = System.nanoTime();
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;
@@ -226,8 +233,9 @@ public final class BpelEngine implements AutoCloseable {
             rollbackQuietly();
             return new CompositeOutcome.Failure("the engine could not start the request: " + e.getMessage(), false);
         }
+        CompositeOutcome outcome = null;
         try {
-            if (mexIsOneWay(op)) return new CompositeOutcome.Reply(null);
+            if (mexIsOneWay(op)) return outcome = new CompositeOutcome.Reply(null);
             if (reply == null) return new CompositeOutcome.Failure("the engine refused the request", false);
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
@@ -244,8 +252,15 @@ public final class BpelEngine implements AutoCloseable {
                     return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
                 }
             }
-            return readReply(mexId, target.binding(), op);
+            outcome = readReply(mexId, target.binding(), op);
+            return outcome;
         } finally {
+            try {
+                completed.accept(new CompletedRequest(target.service().composite(), serviceClass,
+                        outcome instanceof CompositeOutcome.Reply, System.nanoTime() - start, callers.invokes(mexId)));
+            } catch (RuntimeException e) {
+                log.warn("request listener failed: {}", e.toString());
+            }
             callers.release(mexId);
         }
     }

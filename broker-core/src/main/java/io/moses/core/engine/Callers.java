@@ -19,15 +19,18 @@ final class Callers implements BpelEventListener {
     private final Map<Long, String> exchangeByInstance = new ConcurrentHashMap<>();
     private final Map<String, String> failures = new ConcurrentHashMap<>();
     private final java.util.Set<String> waiting = ConcurrentHashMap.newKeySet();
+    private final Map<String, Map<io.moses.model.TaskRef, Integer>> invokesByExchange = new ConcurrentHashMap<>();
 
     void register(String exchangeId, String serviceClass) {
         waiting.add(exchangeId);
+        invokesByExchange.put(exchangeId, new ConcurrentHashMap<>());
         if (serviceClass != null) classByExchange.put(exchangeId, serviceClass);
     }
 
     void release(String exchangeId) {
         waiting.remove(exchangeId);
         failures.remove(exchangeId);
+        invokesByExchange.remove(exchangeId);
         classByExchange.remove(exchangeId);
         Long iid = instanceByExchange.remove(exchangeId);
         if (iid != null) {
@@ -53,6 +56,20 @@ final class Callers implements BpelEventListener {
 
     String classOf(Long instanceId) {
         return instanceId == null ? null : classByInstance.get(instanceId);
+    }
+
+    /** Counts one invoke of {@code task} by the request that started {@code instanceId}. */
+    void invoked(Long instanceId, io.moses.model.TaskRef task) {
+        String mex = instanceId == null ? null : exchangeByInstance.get(instanceId);
+        if (mex == null) return;
+        Map<io.moses.model.TaskRef, Integer> counts = invokesByExchange.get(mex);
+        if (counts != null) counts.merge(task, 1, Integer::sum);
+    }
+
+    /** The invokes counted for a request so far. */
+    Map<io.moses.model.TaskRef, Integer> invokes(String exchangeId) {
+        Map<io.moses.model.TaskRef, Integer> counts = invokesByExchange.get(exchangeId);
+        return counts == null ? Map.of() : Map.copyOf(counts);
     }
 
     @Override

@@ -69,6 +69,7 @@ final class PartnerInvoker implements MessageExchangeContext {
         URI target = epr.url() == null || epr.url().isBlank() ? null : URI.create(epr.url());
         Invocation invocation = new Invocation(TaskRef.of(composite, partnerLink, op.name()), callers.classOf(instance),
                 op.soapAction(), body, target);
+        callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();
         boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;
 

@@ -71,8 +71,8 @@ class BadProcessTest {
 
     @Test
     void wrongNumberOfActivities() {
-        refused(process(""), "process /process must contain exactly one activity, found 0");
-        refused(process("<empty/><empty/>"), "process /process must contain exactly one activity, found 2");
+        refused(process(""), "process /process (name \"P\") must contain exactly one activity, found 0");
+        refused(process("<empty/><empty/>"), "process /process (name \"P\") must contain exactly one activity, found 2");
         refused(process("<while><condition>1</condition></while>"), "while /process/while[1] must contain exactly one activity, found 0");
         refused(process("<repeatUntil><empty/><empty/><condition>1</condition></repeatUntil>"), "repeatUntil /process/repeatUntil[1]", "found 2");
         refused(process("<scope name=\"s\"><faultHandlers><catchAll><empty/></catchAll></faultHandlers></scope>"),

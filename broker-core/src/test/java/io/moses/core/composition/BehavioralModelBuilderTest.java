@@ -2,6 +2,7 @@ package io.moses.core.composition;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.model.Activity;
 import io.moses.model.Activity.Choice;
@@ -170,6 +171,7 @@ class BehavioralModelBuilderTest {
         String prefixed = ALL.replace("xmlns=\"" + BPEL20 + "\"", "xmlns:bpel=\"" + BPEL20 + "\"")
                 .replaceAll("<(/?)(?!ext:|\\?)", "<$1bpel:")
                 .replace("\n", "\n\n  ");
+        assertTrue(prefixed.contains("<bpel:sequence name=\"main\">") && !prefixed.contains("<sequence"), prefixed);
         CompositeService a = parse(ALL);
         CompositeService b = parse(prefixed);
         assertEquals(a, b);
