@@ -10,12 +10,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** A process the demo starts: output to a log file, waited on for a line, stopped with SIGTERM. */
-final class Child implements AutoCloseable {
+public final class Child implements AutoCloseable {
     final String name;
     final Process process;
     final Path log;
 
-    Child(String name, String classpath, String mainClass, List<String> args, Path log) throws IOException {
+    public Child(String name, String classpath, String mainClass, List<String> args, Path log) throws IOException {
         this.name = name;
         this.log = log;
         List<String> cmd = new ArrayList<>();
@@ -28,7 +28,7 @@ final class Child implements AutoCloseable {
     }
 
     /** Waits for a line of its log matching {@code pattern}; returns group 1. */
-    String await(Pattern pattern, long seconds) throws IOException, InterruptedException {
+    public String await(Pattern pattern, long seconds) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             for (String line : Files.readAllLines(log)) {
@@ -41,7 +41,7 @@ final class Child implements AutoCloseable {
         throw new IllegalStateException(name + " did not start within " + seconds + " s:\n" + tail(20));
     }
 
-    String tail(int lines) {
+    public String tail(int lines) {
         try {
             List<String> all = Files.readAllLines(log);
             return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));

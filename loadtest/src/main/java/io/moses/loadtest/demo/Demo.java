@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 public final class Demo {
     private static final Pattern STUBS = Pattern.compile("stubs listening on http://[^:]+:(\\d+)");
     private static final Pattern BROKER = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
-    private static final String[][] USERS = {
+    public static final String[][] USERS = {
             {"alice", "alice-demo"}, {"bob", "bob-demo"}, {"carl", "carl-demo"}, {"anna", "anna-demo"},
             {"bea", "bea-demo"}, {"cleo", "cleo-demo"}};
 
@@ -87,7 +87,7 @@ public final class Demo {
     }
 
     /** The i-th request's body: trips with and without a car, 0 to 3 attractions. */
-    static String request(int i, String user) {
+    public static String request(int i, String user) {
         return "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"
                 + "<tp:planTrip xmlns:tp=\"urn:moses:trip-planner\"><tp:customer>" + user + "</tp:customer>"
                 + "<tp:destination>" + (i % 3 == 0 ? "Rome" : i % 3 == 1 ? "Paris" : "Lisbon") + "</tp:destination>"
@@ -97,7 +97,7 @@ public final class Demo {
     }
 
     /** Which concrete service answered how often, from the broker's own metrics. */
-    static String answeredBy(String metrics) {
+    public static String answeredBy(String metrics) {
         Pattern p = Pattern.compile("^moses_concrete_invokes_seconds_count\\{([^}]*)\\} ([0-9.E]+)", Pattern.MULTILINE);
         Map<String, Map<String, Long>> byTask = new TreeMap<>();
         Matcher m = p.matcher(metrics);
@@ -120,7 +120,7 @@ public final class Demo {
         return out.toString().stripTrailing();
     }
 
-    static String fetch(String url) throws IOException, InterruptedException {
+    public static String fetch(String url) throws IOException, InterruptedException {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }

@@ -22,24 +22,24 @@ import java.util.function.Consumer;
  * A closed-loop workload: N clients, each sending one request and waiting for its reply
  * before the next, until a total count is reached. Clients take the given users in turn.
  */
-final class Workload {
+public final class Workload {
     private final URI target;
     private final String soapAction;
     private final String[][] users;
     private final int clients;
 
-    record Result(int requests, int errors, double seconds, double[] latenciesMs, Map<String, Integer> errorKinds) {
-        double throughput() {
+    public record Result(int requests, int errors, double seconds, double[] latenciesMs, Map<String, Integer> errorKinds) {
+        public double throughput() {
             return requests / seconds;
         }
 
-        double percentile(double q) {
+        public double percentile(double q) {
             if (latenciesMs.length == 0) return Double.NaN;
             int i = (int) Math.ceil(q * latenciesMs.length) - 1;
             return latenciesMs[Math.max(0, Math.min(latenciesMs.length - 1, i))];
         }
 
-        String report() {
+        public String report() {
             StringBuilder s = new StringBuilder();
             s.append(String.format("requests %d, errors %d, %.1f s, throughput %.1f req/s%n", requests, errors, seconds, throughput()));
             s.append(String.format("latency ms: p50 %.1f  p95 %.1f  p99 %.1f  max %.1f",
@@ -49,14 +49,21 @@ final class Workload {
         }
     }
 
-    Workload(URI target, String soapAction, String[][] users, int clients) {
+    public Workload(URI target, String soapAction, String[][] users, int clients) {
         this.target = target;
         this.soapAction = soapAction;
         this.users = users;
         this.clients = clients;
     }
 
-    Result run(int total, BiFunction<Integer, String, String> body, Consumer<String> progress) throws InterruptedException {
+    public Result run(int total, BiFunction<Integer, String, String> body, Consumer<String> progress) throws InterruptedException {
+        return run(total, Double.POSITIVE_INFINITY, body, progress);
+    }
+
+    /** Runs until {@code total} requests were sent or {@code maxSeconds} passed, whichever first. */
+    public Result run(int total, double maxSeconds, BiFunction<Integer, String, String> body, Consumer<String> progress)
+            throws InterruptedException {
+        long stopAt = Double.isInfinite(maxSeconds) ? Long.MAX_VALUE : System.nanoTime() + (long) (maxSeconds * 1e9);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         AtomicInteger next = new AtomicInteger();
         AtomicInteger errors = new AtomicInteger();
@@ -70,9 +77,9 @@ final class Workload {
             String[] user = users[c % users.length];
             String auth = "Basic " + Base64.getEncoder().encodeToString((user[0] + ":" + user[1]).getBytes(StandardCharsets.UTF_8));
             Thread t = new Thread(() -> {
-                double[] mine = new double[total];
+                double[] mine = new double[Math.min(total, 1 << 22)];
                 int n = 0;
-                for (int i; (i = next.getAndIncrement()) < total; ) {
+                for (int i; System.nanoTime() < stopAt && (i = next.getAndIncrement()) < total; ) {
                     long t0 = System.nanoTime();
                     String error;
                     try {
@@ -107,7 +114,7 @@ final class Workload {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double[] all = Arrays.stream(lat).filter(a -> a != null).flatMapToDouble(Arrays::stream).sorted().toArray();
-        return new Result(total, errors.get(), seconds, all, new TreeMap<>(kinds));
+        return new Result((int) done.get(), errors.get(), seconds, all, new TreeMap<>(kinds));
     }
 
     private static String faultString(String body) {
