@@ -1,0 +1,59 @@
+package io.moses.monitor;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The condition of the drift rules (model.md section 7): an observed value that differs from
+ * the value the current plan assumed by more than a threshold, for longer than a hold time,
+ * fires once per episode. The difference is relative to the baseline, but never measured
+ * against less than {@code floor} (so tiny baselines do not fire on noise).
+ *
+ * @param <K> what is observed: a concrete service, a (class, task), ...
+ */
+public final class DriftDetector<K> {
+    private final double threshold;
+    private final double floor;
+    private final long holdNanos;
+    private final Map<K, Long> driftingSince = new HashMap<>();
+    private final Map<K, Boolean> fired = new HashMap<>();
+
+    /** A value that drifted: what the plan assumed, what is observed now. */
+    public record Drift<K>(K key, double baseline, double observed) {}
+
+    public DriftDetector(double threshold, double floor, long holdMillis) {
+        this.threshold = threshold;
+        this.floor = floor;
+        this.holdNanos = holdMillis * 1_000_000L;
+    }
+
+    /** Checks every key observed now against its baseline; keys without a baseline are skipped. */
+    public synchronized List<Drift<K>> check(Map<K, Double> observed, Map<K, Double> baseline, long nowNanos) {
+        List<Drift<K>> out = new ArrayList<>();
+        for (var e : observed.entrySet()) {
+            Double base = baseline.get(e.getKey());
+            double obs = e.getValue();
+            if (base == null || Double.isNaN(obs)) continue;
+            boolean drifting = Math.abs(obs - base) > threshold * Math.max(Math.abs(base), floor);
+            if (!drifting) {
+                driftingSince.remove(e.getKey());
+                fired.remove(e.getKey());
+                continue;
+            }
+            long since = driftingSince.computeIfAbsent(e.getKey(), k -> nowNanos);
+            if (nowNanos - since >= holdNanos && !fired.getOrDefault(e.getKey(), false)) {
+                fired.put(e.getKey(), true);
+                out.add(new Drift<>(e.getKey(), base, obs));
+            }
+        }
+        return out;
+    }
+
+    /** Forgets every episode: after a new plan, its values are the new baselines. */
+    public synchronized void reset() {
+        driftingSince.clear();
+        fired.clear();
+    }
+}

@@ -1,0 +1,42 @@
+package io.moses.monitor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DriftDetectorTest {
+    static final long MS = 1_000_000L;
+
+    @Test
+    void firesOnceAfterTheHoldTimeAndAgainOnlyAfterRecovery() {
+        DriftDetector<String> d = new DriftDetector<>(0.5, 0.001, 1000);
+        Map<String, Double> base = Map.of("a", 0.010);
+        assertTrue(d.check(Map.of("a", 0.012), base, 0).isEmpty(), "within 50%");
+        assertTrue(d.check(Map.of("a", 0.300), base, 100 * MS).isEmpty(), "drifting, but not for a second yet");
+        var fired = d.check(Map.of("a", 0.300), base, 1200 * MS);
+        assertEquals(1, fired.size());
+        assertEquals(0.300, fired.get(0).observed(), 1e-12);
+        assertTrue(d.check(Map.of("a", 0.300), base, 5000 * MS).isEmpty(), "once per episode");
+        assertTrue(d.check(Map.of("a", 0.011), base, 6000 * MS).isEmpty(), "recovered");
+        d.check(Map.of("a", 0.300), base, 7000 * MS);
+        assertEquals(1, d.check(Map.of("a", 0.300), base, 8100 * MS).size(), "a new episode fires again");
+    }
+
+    @Test
+    void aShortSpikeDoesNotFire() {
+        DriftDetector<String> d = new DriftDetector<>(0.5, 0.001, 1000);
+        Map<String, Double> base = Map.of("a", 0.010);
+        d.check(Map.of("a", 0.300), base, 0);
+        d.check(Map.of("a", 0.010), base, 500 * MS);
+        assertTrue(d.check(Map.of("a", 0.300), base, 1100 * MS).isEmpty());
+    }
+
+    @Test
+    void smallBaselinesAreMeasuredAgainstTheFloor() {
+        DriftDetector<String> d = new DriftDetector<>(0.25, 0.1, 0);
+        assertTrue(d.check(Map.of("v", 0.02), Map.of("v", 0.0), 0).isEmpty(), "0.02 is within 25% of the 0.1 floor");
+        assertEquals(1, d.check(Map.of("v", 0.5), Map.of("v", 0.0), 1).size());
+    }
+}
