@@ -56,6 +56,7 @@ public final class Broker implements AutoCloseable {
     private HttpFrontEnd http;
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
+    private FeedbackLoop loop;
 
     public Broker(BrokerConfig config) {
         this.config = config;
@@ -71,7 +72,8 @@ public final class Broker implements AutoCloseable {
             log.info("seed {} loaded: {} classes, {} users, {} concrete services", file,
                     seed.classes().size(), seed.users().size(), seed.services().size());
         }
-        binding = new AdaptiveBinding(List.of(), null, client, new OutcomeLog(1 << 16), config.invokeTimeout(), Map.of());
+        OutcomeLog outcomes = new OutcomeLog(1 << 16);
+        binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of());
         knowledge = new Knowledge(kb, binding);
         knowledge.load();
         InvokeHandler handler = config.staticBinding()
@@ -79,6 +81,8 @@ public final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
         engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, metrics), config.engineThreads());
+        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation());
+        engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
         http.mount("/health", new HealthServlet(this::health));
@@ -93,9 +97,17 @@ public final class Broker implements AutoCloseable {
             public void configure() {
                 from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("knowledge-refresh").process(e -> knowledge.refresh());
+                Adaptation a = config.adaptation();
+                if (a.qosMonitor() || a.pathAnalyzer())
+                    from("timer:qos-monitor?period=" + a.monitorMillis() + "&delay=" + a.monitorMillis())
+                            .routeId("qos-monitor").process(e -> loop.monitorTick());
+                if (a.wsMonitor())
+                    from("timer:ws-monitor?period=" + a.probeMillis() + "&delay=" + a.probeMillis())
+                            .routeId("ws-monitor").process(e -> loop.probeTick());
             }
         });
         camel.start();
+        loop.start();
         log.info("broker listening on http://{}:{} ({} binding, plan {})", config.host(), http.port(),
                 config.staticBinding() ? "static" : "adaptive", knowledge.planVersion());
     }
@@ -142,6 +154,11 @@ public final class Broker implements AutoCloseable {
         knowledge.refresh();
     }
 
+    /** How many plans this replica's optimizer has solved. */
+    public long solves() {
+        return loop.solves();
+    }
+
     public long planVersion() {
         return knowledge.planVersion();
     }
@@ -154,6 +171,7 @@ public final class Broker implements AutoCloseable {
         h.put("database", kb == null ? "none" : (knowledge.databaseUp() ? "up" : "down") + " (" + kb.description() + ")");
         h.put("planVersion", knowledge == null ? 0 : knowledge.planVersion());
         h.put("binding", config.staticBinding() ? "static" : "adaptive");
+        if (loop != null) h.put("adaptation", loop.status());
         h.put("services", services.stream().map(s -> Map.of("composite", s.composite(),
                 "path", "/services" + s.path(), "operations", s.operations())).toList());
         h.put("composites", composites.values().stream().map(c -> Map.of("name", c.name(),
@@ -165,6 +183,7 @@ public final class Broker implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         if (camel != null) camel.stop();
+        if (loop != null) loop.close();
         if (http != null) http.close();
         if (engine != null) engine.close();
         if (kb != null) kb.close();

@@ -26,6 +26,9 @@ final class Knowledge {
     private final KnowledgeBase kb;
     private final AdaptiveBinding binding;
     private final AtomicReference<Map<String, User>> users = new AtomicReference<>(Map.of());
+    private volatile List<ConcreteService> services = List.of();
+    private volatile List<io.moses.model.ServiceClass> classes = List.of();
+    private volatile Plan plan;
     private volatile long planVersion;
     private volatile boolean databaseUp = true;
 
@@ -39,7 +42,10 @@ final class Knowledge {
         List<ConcreteService> services = kb.concreteServices();
         Plan plan = kb.latestPlan().orElse(null);
         users.set(kb.users().stream().collect(Collectors.toUnmodifiableMap(User::name, Function.identity())));
+        classes = kb.serviceClasses();
         binding.update(plan, services);
+        this.services = services;
+        this.plan = plan;
         planVersion = plan == null ? 0 : plan.version();
     }
 
@@ -69,6 +75,18 @@ final class Knowledge {
 
     boolean hasUsers() {
         return !users.get().isEmpty();
+    }
+
+    List<ConcreteService> services() {
+        return services;
+    }
+
+    List<io.moses.model.ServiceClass> classes() {
+        return classes;
+    }
+
+    Plan plan() {
+        return plan;
     }
 
     long planVersion() {

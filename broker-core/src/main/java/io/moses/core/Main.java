@@ -51,6 +51,8 @@ public final class Main {
         return """
                 usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]...
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
+                                 [--monitors qos,ws,paths|none] [--optimizer auto|lp_solve|ojalgo|off]
+                                 [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
@@ -83,6 +85,33 @@ public final class Main {
                     if (!b.equals("adaptive") && !b.equals("static"))
                         throw new IllegalArgumentException("--binding is adaptive or static, got '" + b + "'");
                     c = c.withStaticBinding(b.equals("static"));
+                }
+                case "--monitors" -> {
+                    String m = arg(args, ++i, a);
+                    java.util.Set<String> on = m.equals("none") ? java.util.Set.of() : java.util.Set.of(m.split(","));
+                    for (String x : on)
+                        if (!java.util.Set.of("qos", "ws", "paths").contains(x))
+                            throw new IllegalArgumentException("--monitors takes qos,ws,paths or none, got '" + x + "'");
+                    c = c.withAdaptation(c.adaptation().withMonitors(on.contains("qos"), on.contains("ws"), on.contains("paths")));
+                }
+                case "--optimizer" -> {
+                    String o = arg(args, ++i, a);
+                    if (o.equals("off")) c = c.withAdaptation(c.adaptation().withOptimizer(false, c.adaptation().solver()));
+                    else if (java.util.Set.of("auto", "lp_solve", "ojalgo").contains(o))
+                        c = c.withAdaptation(c.adaptation().withOptimizer(true, o));
+                    else throw new IllegalArgumentException("--optimizer takes auto, lp_solve, ojalgo or off, got '" + o + "'");
+                }
+                case "--monitor-period" -> {
+                    Adaptation ad = c.adaptation();
+                    c = c.withAdaptation(ad.withPeriods(Math.max(100, intArg(args, ++i, a)), ad.probeMillis(), ad.holdMillis()));
+                }
+                case "--probe-period" -> {
+                    Adaptation ad = c.adaptation();
+                    c = c.withAdaptation(ad.withPeriods(ad.monitorMillis(), Math.max(100, intArg(args, ++i, a)), ad.holdMillis()));
+                }
+                case "--hold" -> {
+                    Adaptation ad = c.adaptation();
+                    c = c.withAdaptation(ad.withPeriods(ad.monitorMillis(), ad.probeMillis(), intArg(args, ++i, a)));
                 }
                 case "--set" -> {
                     String kv = arg(args, ++i, a);

@@ -31,7 +31,7 @@ class BrokerInProcessTest {
                   - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                   - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                 """);
-        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:inprocess")
+        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb("mem:inprocess")
                 .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(java.util.List.of(Path.of("src/test/resources/processes/echo-pair")));
         broker = new Broker(config);

@@ -71,7 +71,7 @@ class BrokerKnowledgeBaseTest {
         String url = MARIADB.createDatabase() + "?user=" + MARIADB.user() + "&password=" + MARIADB.password();
         Files.writeString(work.resolve("seed.yaml"), seed());
         try (EchoPartner partner = new EchoPartner(0)) {
-            BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb(url)
+            BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb(url)
                     .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withRefreshMillis(200)
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
@@ -120,7 +120,7 @@ class BrokerKnowledgeBaseTest {
     void unknownUsersAndWrongPasswordsGetAFaultBeforeAnyInvoke(@TempDir Path work) throws Exception {
         Files.writeString(work.resolve("seed.yaml"), seed());
         try (EchoPartner partner = new EchoPartner(0)) {
-            BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:auth")
+            BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb("mem:auth")
                     .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
             Broker broker = new Broker(config);

@@ -38,7 +38,7 @@ class TripPlannerEndToEndTest {
         broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.toString(),
                 "--deploy", "../bpel-processes/trip-planner", "--deploy", "../bpel-processes/order-check",
                 "--seed", "../bpel-processes/trip-planner/seed.yaml", "--seed", "../bpel-processes/order-check/seed.yaml",
-                "--set", "STUBS=http://127.0.0.1:" + stubPort));
+                "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitors", "none", "--optimizer", "off"));
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
     }
 
