@@ -44,7 +44,8 @@ final class FeedbackLoop implements AutoCloseable {
     private final OutcomeLog outcomes;
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
-    private final QosMonitor qos = new QosMonitor(1000, 60_000);
+    // a short window: the plan must follow a service that changes within seconds
+    private final QosMonitor qos = new QosMonitor(500, 5_000);
     private final ClassMonitor classes = new ClassMonitor(500);
     private final PathAnalyzer paths = new PathAnalyzer(500);
     private final WsMonitor ws;

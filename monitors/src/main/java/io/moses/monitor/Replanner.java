@@ -52,7 +52,9 @@ public final class Replanner implements AutoCloseable {
                     running = false;
                     return;
                 }
-                why = pending.size() == 1 ? pending.get(0) : pending.get(0) + " (and " + (pending.size() - 1) + " more events)";
+                List<String> distinct = pending.stream().distinct().toList();
+                why = String.join("; ", distinct.subList(0, Math.min(3, distinct.size())))
+                        + (distinct.size() > 3 ? " (and " + (distinct.size() - 3) + " more events)" : "");
                 pending.clear();
             }
             solves.incrementAndGet();

@@ -1,0 +1,222 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The broker adapts by itself (model.md section 7): real stubs and broker processes under a
+ * steady background load; a stub is slowed, one goes down and comes back, the request mix
+ * changes; the monitors notice and the optimizer's new plans move the traffic.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FeedbackLoopTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+    static ChildProcess stubs;
+    static ChildProcess broker;
+    static int stubPort;
+    static String base;
+    static final AtomicBoolean running = new AtomicBoolean(true);
+    static final AtomicBoolean needsCar = new AtomicBoolean(true);
+    static final AtomicInteger errors = new AtomicInteger();
+    static final List<Thread> clients = new ArrayList<>();
+    @TempDir static Path work;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
+        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        for (String t : TripPlannerEndToEndTest.TASKS) {
+            stub(t + "-a", "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+            stub(t + "-b", "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+        }
+        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.toString(),
+                "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
+                "--set", "STUBS=http://127.0.0.1:" + stubPort,
+                "--monitor-period", "500", "--probe-period", "500", "--hold", "1000"));
+        base = "http://127.0.0.1:" + Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
+        String[][] users = {{"alice", "alice-demo"}, {"bob", "bob-demo"}, {"carl", "carl-demo"}, {"cleo", "cleo-demo"}};
+        for (String[] u : users) {
+            Thread t = new Thread(() -> {
+                while (running.get()) {
+                    try {
+                        HttpResponse<String> r = TripPlannerEndToEndTest.planTrip(u[0], u[1], needsCar.get(), 1, base);
+                        if (r.statusCode() != 200) errors.incrementAndGet();
+                    } catch (Exception e) {
+                        errors.incrementAndGet();
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            clients.add(t);
+        }
+        // the first plans follow the stubs' real latency (the seed's providers promised slower ones)
+        Thread.sleep(6000);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        running.set(false);
+        for (Thread t : clients) t.join(5000);
+        if (broker != null) {
+            broker.close();
+            java.nio.file.Files.writeString(Path.of("target/feedback-loop-broker.log"), broker.output());
+        }
+        if (stubs != null) stubs.close();
+    }
+
+    static void stub(String service, String json) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    static JsonNode get(String path) throws Exception {
+        return JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    /** Calls of one concrete service so far, every outcome, from the broker's metrics. */
+    static long calls(String service) throws Exception {
+        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("^moses_concrete_invokes_seconds_count\\{[^}]*service=\"" + Pattern.quote(service) + "\"[^}]*\\} ([0-9.E]+)",
+                Pattern.MULTILINE).matcher(metrics);
+        long n = 0;
+        while (m.find()) n += (long) Double.parseDouble(m.group(1));
+        return n;
+    }
+
+    static boolean planMentions(String service) throws Exception {
+        for (JsonNode b : get("/admin/plan").path("bindings"))
+            for (JsonNode s : b.path("shares"))
+                if (s.path("fraction").asDouble() > 1e-9 && s.path("implementation").asText().matches(".*\\b" + service + "\\b.*"))
+                    return true;
+        return false;
+    }
+
+    static long waitFor(BooleanSupplier condition, long seconds, String what) throws Exception {
+        long start = System.currentTimeMillis();
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() - start > seconds * 1000) throw new AssertionError(what + " within " + seconds + " s\n" + broker.output());
+            Thread.sleep(100);
+        }
+        return System.currentTimeMillis() - start;
+    }
+
+    static BooleanSupplier unchecked(java.util.concurrent.Callable<Boolean> c) {
+        return () -> {
+            try {
+                return c.call();
+            } catch (Exception e) {
+                return false;
+            }
+        };
+    }
+
+    /**
+     * A flight service the plan calls on its own or first in an alternate (a slow member of a
+     * 1-out-of-n set is masked: its calls are cancelled, so nobody waits for it).
+     */
+    static String flightCalledFirst() throws Exception {
+        for (JsonNode b : get("/admin/plan").path("bindings"))
+            if (b.path("task").asText().equals("flight.findFlight"))
+                for (JsonNode s : b.path("shares")) {
+                    String impl = s.path("implementation").asText();
+                    if (s.path("fraction").asDouble() < 0.2 || impl.startsWith("par(")) continue;
+                    return impl.startsWith("alt(") ? impl.substring(4, impl.indexOf(',')) : impl;
+                }
+        throw new AssertionError("no flight service is called on its own: " + get("/admin/plan"));
+    }
+
+    @Test
+    @Order(1)
+    void aSlowedServiceLosesItsTraffic() throws Exception {
+        String slow = flightCalledFirst();
+        String other = slow.equals("flight-a") ? "flight-b" : "flight-a";
+        // 1 s: slow enough that even bronze (R_max 6 s, cost-minded) prefers the dearer provider
+        stub(slow, "{\"latencyMs\":1000,\"distribution\":\"fixed\"}");
+        long ms = waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains(slow)), 20,
+                "a new plan because " + slow + " slowed down");
+        // the observed response time climbs as slow replies arrive; the plans follow it
+        long deadline = System.currentTimeMillis() + 20_000;
+        long s, o;
+        do {
+            long s0 = calls(slow);
+            long o0 = calls(other);
+            Thread.sleep(2000);
+            s = calls(slow) - s0;
+            o = calls(other) - o0;
+        } while (!(o > 0 && s < 0.2 * (s + o)) && System.currentTimeMillis() < deadline);
+        assertTrue(o > 0, other + " carries the traffic; plan " + get("/admin/plan") + " errors " + errors.get());
+        assertTrue(s < 0.2 * (s + o), slow + " got " + s + " of " + (s + o) + " flight calls in the last 2 s (" + ms + " ms to the first re-plan)");
+        System.out.println("traffic moved away from " + slow + " within " + (20_000 - (deadline - System.currentTimeMillis())) + " ms");
+        stub(slow, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+    }
+
+    @Test
+    @Order(2)
+    void aServiceThatGoesDownLeavesThePlanAndReturnsWhenBackUp() throws Exception {
+        waitFor(unchecked(() -> planMentions("hotel-b")), 20, "hotel-b in the plan before the test");
+        int errorsBefore = errors.get();
+        stub("hotel-b", "{\"up\":false}");
+        long ms = waitFor(unchecked(() -> !planMentions("hotel-b")), 10, "hotel-b leaves the plan");
+        // two 500 ms probes and a solve
+        assertTrue(ms < 5000, "left the plan after " + ms + " ms");
+        assertTrue(get("/health").path("adaptation").path("down").toString().contains("hotel-b"));
+        int errorsAfterPlan = errors.get();
+        Thread.sleep(2000);
+        assertEquals(errorsAfterPlan, errors.get(), "no errors once the plan avoids hotel-b");
+        System.out.println("errors while hotel-b was down and still in the plan: " + (errorsAfterPlan - errorsBefore));
+        stub("hotel-b", "{\"up\":true}");
+        waitFor(unchecked(() -> !get("/health").path("adaptation").path("down").toString().contains("hotel-b")), 10, "hotel-b back up");
+        waitFor(unchecked(() -> get("/admin/plans?n=5").toString().contains("hotel-b is back up")), 10,
+                "a new plan with hotel-b a candidate again");
+    }
+
+    @Test
+    @Order(3)
+    void theVisitsFollowTheRequestMix() throws Exception {
+        long planBefore = get("/admin/plan").path("version").asLong();
+        needsCar.set(false); // car.rentCar is no longer visited
+        waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains("visits of")), 30,
+                "a new plan because the visits changed");
+        assertTrue(get("/admin/plan").path("version").asLong() > planBefore);
+        needsCar.set(true);
+    }
+
+    @Test
+    @Order(4)
+    void theHistoryShowsEveryPlanWithItsReason() throws Exception {
+        JsonNode history = get("/admin/plans?n=50");
+        assertTrue(history.size() >= 4, history.toString());
+        List<String> reasons = new ArrayList<>();
+        for (JsonNode p : history) reasons.add(p.path("reason").asText());
+        assertTrue(reasons.stream().anyMatch(r -> r.contains("response time") && r.contains("flight-")), reasons.toString());
+        assertTrue(reasons.stream().anyMatch(r -> r.contains("hotel-b is down")), reasons.toString());
+        assertFalse(reasons.get(0).isEmpty());
+    }
+}

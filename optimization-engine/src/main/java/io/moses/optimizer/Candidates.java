@@ -1,0 +1,155 @@
+package io.moses.optimizer;
+
+import io.moses.model.ConcreteService;
+import io.moses.model.Implementation;
+import io.moses.model.Observation;
+import io.moses.model.TaskRef;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The candidate implementations of every task and their QoS (model.md section 2): single
+ * services, 1-out-of-n sets up to {@code maxParallel} members and alternate tuples up to
+ * {@code maxAlternate}, over the services that are not down.
+ */
+final class Candidates {
+    /** What the planner believes of one concrete service now. */
+    record Member(ConcreteService service, String endpoint, double r, double a, double aLow, double f, double c,
+                  double[] samples) {
+        /** Expected time of one call: a r + (1 - a) f. */
+        double expectedTime() {
+            return a * r + (1 - a) * f;
+        }
+    }
+
+    private final Map<TaskRef, List<ImplementationQos>> byTask = new LinkedHashMap<>();
+    private final Map<String, Double> capacity = new LinkedHashMap<>();
+
+    Candidates(PlanningInput in, Iterable<TaskRef> tasks) {
+        var s = in.settings();
+        Map<TaskRef, List<Member>> members = new HashMap<>();
+        for (ConcreteService cs : in.services()) {
+            String endpoint = cs.endpoint().toString();
+            capacity.merge(endpoint, cs.sla().maxRate(), Math::min);
+            if (in.down().contains(cs.name())) continue;
+            double r = cs.sla().responseTime(), a = cs.sla().availability(), aLow = a;
+            Observation.ServiceQos q = in.observed().get(cs.name());
+            if (q != null && q.samples() >= s.minObservedSamples() && q.samples() > 0) {
+                if (q.responseTime() > 0 && Double.isFinite(q.responseTime())) r = q.responseTime();
+                a = Math.min(1, Math.max(1e-6, q.availability()));
+                aLow = Math.max(1e-6, wilsonLower(a, q.samples()));
+            }
+            double f = in.failureDetection().getOrDefault(cs.name(),
+                    s.defaultFailureDetection() > 0 ? s.defaultFailureDetection() : r);
+            members.computeIfAbsent(cs.task(), t -> new ArrayList<>())
+                    .add(new Member(cs, endpoint, r, a, aLow, f, cs.sla().cost(), in.successSamples().get(cs.name())));
+        }
+        for (TaskRef t : tasks) {
+            List<Member> ms = new ArrayList<>(members.getOrDefault(t, List.of()));
+            ms.sort(Comparator.comparing(m -> m.service().name()));
+            byTask.put(t, implementations(ms, s.maxParallel(), s.maxAlternate(), s.empiricalMinSamples()));
+        }
+    }
+
+    List<ImplementationQos> of(TaskRef task) {
+        return byTask.getOrDefault(task, List.of());
+    }
+
+    Map<TaskRef, List<ImplementationQos>> all() {
+        return byTask;
+    }
+
+    /** l_j per endpoint: the smallest limit of the records that share it. */
+    Map<String, Double> capacity() {
+        return capacity;
+    }
+
+    static List<ImplementationQos> implementations(List<Member> ms, int maxParallel, int maxAlternate, int empiricalMin) {
+        List<ImplementationQos> out = new ArrayList<>();
+        for (Member m : ms) out.add(single(m));
+        int n = ms.size();
+        for (int size = 2; size <= Math.min(maxParallel, n); size++)
+            combinations(n, size, new int[size], 0, 0, idx -> out.add(parallel(pick(ms, idx), empiricalMin)));
+        for (int size = 2; size <= Math.min(maxAlternate, n); size++)
+            permutations(n, size, new int[size], 0, new boolean[n], idx -> out.add(alternate(pick(ms, idx))));
+        return out;
+    }
+
+    static ImplementationQos single(Member m) {
+        return new ImplementationQos(Implementation.single(m.service().name()), m.expectedTime(), m.a(), m.c(),
+                Map.of(m.endpoint(), 1.0));
+    }
+
+    static ImplementationQos parallel(List<Member> ms, int empiricalMin) {
+        double fail = 1, cost = 0;
+        Map<String, Double> share = new LinkedHashMap<>();
+        boolean empirical = true;
+        double best = Double.POSITIVE_INFINITY;
+        for (Member m : ms) {
+            fail *= 1 - m.a();
+            cost += m.c();
+            share.merge(m.endpoint(), 1.0, Double::sum);
+            best = Math.min(best, m.expectedTime());
+            empirical &= m.samples() != null && m.samples().length >= empiricalMin;
+        }
+        double r = best;
+        if (empirical) r = EmpiricalMin.expectedMin(ms.stream().map(Member::samples).toArray(double[][]::new));
+        return new ImplementationQos(new Implementation(Implementation.Pattern.PARALLEL, names(ms)), r, 1 - fail, cost, share);
+    }
+
+    static ImplementationQos alternate(List<Member> ms) {
+        double reach = 1, reachLow = 1, r = 0, cost = 0;
+        Map<String, Double> share = new LinkedHashMap<>();
+        for (Member m : ms) {
+            r += reach * m.expectedTime();
+            cost += reach * m.c();
+            // Backup load uses the lower end of the earlier members' availability, so that it
+            // stays within capacity when a first member degrades (model.md section 3).
+            share.merge(m.endpoint(), reachLow, Double::sum);
+            reach *= 1 - m.a();
+            reachLow *= 1 - m.aLow();
+        }
+        return new ImplementationQos(new Implementation(Implementation.Pattern.ALTERNATE, names(ms)), r, 1 - reach, cost, share);
+    }
+
+    /** Wilson score lower bound (95%) of a proportion observed over n trials. */
+    static double wilsonLower(double p, long n) {
+        double z = 1.96, z2 = z * z;
+        double centre = p + z2 / (2 * n);
+        double half = z * Math.sqrt(p * (1 - p) / n + z2 / (4.0 * n * n));
+        return (centre - half) / (1 + z2 / n);
+    }
+
+    private static List<String> names(List<Member> ms) {
+        return ms.stream().map(m -> m.service().name()).toList();
+    }
+
+    private static List<Member> pick(List<Member> ms, int[] idx) {
+        List<Member> out = new ArrayList<>(idx.length);
+        for (int i : idx) out.add(ms.get(i));
+        return out;
+    }
+
+    private static void combinations(int n, int k, int[] idx, int depth, int from, java.util.function.Consumer<int[]> f) {
+        if (depth == k) { f.accept(idx); return; }
+        for (int i = from; i < n; i++) {
+            idx[depth] = i;
+            combinations(n, k, idx, depth + 1, i + 1, f);
+        }
+    }
+
+    private static void permutations(int n, int k, int[] idx, int depth, boolean[] used, java.util.function.Consumer<int[]> f) {
+        if (depth == k) { f.accept(idx); return; }
+        for (int i = 0; i < n; i++) {
+            if (used[i]) continue;
+            used[i] = true;
+            idx[depth] = i;
+            permutations(n, k, idx, depth + 1, used, f);
+            used[i] = false;
+        }
+    }
+}

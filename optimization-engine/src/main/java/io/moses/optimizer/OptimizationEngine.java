@@ -1,0 +1,299 @@
+package io.moses.optimizer;
+
+import io.moses.model.Plan;
+import io.moses.model.ServiceClass;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Optimization Engine: builds the program of model.md sections 2-3 from a
+ * {@link PlanningInput}, solves it (the relaxed program of section 4 when it is infeasible) and
+ * answers admission questions (section 5). Stateless between calls; one instance per broker.
+ */
+public final class OptimizationEngine {
+    private static final Logger log = LoggerFactory.getLogger(OptimizationEngine.class);
+    /** Slack below this (relative to its bound) counts as zero. */
+    private static final double SLACK_TOLERANCE = 1e-7;
+
+    /** Which solver to use: lp_solve if it loads, else ojAlgo; or exactly one of them. */
+    public enum SolverChoice {
+        AUTO, LP_SOLVE, OJALGO;
+
+        /** Parses a configuration value ("auto", "lp_solve", "ojalgo"), naming the setting on error. */
+        public static SolverChoice parse(String value) {
+            String v = value == null ? "auto" : value.strip().toLowerCase().replace("-", "_");
+            return switch (v) {
+                case "", "auto" -> AUTO;
+                case "lp_solve", "lpsolve" -> LP_SOLVE;
+                case "ojalgo" -> OJALGO;
+                default -> throw new IllegalArgumentException("optimizer.solver must be auto, lp_solve or ojalgo, was " + value);
+            };
+        }
+    }
+
+    private final LpSolver primary;
+    private final LpSolver fallback;
+
+    /** lp_solve if it loads, ojAlgo otherwise. */
+    public OptimizationEngine() {
+        this(SolverChoice.AUTO);
+    }
+
+    /**
+     * @throws IllegalStateException if lp_solve is asked for and cannot be loaded
+     */
+    public OptimizationEngine(SolverChoice choice) {
+        Optional<LpSolver> lp = choice == SolverChoice.OJALGO ? Optional.empty() : Solvers.lpSolve();
+        if (choice == SolverChoice.LP_SOLVE && lp.isEmpty())
+            throw new IllegalStateException("optimizer.solver is lp_solve but liblpsolve55.so was not found (set -D"
+                    + Solvers.LIBRARY_PROPERTY + "=/path/to/liblpsolve55.so or install the Debian package lp-solve)");
+        LpSolver oj = Solvers.ojAlgo();
+        if (lp.isPresent()) {
+            primary = lp.get();
+            fallback = oj;
+            log.info("optimizer: using {}, {} as fallback", primary.description(), fallback.name());
+        } else {
+            primary = oj;
+            fallback = choice == SolverChoice.OJALGO ? Solvers.lpSolve().orElse(null) : null;
+            log.info("optimizer: using {}{}", primary.description(),
+                    choice == SolverChoice.OJALGO ? " (configured)" : " (lp_solve not found)");
+        }
+    }
+
+    /** An engine on these solvers; {@code fallback} (may be null) is tried when a solve fails. */
+    public OptimizationEngine(LpSolver primary, LpSolver fallback) {
+        this.primary = Objects.requireNonNull(primary, "primary");
+        this.fallback = fallback;
+    }
+
+    public String solverName() {
+        return primary.name();
+    }
+
+    public PlanResult plan(PlanningInput input) {
+        return plan(input, "re-plan");
+    }
+
+    /**
+     * The best plan for {@code input}: the hard program's optimum, else the relaxed program's plan
+     * with the classes at risk, else (capacity overloaded) the plan under the least utilization.
+     */
+    public PlanResult plan(PlanningInput input, String reason) {
+        Run run = new Run();
+        long t0 = System.nanoTime();
+        Program prog = new Program(input);
+        run.buildMillis = ms(t0);
+        if (!prog.uncovered.isEmpty())
+            return run.failed(prog, "no available concrete service for task(s) " + prog.uncovered);
+        double timeout = input.settings().timeoutSeconds();
+
+        LinearProgram hard = prog.hard();
+        run.size(hard);
+        Program.setObjective(hard, prog.objective(), true);
+        LpSolver.Result res = run.solve(hard, timeout);
+        if (res.status() == LpSolver.Status.OPTIMAL) {
+            res = run.breakTies(prog, hard, res, timeout);
+            Plan plan = run.plan(prog, res, List.of(), reason);
+            log.debug("optimizer: optimal plan, objective {}, {} variables, {} ms", res.objective(), hard.columns(), run.solveMillis);
+            return new PlanResult(PlanResult.Status.OPTIMAL, plan, "optimal", List.of(), run.diagnostics());
+        }
+        if (res.status() != LpSolver.Status.INFEASIBLE)
+            return run.failed(prog, "the hard program could not be solved: " + res.detail());
+
+        // Section 4: two-phase relaxed program, capacity hard.
+        double scale = 1.0;
+        Program.Relaxed p1 = prog.phase1(scale);
+        LpSolver.Result r1 = run.solve(p1.lp(), timeout);
+        List<String> overloaded = List.of();
+        if (r1.status() == LpSolver.Status.INFEASIBLE) {
+            LinearProgram util = prog.minUtilization();
+            LpSolver.Result ru = run.solve(util, timeout);
+            if (ru.status() != LpSolver.Status.OPTIMAL)
+                return run.failed(prog, "capacity overloaded and the utilization program failed: " + ru.detail());
+            scale = Math.max(1.0, ru.objective()) * (1 + 1e-6);
+            p1 = prog.phase1(scale);
+            r1 = run.solve(p1.lp(), timeout);
+            overloaded = new ArrayList<>();
+            for (var e : prog.utilization(ru.x()).entrySet())
+                if (e.getValue() > 1 + 1e-9) overloaded.add(e.getKey());
+        }
+        if (r1.status() != LpSolver.Status.OPTIMAL)
+            return run.failed(prog, "the relaxed program (phase 1) could not be solved: " + r1.detail());
+        Program.Relaxed p2 = prog.phase2(scale, r1.objective());
+        Program.setObjective(p2.lp(), prog.objective(), true);
+        LpSolver.Result r2 = run.solve(p2.lp(), timeout);
+        if (r2.status() != LpSolver.Status.OPTIMAL) r2 = r1; // phase 1's point is still a valid relaxed plan
+        else r2 = run.breakTies(prog, p2.lp(), r2, timeout);
+        List<Plan.ClassAtRisk> atRisk = atRisk(prog, p2, r2.x());
+        if (!overloaded.isEmpty()) {
+            // report utilization of the plan actually returned
+            overloaded = new ArrayList<>();
+            for (var e : prog.utilization(r2.x()).entrySet()) if (e.getValue() > 1 + 1e-9) overloaded.add(e.getKey());
+        }
+        double objective = prog.objective().evaluate(r2.x());
+        Plan plan = run.plan(prog, new LpSolver.Result(r2.status(), r2.x(), objective, r2.millis(), r2.detail()), atRisk,
+                reason);
+        PlanResult.Status status = scale > 1.0 ? PlanResult.Status.OVERLOADED : PlanResult.Status.RELAXED;
+        String msg = (status == PlanResult.Status.OVERLOADED
+                ? String.format("capacity overloaded (utilization %.3f) at %s; ", scale, overloaded) : "hard program infeasible; ")
+                + atRisk.size() + " class(es) at risk " + atRisk.stream().map(Plan.ClassAtRisk::serviceClass).toList();
+        log.warn("optimizer: {}", msg);
+        return new PlanResult(status, plan, msg, overloaded, run.diagnostics());
+    }
+
+    /**
+     * Section 5: may {@code serviceClass} take {@code extraRate} more requests per second? On
+     * rejection, the largest rate it can take (to within 1% of the request) and the other
+     * classes that could take the whole request.
+     */
+    public AdmissionDecision admit(PlanningInput input, String serviceClass, double extraRate) {
+        ServiceClass k = input.serviceClass(serviceClass);
+        if (!(extraRate >= 0) || Double.isInfinite(extraRate))
+            throw new IllegalArgumentException("rate must be a finite number >= 0, was " + extraRate);
+        Run run = new Run();
+        Feasibility now = feasibility(input, run);
+        if (now.failed) return new AdmissionDecision(k.name(), extraRate, false, 0, List.of(), null,
+                "cannot decide: " + now.detail);
+        if (now.overloaded)
+            return new AdmissionDecision(k.name(), extraRate, false, 0, List.of(), null,
+                    "provider capacity is overloaded: no new load is accepted");
+        double base = input.load(k.name());
+        if (accepts(input.withLoad(k.name(), base + extraRate), now, run)) {
+            PlanResult plan = plan(input.withLoad(k.name(), base + extraRate), "admission of " + extraRate + " req/s in " + k.name());
+            return new AdmissionDecision(k.name(), extraRate, true, extraRate, List.of(), plan, "accepted");
+        }
+        // Counter-offer: bisection on the extra rate, to within 1% of the request.
+        double lo = 0, hi = extraRate;
+        while (hi - lo > 0.01 * extraRate) {
+            double mid = (lo + hi) / 2;
+            if (accepts(input.withLoad(k.name(), base + mid), now, run)) lo = mid;
+            else hi = mid;
+        }
+        List<String> others = new ArrayList<>();
+        for (ServiceClass h : input.classes())
+            if (!h.name().equals(k.name()) && accepts(input.withLoad(h.name(), input.load(h.name()) + extraRate), now, run))
+                others.add(h.name());
+        String reason = String.format("rejected: class %s can take at most %.4g more req/s%s", k.name(), lo,
+                others.isEmpty() ? "" : "; classes that can take " + extraRate + " req/s: " + others);
+        log.info("optimizer: admission of {} req/s in {} {}", extraRate, k.name(), reason);
+        return new AdmissionDecision(k.name(), extraRate, false, lo, others, null, reason);
+    }
+
+    /** State of a program for admission: hard-feasible, relaxed with weighted slack S, or overloaded. */
+    private record Feasibility(boolean overloaded, boolean failed, double weightedSlack, String detail) {}
+
+    private Feasibility feasibility(PlanningInput in, Run run) {
+        Program prog = new Program(in);
+        if (!prog.uncovered.isEmpty())
+            return new Feasibility(false, true, 0, "no available concrete service for " + prog.uncovered);
+        LpSolver.Result r = run.solve(prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
+        return switch (r.status()) {
+            case OPTIMAL -> new Feasibility(false, false, Math.max(0, r.objective()), "");
+            case INFEASIBLE -> new Feasibility(true, false, Double.POSITIVE_INFINITY, "capacity overloaded");
+            default -> new Feasibility(false, true, 0, r.detail());
+        };
+    }
+
+    /** Feasible, or (when already relaxed) the weighted slack does not grow. */
+    private boolean accepts(PlanningInput candidate, Feasibility now, Run run) {
+        Feasibility f = feasibility(candidate, run);
+        if (f.failed || f.overloaded) return false;
+        return f.weightedSlack <= now.weightedSlack + SLACK_TOLERANCE * Math.max(1, now.weightedSlack);
+    }
+
+    private List<Plan.ClassAtRisk> atRisk(Program prog, Program.Relaxed relaxed, double[] x) {
+        List<Plan.ClassAtRisk> out = new ArrayList<>();
+        double m = prog.in.settings().margin();
+        for (int i = 0; i < prog.units.size(); i++) {
+            Program.Unit u = prog.units.get(i);
+            int[] s = relaxed.slack()[i];
+            if (x[s[0]] <= SLACK_TOLERANCE && x[s[1]] <= SLACK_TOLERANCE && x[s[2]] <= SLACK_TOLERANCE) continue;
+            ServiceClass k = u.serviceClass();
+            double r = u.responseTime().evaluate(x);
+            double a = Math.exp(u.logAvailability().evaluate(x));
+            double c = u.cost().evaluate(x);
+            double rExcess = Math.max(0, r - (1 - m) * k.maxResponseTime());
+            double aShort = Math.max(0, k.minAvailability() - a);
+            double cExcess = Math.max(0, c - k.maxCost());
+            boolean breaks = r > k.maxResponseTime() * (1 + 1e-9) || aShort > 1e-12 || cExcess > 1e-9 * k.maxCost();
+            out.add(new Plan.ClassAtRisk(u.label(), rExcess, aShort, cExcess, breaks));
+        }
+        return out;
+    }
+
+    private static double ms(long t0) {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /** Book-keeping of one planning run: solver used, time and count of solves. */
+    private final class Run {
+        double buildMillis, solveMillis;
+        int solves, variables, constraints;
+        String solverUsed = primary.name();
+
+        void size(LinearProgram lp) {
+            variables = lp.columns();
+            constraints = lp.rows().size();
+        }
+
+        /** Solves with the primary solver; if it proves neither optimality nor infeasibility, with the other. */
+        LpSolver.Result solve(LinearProgram lp, double timeout) {
+            LpSolver.Result r = primary.solve(lp, timeout);
+            solves++;
+            solveMillis += r.millis();
+            if (r.status() == LpSolver.Status.FAILED && fallback != null) {
+                log.warn("optimizer: {} failed ({}), retrying with {}", primary.name(), r.detail(), fallback.name());
+                r = fallback.solve(lp, timeout);
+                solves++;
+                solveMillis += r.millis();
+                solverUsed = fallback.name();
+            } else {
+                solverUsed = primary.name();
+            }
+            return r;
+        }
+
+        /**
+         * Revenue objective: a second solve keeps revenue within 1e-9 (relative) of its optimum and
+         * maximizes F, so that optimal plans do not depend on the solver's choice among ties.
+         */
+        LpSolver.Result breakTies(Program prog, LinearProgram lp, LpSolver.Result first, double timeout) {
+            if (prog.in.settings().objective() != PlanningInput.Objective.REVENUE) return first;
+            String solverOfFirst = solverUsed;
+            double rev = first.objective();
+            LinearProgram second = lp.copy();
+            second.addRow("revenue", prog.revenue, LinearProgram.Kind.GE, rev - Math.max(1e-9 * Math.abs(rev), 1e-12));
+            Program.setObjective(second, prog.utility, true);
+            LpSolver.Result r = solve(second, timeout);
+            if (r.status() != LpSolver.Status.OPTIMAL) {
+                solverUsed = solverOfFirst;
+                return first;
+            }
+            return new LpSolver.Result(r.status(), r.x(), prog.revenue.evaluate(r.x()), r.millis(), r.detail());
+        }
+
+        Plan plan(Program prog, LpSolver.Result res, List<Plan.ClassAtRisk> atRisk, String reason) {
+            Map<Plan.Key, List<Plan.Share>> bindings = prog.bindings(res.x());
+            double[] x = res.x();
+            var predictions = new java.util.LinkedHashMap<String, Plan.Prediction>();
+            for (Program.Unit u : prog.units) predictions.put(u.label(), prog.predict(u, x));
+            return new Plan(0, Instant.now(), bindings, predictions, res.objective(), solverUsed, solveMillis, atRisk,
+                    reason);
+        }
+
+        PlanResult failed(Program prog, String why) {
+            log.warn("optimizer: no new plan: {}", why);
+            return new PlanResult(PlanResult.Status.FAILED, null, why, List.of(), diagnostics());
+        }
+
+        PlanResult.Diagnostics diagnostics() {
+            return new PlanResult.Diagnostics(variables, constraints, solverUsed, buildMillis, solveMillis, solves);
+        }
+    }
+}

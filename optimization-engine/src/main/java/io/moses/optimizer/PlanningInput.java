@@ -1,0 +1,229 @@
+package io.moses.optimizer;
+
+import io.moses.model.CompositeService;
+import io.moses.model.ConcreteService;
+import io.moses.model.Domain;
+import io.moses.model.Observation;
+import io.moses.model.ServiceClass;
+import io.moses.model.TaskRef;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Everything the optimizer plans with, as plain model values (the knowledge base's view at one
+ * moment). Build one with {@link #builder()}.
+ *
+ * @param composites       the deployed composite services
+ * @param classes          the service classes
+ * @param classLoad        L^k per class name [req/s] (missing: 0); the rate of class-k requests to
+ *                         every composite service
+ * @param services         the concrete services
+ * @param down             names of concrete services the WS Monitor finds down (not candidates)
+ * @param observed         observed QoS per concrete-service name; replaces the agreed r and a once
+ *                         it has {@link Settings#minObservedSamples()} samples
+ * @param successSamples   recent raw latencies [s] of successful replies per concrete service, for
+ *                         the empirical E[min] of 1-out-of-n sets
+ * @param failureDetection f_j [s] per concrete service (its timeout or observed mean failure
+ *                         latency); missing: {@link Settings#defaultFailureDetection()}
+ * @param profiles         per class, measured branch probabilities and loop iterations (missing:
+ *                         equal branches, loops once)
+ * @param visits           per class, measured visits V^k_i that override the ones computed from the
+ *                         profile for availability, cost and capacity (may be empty)
+ * @param settings         weights, margin, objective, pattern caps, time limit
+ */
+public record PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
+                            List<ConcreteService> services, Set<String> down,
+                            Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
+                            Map<String, Double> failureDetection, Map<String, Profile> profiles,
+                            Map<String, Map<TaskRef, Double>> visits, Settings settings) {
+
+    public PlanningInput {
+        composites = List.copyOf(composites);
+        classes = List.copyOf(classes);
+        classLoad = Map.copyOf(classLoad);
+        services = List.copyOf(services);
+        down = Set.copyOf(down);
+        observed = Map.copyOf(observed);
+        successSamples = Map.copyOf(successSamples);
+        failureDetection = Map.copyOf(failureDetection);
+        profiles = Map.copyOf(profiles);
+        visits = Map.copyOf(visits);
+        Objects.requireNonNull(settings, "settings");
+        Set<String> names = new HashSet<>();
+        for (ServiceClass k : classes)
+            if (!names.add(k.name())) throw new IllegalArgumentException("classes: duplicate class " + k.name());
+        for (var e : classLoad.entrySet()) {
+            if (!names.contains(e.getKey())) throw new IllegalArgumentException("classLoad: unknown class " + e.getKey());
+            Domain.nonNegative("classLoad[" + e.getKey() + "]", e.getValue());
+        }
+        Set<String> serviceNames = new HashSet<>();
+        for (ConcreteService s : services)
+            if (!serviceNames.add(s.name())) throw new IllegalArgumentException("services: duplicate concrete service " + s.name());
+        for (var e : failureDetection.entrySet()) Domain.nonNegative("failureDetection[" + e.getKey() + "]", e.getValue());
+        for (var e : visits.entrySet())
+            for (var v : e.getValue().entrySet()) Domain.nonNegative("visits[" + e.getKey() + "][" + v.getKey() + "]", v.getValue());
+        Set<String> compositeNames = new HashSet<>();
+        for (CompositeService c : composites)
+            if (!compositeNames.add(c.name())) throw new IllegalArgumentException("composites: duplicate composite " + c.name());
+    }
+
+    public double load(String serviceClass) {
+        return classLoad.getOrDefault(serviceClass, 0.0);
+    }
+
+    public ServiceClass serviceClass(String name) {
+        for (ServiceClass k : classes) if (k.name().equals(name)) return k;
+        throw new IllegalArgumentException("serviceClass: unknown class " + name);
+    }
+
+    /** The same input with class {@code serviceClass}'s load set to {@code load}. */
+    public PlanningInput withLoad(String serviceClass, double load) {
+        serviceClass(serviceClass);
+        Map<String, Double> m = new HashMap<>(classLoad);
+        m.put(serviceClass, load);
+        return new PlanningInput(composites, classes, m, services, down, observed, successSamples, failureDetection,
+                profiles, visits, settings);
+    }
+
+    public PlanningInput withSettings(Settings s) {
+        return new PlanningInput(composites, classes, classLoad, services, down, observed, successSamples,
+                failureDetection, profiles, visits, s);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Which objective the program maximizes (model.md section 3). */
+    public enum Objective { UTILITY, REVENUE }
+
+    /**
+     * Per-class behavior of a composite service's activity tree, keyed by activity id.
+     *
+     * @param branchProbabilities per {@code if}/{@code pick} id, the probability of each branch
+     *                            (must match the branch count and sum to 1)
+     * @param iterations          per loop id, the expected iterations n (given the loop is
+     *                            reached); per parallel forEach id, the number of branches N
+     */
+    public record Profile(Map<String, List<Double>> branchProbabilities, Map<String, Double> iterations) {
+        public static final Profile DEFAULT = new Profile(Map.of(), Map.of());
+
+        public Profile {
+            branchProbabilities = Map.copyOf(branchProbabilities);
+            iterations = Map.copyOf(iterations);
+            for (var e : branchProbabilities.entrySet()) {
+                double sum = 0;
+                for (double p : e.getValue()) {
+                    if (!(p >= 0 && p <= 1)) throw new IllegalArgumentException(
+                            "branchProbabilities[" + e.getKey() + "] must be in [0, 1], was " + p);
+                    sum += p;
+                }
+                if (Math.abs(sum - 1) > 1e-6)
+                    throw new IllegalArgumentException("branchProbabilities[" + e.getKey() + "] must sum to 1, was " + sum);
+            }
+            for (var e : iterations.entrySet()) Domain.nonNegative("iterations[" + e.getKey() + "]", e.getValue());
+        }
+    }
+
+    /**
+     * Operator settings of the optimizer (the solver itself is chosen when the {@link OptimizationEngine} is made).
+     *
+     * @param weightResponseTime       w_r
+     * @param weightAvailability       w_a
+     * @param weightCost               w_c (w_r + w_a + w_c = 1)
+     * @param margin                   m in [0, 1): response-time constraints use (1 - m) R_max
+     * @param objective                utility (default) or revenue
+     * @param maxParallel              largest 1-out-of-n set (below 2: none)
+     * @param maxAlternate             longest alternate tuple (below 2: none)
+     * @param defaultFailureDetection  f_j [s] of a service with none given; 0 means its r_j
+     * @param minObservedSamples       samples an observation needs to replace the agreed r and a
+     * @param empiricalMinSamples      success samples every member of a 1-out-of-n set needs for
+     *                                 the empirical E[min]
+     * @param timeoutSeconds           per-solve time limit
+     */
+    public record Settings(double weightResponseTime, double weightAvailability, double weightCost, double margin,
+                           Objective objective, int maxParallel, int maxAlternate, double defaultFailureDetection,
+                           long minObservedSamples, int empiricalMinSamples, double timeoutSeconds) {
+        public Settings {
+            Domain.nonNegative("weightResponseTime", weightResponseTime);
+            Domain.nonNegative("weightAvailability", weightAvailability);
+            Domain.nonNegative("weightCost", weightCost);
+            double sum = weightResponseTime + weightAvailability + weightCost;
+            if (Math.abs(sum - 1) > 1e-9)
+                throw new IllegalArgumentException("weights w_r + w_a + w_c must sum to 1, was " + sum);
+            if (!(margin >= 0 && margin < 1)) throw new IllegalArgumentException("margin must be in [0, 1), was " + margin);
+            Objects.requireNonNull(objective, "objective");
+            Domain.nonNegative("defaultFailureDetection", defaultFailureDetection);
+            if (minObservedSamples < 0) throw new IllegalArgumentException("minObservedSamples must be >= 0");
+            if (empiricalMinSamples < 1) throw new IllegalArgumentException("empiricalMinSamples must be >= 1");
+            Domain.positive("timeoutSeconds", timeoutSeconds);
+        }
+
+        public static Settings defaults() {
+            return new Settings(1.0 / 3, 1.0 / 3, 1.0 / 3, 0.1, Objective.UTILITY, 3, 2, 0, 50, 200, 30);
+        }
+
+        public Settings withWeights(double wr, double wa, double wc) {
+            return new Settings(wr, wa, wc, margin, objective, maxParallel, maxAlternate, defaultFailureDetection,
+                    minObservedSamples, empiricalMinSamples, timeoutSeconds);
+        }
+
+        public Settings withMargin(double m) {
+            return new Settings(weightResponseTime, weightAvailability, weightCost, m, objective, maxParallel,
+                    maxAlternate, defaultFailureDetection, minObservedSamples, empiricalMinSamples, timeoutSeconds);
+        }
+
+        public Settings withObjective(Objective o) {
+            return new Settings(weightResponseTime, weightAvailability, weightCost, margin, o, maxParallel,
+                    maxAlternate, defaultFailureDetection, minObservedSamples, empiricalMinSamples, timeoutSeconds);
+        }
+
+        public Settings withCaps(int parallel, int alternate) {
+            return new Settings(weightResponseTime, weightAvailability, weightCost, margin, objective, parallel,
+                    alternate, defaultFailureDetection, minObservedSamples, empiricalMinSamples, timeoutSeconds);
+        }
+
+        public Settings withDefaultFailureDetection(double f) {
+            return new Settings(weightResponseTime, weightAvailability, weightCost, margin, objective, maxParallel,
+                    maxAlternate, f, minObservedSamples, empiricalMinSamples, timeoutSeconds);
+        }
+    }
+
+    /** Collects an input step by step. */
+    public static final class Builder {
+        private final List<CompositeService> composites = new ArrayList<>();
+        private final List<ServiceClass> classes = new ArrayList<>();
+        private final Map<String, Double> load = new LinkedHashMap<>();
+        private final List<ConcreteService> services = new ArrayList<>();
+        private final Set<String> down = new HashSet<>();
+        private final Map<String, Observation.ServiceQos> observed = new HashMap<>();
+        private final Map<String, double[]> samples = new HashMap<>();
+        private final Map<String, Double> failure = new HashMap<>();
+        private final Map<String, Profile> profiles = new HashMap<>();
+        private final Map<String, Map<TaskRef, Double>> visits = new HashMap<>();
+        private Settings settings = Settings.defaults();
+
+        public Builder composite(CompositeService c) { composites.add(c); return this; }
+        public Builder serviceClass(ServiceClass k, double classLoad) { classes.add(k); load.put(k.name(), classLoad); return this; }
+        public Builder service(ConcreteService s) { services.add(s); return this; }
+        public Builder services(List<ConcreteService> s) { services.addAll(s); return this; }
+        public Builder down(String service) { down.add(service); return this; }
+        public Builder observed(Observation.ServiceQos q) { observed.put(q.service(), q); return this; }
+        public Builder successSamples(String service, double[] latencies) { samples.put(service, latencies.clone()); return this; }
+        public Builder failureDetection(String service, double seconds) { failure.put(service, seconds); return this; }
+        public Builder profile(String serviceClass, Profile p) { profiles.put(serviceClass, p); return this; }
+        public Builder visits(String serviceClass, Map<TaskRef, Double> v) { visits.put(serviceClass, Map.copyOf(v)); return this; }
+        public Builder settings(Settings s) { settings = s; return this; }
+
+        public PlanningInput build() {
+            return new PlanningInput(composites, classes, load, services, down, observed, samples, failure, profiles,
+                    visits, settings);
+        }
+    }
+}

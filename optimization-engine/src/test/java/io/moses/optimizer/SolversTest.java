@@ -1,0 +1,69 @@
+package io.moses.optimizer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class SolversTest {
+    @Test
+    void lpSolveIsFoundOnTheDebianPathAndPreferred() {
+        assertEquals("lp_solve", Solvers.detect().name());
+        assertTrue(Solvers.detect().description().contains("liblpsolve55.so"), Solvers.detect().description());
+        assertEquals("lp_solve", new OptimizationEngine().solverName());
+        assertEquals("ojAlgo", new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO).solverName());
+        assertEquals("lp_solve", new OptimizationEngine(OptimizationEngine.SolverChoice.LP_SOLVE).solverName());
+    }
+
+    @Test
+    void aMissingLibraryIsNoSolver() {
+        assertFalse(Solvers.lpSolve(Path.of("/nonexistent/liblpsolve55.so")).isPresent());
+        assertFalse(Solvers.lpSolve(Path.of("/etc/hostname")).isPresent()); // not a shared library
+    }
+
+    @Test
+    void solverChoiceParsesConfigurationValues() {
+        assertEquals(OptimizationEngine.SolverChoice.LP_SOLVE, OptimizationEngine.SolverChoice.parse("lp_solve"));
+        assertEquals(OptimizationEngine.SolverChoice.OJALGO, OptimizationEngine.SolverChoice.parse(" ojAlgo "));
+        assertEquals(OptimizationEngine.SolverChoice.AUTO, OptimizationEngine.SolverChoice.parse(null));
+        var ex = assertThrows(IllegalArgumentException.class, () -> OptimizationEngine.SolverChoice.parse("cplex"));
+        assertTrue(ex.getMessage().contains("optimizer.solver"), ex.getMessage());
+    }
+
+    /** A solver that proves nothing: the engine must retry with the other one (model.md section 3). */
+    static final class Stalling implements LpSolver {
+        final AtomicInteger calls = new AtomicInteger();
+        public String name() { return "stalling"; }
+        public String description() { return "stalling"; }
+        public Result solve(LinearProgram lp, double timeoutSeconds) {
+            calls.incrementAndGet();
+            return new Result(Status.FAILED, null, Double.NaN, 0, "TIMEOUT");
+        }
+    }
+
+    @Test
+    void aSolveThatProvesNothingIsRetriedWithTheOtherSolver() {
+        Stalling stalling = new Stalling();
+        PlanResult r = new OptimizationEngine(stalling, Both.LP_SOLVE).plan(Fixtures.tripPlannerInput(2, 1).build());
+        assertEquals(PlanResult.Status.OPTIMAL, r.status());
+        assertEquals("lp_solve", r.plan().solver());
+        assertTrue(stalling.calls.get() >= 1);
+        PlanResult none = new OptimizationEngine(new Stalling(), null).plan(Fixtures.tripPlannerInput(2, 1).build());
+        assertEquals(PlanResult.Status.FAILED, none.status());
+        assertTrue(none.message().contains("TIMEOUT"), none.message());
+    }
+
+    @Test
+    void tripPlannerAndLargerInstancesAgreeAcrossSolvers() {
+        for (int classes = 1; classes <= 5; classes++) {
+            PlanResult r = Both.plan(Fixtures.tripPlannerInput(classes, classes).build());
+            assertEquals(PlanResult.Status.OPTIMAL, r.status(), r.message());
+        }
+        PlanResult r = Both.plan(Fixtures.synthetic(3, 10, 4, 5).build());
+        assertTrue(r.hasPlan(), r.message());
+    }
+}
