@@ -32,6 +32,15 @@ final class AdminServlet extends HttpServlet {
         Object body;
         switch (path) {
             case "/plan" -> body = PlanJson.of(current.get());
+            case "/classes" -> {
+                try {
+                    body = kb.serviceClasses().stream().map(k -> Map.of("name", k.name(), "maxResponseTime", k.maxResponseTime(),
+                            "minAvailability", k.minAvailability(), "maxCost", k.maxCost(), "price", k.price())).toList();
+                } catch (KnowledgeBaseException e) {
+                    error(res, 503, "knowledge base unavailable: " + e.getMessage());
+                    return;
+                }
+            }
             case "/plans" -> {
                 int n;
                 try {
@@ -50,7 +59,7 @@ final class AdminServlet extends HttpServlet {
                 }
             }
             default -> {
-                error(res, 404, "no admin resource " + path + " (try /admin/plan or /admin/plans?n=10)");
+                error(res, 404, "no admin resource " + path + " (try /admin/plan, /admin/plans?n=10 or /admin/classes)");
                 return;
             }
         }

@@ -119,6 +119,10 @@ public final class Main {
                     if (eq <= 0) throw new IllegalArgumentException("--set needs NAME=VALUE, got '" + kv + "'");
                     vars.put(kv.substring(0, eq), kv.substring(eq + 1));
                 }
+                case "--help", "-h" -> {
+                    System.out.println(usage());
+                    System.exit(0);
+                }
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }

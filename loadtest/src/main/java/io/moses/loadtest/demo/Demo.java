@@ -27,9 +27,10 @@ import java.util.stream.Stream;
 public final class Demo {
     private static final Pattern STUBS = Pattern.compile("stubs listening on http://[^:]+:(\\d+)");
     private static final Pattern BROKER = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
+    /** The trip planner seed's demo users: name, password, class. */
     public static final String[][] USERS = {
-            {"alice", "alice-demo"}, {"bob", "bob-demo"}, {"carl", "carl-demo"}, {"anna", "anna-demo"},
-            {"bea", "bea-demo"}, {"cleo", "cleo-demo"}};
+            {"alice", "alice-demo", "gold"}, {"bob", "bob-demo", "silver"}, {"carl", "carl-demo", "bronze"},
+            {"anna", "anna-demo", "gold"}, {"bea", "bea-demo", "silver"}, {"cleo", "cleo-demo", "bronze"}};
 
     private Demo() {}
 
@@ -38,12 +39,18 @@ public final class Demo {
         int clients = 8;
         String db = null;
         boolean keep = false;
+        boolean degrade = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--requests" -> requests = positive(args, ++i);
                 case "--clients" -> clients = positive(args, ++i);
                 case "--db" -> db = value(args, ++i);
                 case "--keep-logs" -> keep = true;
+                case "--scenario" -> {
+                    String sc = value(args, ++i);
+                    if (!sc.equals("degrade") && !sc.equals("steady")) usage("--scenario is steady or degrade, got '" + sc + "'");
+                    degrade = sc.equals("degrade");
+                }
                 default -> usage("unknown option " + args[i]);
             }
         }
@@ -68,8 +75,14 @@ public final class Demo {
                 say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))
                         + ", trip planner deployed");
                 say("demo: " + requests + " composite requests from " + clients + " concurrent clients (users of the gold, silver and bronze classes)");
-                Workload.Result r = new Workload(URI.create(base + "/services/TripPlannerService"), "urn:moses:trip-planner/planTrip",
-                        USERS, clients).run(requests, Demo::request, line -> say("  " + line));
+                Workload load = new Workload(URI.create(base + "/services/TripPlannerService"), "urn:moses:trip-planner/planTrip",
+                        USERS, clients);
+                Workload.Result r;
+                if (degrade) {
+                    r = Degrade.run(load, requests, base, stubPort, Demo::say);
+                } else {
+                    r = load.run(requests, Demo::request, line -> say("  " + line));
+                }
                 System.out.println();
                 System.out.println(r.report());
                 System.out.println();
@@ -129,7 +142,7 @@ public final class Demo {
         return db.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
     }
 
-    private static void say(String line) {
+    static void say(String line) {
         System.out.println(line);
         System.out.flush();
     }
@@ -153,7 +166,7 @@ public final class Demo {
 
     private static void usage(String problem) {
         System.err.println("moses demo: " + problem);
-        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--keep-logs]");
+        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--scenario steady|degrade] [--keep-logs]");
         System.exit(2);
     }
 

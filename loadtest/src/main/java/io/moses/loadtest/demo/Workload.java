@@ -28,7 +28,11 @@ public final class Workload {
     private final String[][] users;
     private final int clients;
 
-    public record Result(int requests, int errors, double seconds, double[] latenciesMs, Map<String, Integer> errorKinds) {
+    /**
+     * @param perUser per user name: latencies [ms] of its requests and how many failed
+     */
+    public record Result(int requests, int errors, double seconds, double[] latenciesMs, Map<String, Integer> errorKinds,
+                         Map<String, UserStats> perUser) {
         public double throughput() {
             return requests / seconds;
         }
@@ -48,6 +52,9 @@ public final class Workload {
             return s.toString();
         }
     }
+
+    /** What one user's requests saw. */
+    public record UserStats(double[] latenciesMs, int errors) {}
 
     public Workload(URI target, String soapAction, String[][] users, int clients) {
         this.target = target;
@@ -70,6 +77,7 @@ public final class Workload {
         AtomicLong done = new AtomicLong();
         Map<String, Integer> kinds = new ConcurrentHashMap<>();
         double[][] lat = new double[clients][];
+        int[] clientErrors = new int[clients];
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
         for (int c = 0; c < clients; c++) {
@@ -94,6 +102,7 @@ public final class Workload {
                     mine[n++] = (System.nanoTime() - t0) / 1e6;
                     done.incrementAndGet();
                     if (error != null) {
+                        clientErrors[client]++;
                         errors.incrementAndGet();
                         kinds.merge(error, 1, Integer::sum);
                     }
@@ -114,7 +123,16 @@ public final class Workload {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double[] all = Arrays.stream(lat).filter(a -> a != null).flatMapToDouble(Arrays::stream).sorted().toArray();
-        return new Result((int) done.get(), errors.get(), seconds, all, new TreeMap<>(kinds));
+        Map<String, UserStats> perUser = new TreeMap<>();
+        for (int c = 0; c < clients; c++) {
+            String name = users[c % users.length][0];
+            UserStats prev = perUser.get(name);
+            double[] mine = lat[c] == null ? new double[0] : lat[c];
+            perUser.put(name, prev == null ? new UserStats(mine, clientErrors[c])
+                    : new UserStats(java.util.stream.DoubleStream.concat(Arrays.stream(prev.latenciesMs()), Arrays.stream(mine)).toArray(),
+                    prev.errors() + clientErrors[c]));
+        }
+        return new Result((int) done.get(), errors.get(), seconds, all, new TreeMap<>(kinds), perUser);
     }
 
     private static String faultString(String body) {

@@ -1,0 +1,98 @@
+package io.moses.loadtest.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * {@code moses demo --scenario degrade}: halfway through the workload one concrete service
+ * becomes slow and another goes down. Prints the plan before and after, and each class's SLA
+ * compliance in both halves, so the broker's adaptation shows.
+ */
+final class Degrade {
+    static final String SLOWED = "flight-a";
+    static final String DOWN = "hotel-b";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Degrade() {}
+
+    static Workload.Result run(Workload load, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
+        Map<String, JsonNode> classes = new LinkedHashMap<>();
+        for (JsonNode k : JSON.readTree(Demo.fetch(broker + "/admin/classes"))) classes.put(k.path("name").asText(), k);
+        say.accept("demo: first half, every provider as configured");
+        Workload.Result first = load.run(requests / 2, Demo::request, line -> say.accept("  " + line));
+        JsonNode before = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
+        say.accept("demo: " + SLOWED + " becomes slow (300 ms) and " + DOWN + " goes down");
+        stub(stubPort, SLOWED, "{\"latencyMs\":300,\"distribution\":\"fixed\"}");
+        stub(stubPort, DOWN, "{\"up\":false}");
+        say.accept("demo: second half");
+        Workload.Result second = load.run(requests - requests / 2, Demo::request, line -> say.accept("  " + line));
+        JsonNode after = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
+        stub(stubPort, SLOWED, "{\"latencyMs\":40,\"distribution\":\"fixed\"}");
+        stub(stubPort, DOWN, "{\"up\":true}");
+        System.out.println();
+        System.out.println("plan before the change:");
+        System.out.println(plan(before));
+        System.out.println("plan at the end (" + (after.path("version").asLong() - before.path("version").asLong())
+                + " new plan(s) since):");
+        System.out.println(plan(after));
+        System.out.println("SLA compliance per class (mean response time against R_max, share of successful requests against A_min):");
+        System.out.printf("  %-8s %-40s %-40s%n", "class", "first half", "second half");
+        for (var k : classes.entrySet())
+            System.out.printf("  %-8s %-40s %-40s%n", k.getKey(), compliance(first, k.getKey(), k.getValue()),
+                    compliance(second, k.getKey(), k.getValue()));
+        return merge(first, second);
+    }
+
+    private static String compliance(Workload.Result r, String cls, JsonNode sla) {
+        double sum = 0;
+        int n = 0;
+        int errors = 0;
+        for (String[] u : Demo.USERS) {
+            if (!u[2].equals(cls)) continue;
+            Workload.UserStats s = r.perUser().get(u[0]);
+            if (s == null) continue;
+            for (double ms : s.latenciesMs()) sum += ms;
+            n += s.latenciesMs().length;
+            errors += s.errors();
+        }
+        if (n == 0) return "no requests";
+        double meanS = sum / n / 1000;
+        double availability = (n - errors) / (double) n;
+        boolean ok = meanS <= sla.path("maxResponseTime").asDouble() && availability >= sla.path("minAvailability").asDouble();
+        return String.format("R %.3f s, A %.4f: %s", meanS, availability, ok ? "kept" : "BROKEN");
+    }
+
+    private static String plan(JsonNode p) {
+        StringBuilder out = new StringBuilder(String.format("  version %d (%s)%n", p.path("version").asLong(), p.path("reason").asText()));
+        for (JsonNode b : p.path("bindings")) {
+            StringBuilder shares = new StringBuilder();
+            for (JsonNode s : b.path("shares"))
+                if (s.path("fraction").asDouble() > 1e-6)
+                    shares.append(String.format("%s %.2f  ", s.path("implementation").asText(), s.path("fraction").asDouble()));
+            out.append(String.format("  %-7s %-26s %s%n", b.path("class").asText(), b.path("task").asText(), shares.toString().trim()));
+        }
+        return out.toString();
+    }
+
+    private static void stub(int port, String service, String json) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/services/" + service))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IllegalStateException("stub admin: " + r.body());
+    }
+
+    private static Workload.Result merge(Workload.Result a, Workload.Result b) {
+        double[] all = java.util.stream.DoubleStream.concat(Arrays.stream(a.latenciesMs()), Arrays.stream(b.latenciesMs())).sorted().toArray();
+        Map<String, Integer> kinds = new java.util.TreeMap<>(a.errorKinds());
+        b.errorKinds().forEach((k, v) -> kinds.merge(k, v, Integer::sum));
+        return new Workload.Result(a.requests() + b.requests(), a.errors() + b.errors(), a.seconds() + b.seconds(), all, kinds, Map.of());
+    }
+}
