@@ -17,11 +17,31 @@ import java.util.function.Consumer;
  * compliance in both halves, so the broker's adaptation shows.
  */
 final class Degrade {
-    static final String SLOWED = "flight-a";
-    static final String DOWN = "hotel-b";
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Whether the plan at the end no longer used the service that went down. */
+    static boolean adapted;
+
     private Degrade() {}
+
+    static String firstUsed(JsonNode plan, String task) {
+        for (JsonNode b : plan.path("bindings"))
+            if (b.path("task").asText().equals(task))
+                for (JsonNode s : b.path("shares"))
+                    if (s.path("fraction").asDouble() > 0.2) {
+                        String impl = s.path("implementation").asText();
+                        return impl.contains("(") ? impl.substring(impl.indexOf('(') + 1, impl.indexOf(',')) : impl;
+                    }
+        throw new IllegalStateException("the plan binds no service to " + task);
+    }
+
+    static boolean uses(JsonNode plan, String service) {
+        for (JsonNode b : plan.path("bindings"))
+            for (JsonNode s : b.path("shares"))
+                if (s.path("fraction").asDouble() > 1e-9 && s.path("implementation").asText().matches(".*\\b" + service + "\\b.*"))
+                    return true;
+        return false;
+    }
 
     static Workload.Result run(Workload load, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
         Map<String, JsonNode> classes = new LinkedHashMap<>();
@@ -29,14 +49,18 @@ final class Degrade {
         say.accept("demo: first half, every provider as configured");
         Workload.Result first = load.run(requests / 2, Demo::request, line -> say.accept("  " + line));
         JsonNode before = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
-        say.accept("demo: " + SLOWED + " becomes slow (300 ms) and " + DOWN + " goes down");
-        stub(stubPort, SLOWED, "{\"latencyMs\":300,\"distribution\":\"fixed\"}");
-        stub(stubPort, DOWN, "{\"up\":false}");
+        // the victims are services the plan in force relies on, so the change matters
+        String slowed = firstUsed(before, "flight.findFlight");
+        String down = firstUsed(before, "hotel.findHotel");
+        say.accept("demo: " + slowed + " becomes slow (300 ms) and " + down + " goes down");
+        stub(stubPort, slowed, "{\"latencyMs\":300,\"distribution\":\"fixed\"}");
+        stub(stubPort, down, "{\"up\":false}");
         say.accept("demo: second half");
         Workload.Result second = load.run(requests - requests / 2, Demo::request, line -> say.accept("  " + line));
         JsonNode after = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
-        stub(stubPort, SLOWED, "{\"latencyMs\":40,\"distribution\":\"fixed\"}");
-        stub(stubPort, DOWN, "{\"up\":true}");
+        stub(stubPort, slowed, "{\"latencyMs\":40,\"distribution\":\"fixed\"}");
+        stub(stubPort, down, "{\"up\":true}");
+        adapted = !uses(after, down);
         System.out.println();
         System.out.println("plan before the change:");
         System.out.println(plan(before));
