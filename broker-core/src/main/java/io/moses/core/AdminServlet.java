@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
 import io.moses.model.Plan;
+import io.moses.optimizer.PlanFormat;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -31,7 +32,7 @@ final class AdminServlet extends HttpServlet {
         String path = req.getPathInfo() == null ? "" : req.getPathInfo();
         Object body;
         switch (path) {
-            case "/plan" -> body = PlanJson.of(current.get());
+            case "/plan" -> body = PlanFormat.toTree(current.get());
             case "/classes" -> {
                 try {
                     body = kb.serviceClasses().stream().map(k -> Map.of("name", k.name(), "maxResponseTime", k.maxResponseTime(),
@@ -52,7 +53,7 @@ final class AdminServlet extends HttpServlet {
                 }
                 try {
                     List<Plan> history = kb.planHistory(n);
-                    body = history.stream().map(PlanJson::of).toList();
+                    body = history.stream().map(PlanFormat::toTree).toList();
                 } catch (KnowledgeBaseException e) {
                     error(res, 503, "knowledge base unavailable: " + e.getMessage());
                     return;

@@ -2,6 +2,7 @@ package io.moses.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.optimizer.PlanFormat;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,30 +54,7 @@ public final class PlanCommand {
     }
 
     static String table(JsonNode p) {
-        StringBuilder out = new StringBuilder();
-        if (p.path("version").asLong() == 0) return "no plan yet (every task bound to its first concrete service)";
-        out.append(String.format("plan %d  %s  solver %s  objective %.4f  solved in %.1f ms%n  reason: %s%n",
-                p.path("version").asLong(), p.path("created").asText(), p.path("solver").asText(),
-                p.path("objective").asDouble(), p.path("solveMillis").asDouble(), p.path("reason").asText()));
-        if (p.path("predictions").size() > 0) {
-            out.append(String.format("  %-12s %10s %12s %10s%n", "class", "R [s]", "A", "C"));
-            p.path("predictions").fields().forEachRemaining(e -> out.append(String.format("  %-12s %10.4f %12.6f %10.4f%n",
-                    e.getKey(), e.getValue().path("responseTime").asDouble(), e.getValue().path("availability").asDouble(),
-                    e.getValue().path("cost").asDouble())));
-        }
-        for (JsonNode r : p.path("atRisk"))
-            out.append(String.format("  AT RISK %s: R +%.4f s, A -%.6f, C +%.4f (%s)%n", r.path("class").asText(),
-                    r.path("responseTimeExcess").asDouble(), r.path("availabilityShortfall").asDouble(),
-                    r.path("costExcess").asDouble(), r.path("breaksSla").asBoolean() ? "breaks the SLA" : "within the margin only"));
-        out.append(String.format("  %-10s %-28s %s%n", "class", "task", "implementation: fraction"));
-        for (JsonNode b : p.path("bindings")) {
-            StringBuilder shares = new StringBuilder();
-            for (JsonNode s : b.path("shares"))
-                shares.append(String.format("%s: %.3f  ", s.path("implementation").asText(), s.path("fraction").asDouble()));
-            out.append(String.format("  %-10s %-28s %s%n", b.path("class").asText(),
-                    b.path("composite").asText() + "/" + b.path("task").asText(), shares.toString().trim()));
-        }
-        return out.toString();
+        return PlanFormat.table(PlanFormat.fromTree(p));
     }
 
     private static void fail(String message) {

@@ -1,8 +1,8 @@
 package io.moses.loadtest.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.loadtest.demo.Child;
+import io.moses.loadtest.demo.Degrade;
 import io.moses.loadtest.demo.Demo;
 import io.moses.loadtest.demo.Workload;
 import java.net.URI;
@@ -94,21 +94,11 @@ public final class AdaptationBenchmark {
     }
 
     static String usedService(String base, String task) throws Exception {
-        for (JsonNode b : JSON.readTree(get(base + "/admin/plan")).path("bindings"))
-            if (b.path("task").asText().equals(task))
-                for (JsonNode s : b.path("shares"))
-                    if (s.path("fraction").asDouble() > 0.2) {
-                        String impl = s.path("implementation").asText();
-                        return impl.contains("(") ? impl.substring(impl.indexOf('(') + 1, impl.indexOf(',')) : impl;
-                    }
-        throw new IllegalStateException("no service in use for " + task);
+        return Degrade.firstUsed(JSON.readTree(get(base + "/admin/plan")), task);
     }
 
     static boolean planUses(String base, String service) throws Exception {
-        for (JsonNode b : JSON.readTree(get(base + "/admin/plan")).path("bindings"))
-            for (JsonNode s : b.path("shares"))
-                if (s.path("fraction").asDouble() > 1e-9 && s.path("implementation").asText().matches(".*\\b" + service + "\\b.*")) return true;
-        return false;
+        return Degrade.uses(JSON.readTree(get(base + "/admin/plan")), service);
     }
 
     static long planVersion(String base) throws Exception {

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * becomes slow and another goes down. Prints the plan before and after, and each class's SLA
  * compliance in both halves, so the broker's adaptation shows.
  */
-final class Degrade {
+public final class Degrade {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Whether the plan at the end no longer used the service that went down. */
@@ -24,7 +24,8 @@ final class Degrade {
 
     private Degrade() {}
 
-    static String firstUsed(JsonNode plan, String task) {
+    /** The service the plan relies on most for a task (alone, or first of a group). */
+    public static String firstUsed(JsonNode plan, String task) {
         for (JsonNode b : plan.path("bindings"))
             if (b.path("task").asText().equals(task))
                 for (JsonNode s : b.path("shares"))
@@ -35,7 +36,8 @@ final class Degrade {
         throw new IllegalStateException("the plan binds no service to " + task);
     }
 
-    static boolean uses(JsonNode plan, String service) {
+    /** Whether the plan binds any share to a group containing {@code service}. */
+    public static boolean uses(JsonNode plan, String service) {
         for (JsonNode b : plan.path("bindings"))
             for (JsonNode s : b.path("shares"))
                 if (s.path("fraction").asDouble() > 1e-9 && s.path("implementation").asText().matches(".*\\b" + service + "\\b.*"))
