@@ -48,11 +48,17 @@ public final class AdaptiveBinding implements InvokeHandler {
      */
     public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts) {
+        this(services, plan, client, outcomes, defaultTimeout, timeouts, 256);
+    }
+
+    /** @param maxInFlight calls a concrete service may have in flight before more fail at once */
+    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
+                           Duration defaultTimeout, Map<String, Duration> timeouts, int maxInFlight) {
         this.client = client;
         this.outcomes = outcomes;
         this.defaultTimeout = defaultTimeout;
         Map<String, Duration> t = Map.copyOf(timeouts);
-        this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout));
+        this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), maxInFlight);
         this.current = new AtomicReference<>(compile(plan, services));
     }
 

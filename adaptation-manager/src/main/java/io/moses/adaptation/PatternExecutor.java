@@ -20,11 +20,18 @@ final class PatternExecutor {
     private final SoapClient client;
     private final OutcomeLog outcomes;
     private final Function<String, Duration> timeouts;
+    private final int maxInFlight;
+    private final java.util.Map<String, java.util.concurrent.Semaphore> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
 
-    PatternExecutor(SoapClient client, OutcomeLog outcomes, Function<String, Duration> timeouts) {
+    /**
+     * @param maxInFlight calls one concrete service may have in flight; one more fails at once
+     *                    (an alternate then moves on) instead of queueing behind a stalled provider
+     */
+    PatternExecutor(SoapClient client, OutcomeLog outcomes, Function<String, Duration> timeouts, int maxInFlight) {
         this.client = client;
         this.outcomes = outcomes;
         this.timeouts = timeouts;
+        this.maxInFlight = maxInFlight;
     }
 
     CompletableFuture<InvokeOutcome> execute(Invocation inv, Implementation impl, List<ConcreteService> members) {
@@ -49,10 +56,18 @@ final class PatternExecutor {
 
         Pending(Invocation inv, ConcreteService service, boolean cancellable) {
             this.service = service;
+            java.util.concurrent.Semaphore permits = inFlight.computeIfAbsent(service.name(), k -> new java.util.concurrent.Semaphore(maxInFlight));
+            if (!permits.tryAcquire()) {
+                CompletableFuture<SoapClient.Result> busy = CompletableFuture.completedFuture(new SoapClient.Result.Failure(
+                        maxInFlight + " calls already in flight to " + service.name()));
+                this.call = new SoapClient.Call(busy, busy);
+                return;
+            }
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
             this.call = client.send(service.endpoint(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
                     timeouts.apply(service.name()), cancellable);
+            call.result().whenComplete((r, e) -> permits.release());
         }
 
         CompletableFuture<Attempt> attempt() {

@@ -173,4 +173,19 @@ class AdaptiveBindingTest {
         binding.update(plan(Implementation.single("b")), services);
         assertEquals("b", by(binding.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS)));
     }
+
+    @Test
+    void concurrencyPerServiceIsBoundedAndAnAlternateMovesOn() throws Exception {
+        stubs.set("busy", 400, Behaviour.REPLY);
+        stubs.set("spare", 0, Behaviour.REPLY);
+        AdaptiveBinding b = new AdaptiveBinding(List.of(service("busy"), service("spare")),
+                plan(new Implementation(Implementation.Pattern.ALTERNATE, List.of("busy", "spare"))), client,
+                new OutcomeLog(64), Duration.ofSeconds(5), Map.of(), 2);
+        List<java.util.concurrent.CompletableFuture<InvokeOutcome>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) calls.add(b.invoke(invocation()).toCompletableFuture());
+        List<String> answered = new ArrayList<>();
+        for (var c : calls) answered.add(by(c.get(5, TimeUnit.SECONDS)));
+        java.util.Collections.sort(answered);
+        assertEquals(List.of("busy", "busy", "spare"), answered, "the third call found busy full and went to spare");
+    }
 }
