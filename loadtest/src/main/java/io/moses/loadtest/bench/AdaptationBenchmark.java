@@ -3,8 +3,8 @@ package io.moses.loadtest.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.loadtest.demo.Child;
 import io.moses.loadtest.demo.Degrade;
-import io.moses.loadtest.demo.Demo;
-import io.moses.loadtest.demo.Workload;
+import io.moses.loadtest.demo.TripLoad;
+import java.time.Duration;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,7 +12,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -54,10 +53,9 @@ public final class AdaptationBenchmark {
                             "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitor-period", "" + period,
                             "--probe-period", "" + period, "--hold", "" + period), tmp.resolve("broker.log"))) {
                 String base = "http://127.0.0.1:" + broker.await(Pattern.compile("broker listening on http://[^:]+:(\\d+)"), 120);
-                Workload load = new Workload(URI.create(base + "/services/TripPlannerService"), "urn:moses:trip-planner/planTrip", Demo.USERS, 4);
                 Thread background = new Thread(() -> {
                     try {
-                        load.run(Integer.MAX_VALUE, 3600, Demo::request, line -> {});
+                        TripLoad.run(base, 4, 0, Duration.ofHours(1), null);
                     } catch (InterruptedException ignored) {
                         // stopped
                     }

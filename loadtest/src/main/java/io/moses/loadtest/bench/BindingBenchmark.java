@@ -1,8 +1,9 @@
 package io.moses.loadtest.bench;
 
 import io.moses.loadtest.demo.Child;
-import io.moses.loadtest.demo.Demo;
-import io.moses.loadtest.demo.Workload;
+import io.moses.loadtest.demo.TripLoad;
+import io.moses.loadtest.driver.LoadResult;
+import java.time.Duration;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -72,25 +73,25 @@ public final class BindingBenchmark {
                 children.add(broker);
                 ports.put(b, Integer.parseInt(broker.await(BROKER, 120)));
             }
-            Map<String, List<Workload.Result>> results = new LinkedHashMap<>();
+            Map<String, List<LoadResult>> results = new LinkedHashMap<>();
             for (String b : bindings) {
                 System.out.printf("bench: warming up %s%n", b);
-                workload(ports.get(b), clients).run(Integer.MAX_VALUE, Math.min(5, seconds), Demo::request, line -> {});
+                TripLoad.run(base(ports.get(b)), clients, 0, Duration.ofMillis((long) (Math.min(5, seconds) * 1000)), null);
             }
             for (int r = 1; r <= rounds; r++) {
                 for (String b : bindings) {
-                    Workload.Result res = workload(ports.get(b), clients).run(Integer.MAX_VALUE, seconds, Demo::request, line -> {});
+                    LoadResult res = TripLoad.run(base(ports.get(b)), clients, 0, Duration.ofMillis((long) (seconds * 1000)), null);
                     results.computeIfAbsent(b, k -> new ArrayList<>()).add(res);
                     System.out.printf("  round %d %-9s %7.1f req/s  p50 %6.1f ms  p95 %6.1f ms  p99 %6.1f ms  errors %d%n", r, b,
-                            res.throughput(), res.percentile(0.5), res.percentile(0.95), res.percentile(0.99), res.errors());
+                            res.throughput(), res.latency().p50Ms(), res.latency().p95Ms(), res.latency().p99Ms(), res.errorCount());
                 }
             }
             System.out.println();
             Map<String, double[]> medians = new LinkedHashMap<>();
             for (var e : results.entrySet()) {
-                double tps = median(e.getValue().stream().mapToDouble(Workload.Result::throughput).toArray());
-                double p50 = median(e.getValue().stream().mapToDouble(x -> x.percentile(0.5)).toArray());
-                double p99 = median(e.getValue().stream().mapToDouble(x -> x.percentile(0.99)).toArray());
+                double tps = median(e.getValue().stream().mapToDouble(LoadResult::throughput).toArray());
+                double p50 = median(e.getValue().stream().mapToDouble(x -> x.latency().p50Ms()).toArray());
+                double p99 = median(e.getValue().stream().mapToDouble(x -> x.latency().p99Ms()).toArray());
                 medians.put(e.getKey(), new double[]{tps, p50, p99});
                 System.out.printf("median %-9s %7.1f req/s  p50 %6.1f ms  p99 %6.1f ms%n", e.getKey(), tps, p50, p99);
             }
@@ -104,9 +105,8 @@ public final class BindingBenchmark {
         }
     }
 
-    private static Workload workload(int port, int clients) {
-        return new Workload(URI.create("http://127.0.0.1:" + port + "/services/TripPlannerService"),
-                "urn:moses:trip-planner/planTrip", Demo.USERS, clients);
+    private static String base(int port) {
+        return "http://127.0.0.1:" + port;
     }
 
     private static void setLatency(int port, String service, int ms) throws Exception {

@@ -2,11 +2,11 @@ package io.moses.loadtest.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.loadtest.driver.LoadResult;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -45,11 +45,13 @@ public final class Degrade {
         return false;
     }
 
-    static Workload.Result run(Workload load, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
+    /** Runs both halves; returns the second half's result. */
+    static LoadResult run(int clients, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
         Map<String, JsonNode> classes = new LinkedHashMap<>();
         for (JsonNode k : JSON.readTree(Demo.fetch(broker + "/admin/classes"))) classes.put(k.path("name").asText(), k);
         say.accept("demo: first half, every provider as configured");
-        Workload.Result first = load.run(requests / 2, Demo::request, line -> say.accept("  " + line));
+        LoadResult first = TripLoad.run(broker, clients, requests / 2, null, p -> say.accept(p.toString()));
+        System.out.println(first.report());
         JsonNode before = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
         // the victims are services the plan in force relies on, so the change matters
         String slowed = firstUsed(before, "flight.findFlight");
@@ -58,7 +60,8 @@ public final class Degrade {
         stub(stubPort, slowed, "{\"latencyMs\":300,\"distribution\":\"fixed\"}");
         stub(stubPort, down, "{\"up\":false}");
         say.accept("demo: second half");
-        Workload.Result second = load.run(requests - requests / 2, Demo::request, line -> say.accept("  " + line));
+        LoadResult second = TripLoad.run(broker, clients, requests - requests / 2, null, p -> say.accept(p.toString()));
+        System.out.println(second.report());
         JsonNode after = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
         stub(stubPort, slowed, "{\"latencyMs\":40,\"distribution\":\"fixed\"}");
         stub(stubPort, down, "{\"up\":true}");
@@ -74,23 +77,23 @@ public final class Degrade {
         for (var k : classes.entrySet())
             System.out.printf("  %-8s %-40s %-40s%n", k.getKey(), compliance(first, k.getKey(), k.getValue()),
                     compliance(second, k.getKey(), k.getValue()));
-        return merge(first, second);
+        return second;
     }
 
-    private static String compliance(Workload.Result r, String cls, JsonNode sla) {
+    private static String compliance(LoadResult r, String cls, JsonNode sla) {
         double sum = 0;
-        int n = 0;
-        int errors = 0;
+        long n = 0;
+        long errors = 0;
         for (String[] u : Demo.USERS) {
             if (!u[2].equals(cls)) continue;
-            Workload.UserStats s = r.perUser().get(u[0]);
+            LoadResult.UserStats s = r.perUser().get(u[0]);
             if (s == null) continue;
-            for (double ms : s.latenciesMs()) sum += ms;
-            n += s.latenciesMs().length;
+            if (s.latency().samples() > 0) sum += s.latency().meanMs() * s.latency().samples();
+            n += s.requests();
             errors += s.errors();
         }
         if (n == 0) return "no requests";
-        double meanS = sum / n / 1000;
+        double meanS = n == errors ? Double.NaN : sum / (n - errors) / 1000;
         double availability = (n - errors) / (double) n;
         boolean ok = meanS <= sla.path("maxResponseTime").asDouble() && availability >= sla.path("minAvailability").asDouble();
         return String.format("R %.3f s, A %.4f: %s", meanS, availability, ok ? "kept" : "BROKEN");
@@ -115,10 +118,4 @@ public final class Degrade {
         if (r.statusCode() != 200) throw new IllegalStateException("stub admin: " + r.body());
     }
 
-    private static Workload.Result merge(Workload.Result a, Workload.Result b) {
-        double[] all = java.util.stream.DoubleStream.concat(Arrays.stream(a.latenciesMs()), Arrays.stream(b.latenciesMs())).sorted().toArray();
-        Map<String, Integer> kinds = new java.util.TreeMap<>(a.errorKinds());
-        b.errorKinds().forEach((k, v) -> kinds.merge(k, v, Integer::sum));
-        return new Workload.Result(a.requests() + b.requests(), a.errors() + b.errors(), a.seconds() + b.seconds(), all, kinds, Map.of());
-    }
 }

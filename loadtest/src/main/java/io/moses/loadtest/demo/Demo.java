@@ -1,5 +1,6 @@
 package io.moses.loadtest.demo;
 
+import io.moses.loadtest.driver.LoadResult;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -75,24 +76,22 @@ public final class Demo {
                 say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))
                         + ", trip planner deployed");
                 say("demo: " + requests + " composite requests from " + clients + " concurrent clients (users of the gold, silver and bronze classes)");
-                Workload load = new Workload(URI.create(base + "/services/TripPlannerService"), "urn:moses:trip-planner/planTrip",
-                        USERS, clients);
-                Workload.Result r;
+                LoadResult r;
                 if (degrade) {
-                    r = Degrade.run(load, requests, base, stubPort, Demo::say);
+                    r = Degrade.run(clients, requests, base, stubPort, Demo::say);
                 } else {
-                    r = load.run(requests, Demo::request, line -> say("  " + line));
+                    r = TripLoad.run(base, clients, requests, null, p -> say(p.toString()));
+                    System.out.println();
+                    System.out.println(r.report());
                 }
-                System.out.println();
-                System.out.println(r.report());
                 System.out.println();
                 System.out.println(answeredBy(fetch(base + "/metrics")));
                 // degrade: requests fail while a service the plan relies on is down and not yet
                 // out of the plan; success there is the broker adapting
-                ok = degrade ? Degrade.adapted : r.errors() == 0;
+                ok = degrade ? Degrade.adapted : r.errorCount() == 0;
                 if (degrade) say(ok ? "demo: OK: the broker re-planned around the failed service (the errors above are the requests it failed before)"
                         : "demo: FAILED: the plan still uses the service that went down");
-                else if (!ok) say("demo: FAILED: " + r.errors() + " of " + r.requests() + " requests failed; broker log: " + tmp.resolve("broker.log"));
+                else if (!ok) say("demo: FAILED: " + r.errorCount() + " of " + r.requests() + " requests failed; broker log: " + tmp.resolve("broker.log"));
                 else say("demo: OK: every request succeeded");
             }
         } catch (Exception e) {
