@@ -73,7 +73,11 @@ final class FeedbackLoop implements AutoCloseable {
         // an SLA break (observed R above R_max, or A below A_min) is a drift of 0 from 0
         this.slaBreaks = new DriftDetector<>(0, 1, settings.holdMillis());
         this.ws = new WsMonitor(Duration.ofMillis(Math.max(200, settings.probeMillis() / 2)), 2, 2,
-                (service, up) -> replanner.request("concrete service " + service + (up ? " is back up" : " is down")));
+                (service, up) -> {
+                    // back up: its failures while down no longer describe it
+                    if (up) qos.forget(service);
+                    replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
+                });
     }
 
     /** Solves a first plan when the knowledge base has none, so the broker starts adaptive. */

@@ -74,7 +74,22 @@ public final class QosMonitor {
         return out;
     }
 
+    /**
+     * The window's outcomes no older than the maximum age; if there are none (the plan stopped
+     * calling the service), the last ones seen, however old: forgetting them would make the
+     * optimizer fall back to the provider's promise and send the traffic straight back.
+     */
     private ServiceStats stats(String service, Window w, long now) {
+        ServiceStats recent = stats(service, w, now, maxAgeNanos);
+        return recent != null ? recent : stats(service, w, now, Long.MAX_VALUE);
+    }
+
+    /** Forgets a service's outcomes: it came back up and its past failures no longer describe it. */
+    public synchronized void forget(String service) {
+        windows.remove(service);
+    }
+
+    private static ServiceStats stats(String service, Window w, long now, long maxAgeNanos) {
         double[] ok = new double[w.size];
         int n = 0;
         int failures = 0;

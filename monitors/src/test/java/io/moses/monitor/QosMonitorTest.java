@@ -35,7 +35,11 @@ class QosMonitorTest {
         QosMonitor m = new QosMonitor(10, 1_000);
         long now = System.nanoTime();
         for (int i = 0; i < 10; i++) m.record(o("b", 1.0, Outcome.Kind.FAILURE, now - 5_000_000_000L));
-        assertFalse(m.snapshot().containsKey("b"), "outcomes older than a second are ignored");
+        assertEquals(0.0, m.snapshot().get("b").availability(), 1e-9, "with nothing recent, the last outcomes still count");
+        m.record(o("b", 0.01, Outcome.Kind.OK, now));
+        assertEquals(1.0, m.snapshot().get("b").availability(), 1e-9, "outcomes older than a second are ignored once recent ones exist");
+        m.forget("b");
+        assertFalse(m.snapshot().containsKey("b"));
         for (int i = 0; i < 30; i++) m.record(o("b", 0.01, i < 20 ? Outcome.Kind.FAILURE : Outcome.Kind.OK, now));
         assertEquals(1.0, m.snapshot().get("b").availability(), 1e-9, "only the last 10 outcomes count");
     }
