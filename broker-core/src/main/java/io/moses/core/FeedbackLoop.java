@@ -9,7 +9,6 @@ import io.moses.model.Observation;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
-import io.moses.model.TaskRef;
 import io.moses.model.User;
 import io.moses.monitor.ClassMonitor;
 import io.moses.monitor.DriftDetector;
