@@ -1,6 +1,5 @@
 package io.moses.core;
 
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.moses.adaptation.AdaptiveBinding;
@@ -28,7 +27,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
@@ -46,6 +44,7 @@ public final class Broker implements AutoCloseable {
 
     private final BrokerConfig config;
     private final PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final RequestTimers timers = new RequestTimers(metrics);
     private final List<ProvidedService> services = new ArrayList<>();
     private final Map<String, CompositeService> composites = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -80,7 +79,7 @@ public final class Broker implements AutoCloseable {
                 ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
-        engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, metrics), config.engineThreads());
+        engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, timers), config.engineThreads());
         loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation());
         engine.onCompleted(loop::completed);
         engine.start();
@@ -130,20 +129,12 @@ public final class Broker implements AutoCloseable {
             composites.put(model.name(), model);
         }
         for (ProvidedService s : d.services()) {
-            http.publish(engine, s, config.requestTimeout(), authenticator, this::recordComposite);
+            http.publish(engine, s, config.requestTimeout(), authenticator, timers);
             services.add(s);
         }
         return d;
     }
 
-    private void recordComposite(String composite, String outcome, long nanos) {
-        Timer.builder("moses.composite.requests")
-                .description("composite service requests, per composite and outcome")
-                .tags("composite", composite, "outcome", outcome)
-                .publishPercentileHistogram()
-                .register(metrics)
-                .record(nanos, TimeUnit.NANOSECONDS);
-    }
 
     public int port() {
         return http.port();

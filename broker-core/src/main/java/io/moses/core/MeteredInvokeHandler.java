@@ -1,21 +1,18 @@
 package io.moses.core;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.moses.adaptation.InvokeHandler;
 import io.moses.adaptation.InvokeOutcome;
 import io.moses.adaptation.Invocation;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 
 /** Times every invoke per task, concrete service and outcome. */
 final class MeteredInvokeHandler implements InvokeHandler {
     private final InvokeHandler delegate;
-    private final MeterRegistry registry;
+    private final RequestTimers timers;
 
-    MeteredInvokeHandler(InvokeHandler delegate, MeterRegistry registry) {
+    MeteredInvokeHandler(InvokeHandler delegate, RequestTimers timers) {
         this.delegate = delegate;
-        this.registry = registry;
+        this.timers = timers;
     }
 
     @Override
@@ -25,13 +22,7 @@ final class MeteredInvokeHandler implements InvokeHandler {
             String service = outcome == null || outcome.answeredBy() == null ? "none" : outcome.answeredBy();
             String kind = error != null ? "error" : outcome instanceof InvokeOutcome.Reply ? "ok"
                     : outcome instanceof InvokeOutcome.Fault ? "fault" : "failure";
-            Timer.builder("moses.concrete.invokes")
-                    .description("calls of concrete services, per task, service and outcome")
-                    .tags("composite", invocation.task().composite(), "task", invocation.task().name(),
-                            "service", service, "outcome", kind)
-                    .publishPercentileHistogram()
-                    .register(registry)
-                    .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            timers.invoke(invocation.task(), service, kind, System.nanoTime() - start);
         });
     }
 }
