@@ -15,5 +15,6 @@ import io.moses.model.TaskRef;
  * @param atNanos      System.nanoTime() when the call ended
  */
 public record Outcome(String service, TaskRef task, String serviceClass, long nanos, Kind kind, boolean winner, long atNanos) {
-    public enum Kind { OK, FAULT, FAILURE, TIMEOUT, CANCELLED }
+    /** How a call ended; CANCELLED and REFUSED_LOCALLY (never sent) say nothing about the provider. */
+    public enum Kind { OK, FAULT, FAILURE, TIMEOUT, CANCELLED, REFUSED_LOCALLY }
 }

@@ -59,7 +59,7 @@ final class PatternExecutor {
             java.util.concurrent.Semaphore permits = inFlight.computeIfAbsent(service.name(), k -> new java.util.concurrent.Semaphore(maxInFlight));
             if (!permits.tryAcquire()) {
                 CompletableFuture<SoapClient.Result> busy = CompletableFuture.completedFuture(new SoapClient.Result.Failure(
-                        maxInFlight + " calls already in flight to " + service.name()));
+                        FailureKind.REFUSED_LOCALLY, maxInFlight + " calls already in flight to " + service.name()));
                 this.call = new SoapClient.Call(busy, busy);
                 return;
             }
@@ -147,11 +147,12 @@ final class PatternExecutor {
         Outcome.Kind kind;
         if (a.result() instanceof SoapClient.Result.Reply) kind = Outcome.Kind.OK;
         else if (a.result() instanceof SoapClient.Result.Fault) kind = Outcome.Kind.FAULT;
-        else {
-            String reason = ((SoapClient.Result.Failure) a.result()).reason();
-            kind = reason.contains("cancelled") ? Outcome.Kind.CANCELLED
-                    : reason.startsWith("no reply") ? Outcome.Kind.TIMEOUT : Outcome.Kind.FAILURE;
-        }
+        else kind = switch (((SoapClient.Result.Failure) a.result()).kind()) {
+            case CANCELLED -> Outcome.Kind.CANCELLED;
+            case REFUSED_LOCALLY -> Outcome.Kind.REFUSED_LOCALLY;
+            case TIMEOUT -> Outcome.Kind.TIMEOUT;
+            default -> Outcome.Kind.FAILURE;
+        };
         outcomes.add(new Outcome(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, System.nanoTime()));
     }
 }

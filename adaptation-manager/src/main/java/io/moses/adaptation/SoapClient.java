@@ -43,7 +43,7 @@ public final class SoapClient {
     public sealed interface Result {
         record Reply(Element body) implements Result {}
         record Fault(QName code, String reason, Element detail) implements Result {}
-        record Failure(String reason) implements Result {}
+        record Failure(FailureKind kind, String reason) implements Result {}
     }
 
     /**
@@ -110,7 +110,7 @@ public final class SoapClient {
                     .build();
         } catch (IllegalArgumentException e) {
             CompletableFuture<Result> failed = CompletableFuture.completedFuture(
-                    new Result.Failure("invalid endpoint " + endpoint + ": " + e.getMessage()));
+                    new Result.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
             return new Call(failed, failed);
         }
         CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -120,37 +120,41 @@ public final class SoapClient {
 
     private static Result failure(URI endpoint, Throwable error, Duration timeout) {
         Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (e instanceof HttpTimeoutException) return new Result.Failure("no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
-        if (e instanceof ConnectException) return new Result.Failure("cannot connect to " + endpoint);
-        if (e instanceof java.util.concurrent.CancellationException) return new Result.Failure("call to " + endpoint + " cancelled");
+        if (e instanceof java.net.http.HttpConnectTimeoutException)
+            return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
+        if (e instanceof HttpTimeoutException) return new Result.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+        if (e instanceof ConnectException) return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
+        if (e instanceof java.util.concurrent.CancellationException) return new Result.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
         String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return new Result.Failure("call to " + endpoint + " failed: " + msg);
+        return new Result.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + msg);
     }
 
     private static Result read(URI endpoint, HttpResponse<byte[]> response) {
         int status = response.statusCode();
         byte[] bytes = response.body();
         if (bytes == null || bytes.length == 0)
-            return new Result.Failure(endpoint + " answered HTTP " + status + " with no body");
+            return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;
         try {
             doc = Xml.parse(bytes);
         } catch (Exception e) {
-            return new Result.Failure(endpoint + " answered HTTP " + status + " with a body that is not XML");
+            return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
+                    endpoint + " answered HTTP " + status + " with a body that is not XML");
         }
         Element env = doc.getDocumentElement();
         String ns = env.getNamespaceURI();
         if (!"Envelope".equals(env.getLocalName()) || !(SOAP11.equals(ns) || SOAP12.equals(ns)))
-            return new Result.Failure(endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
+            return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
+                    endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
         Element body = child(env, ns, "Body");
         Element payload = body == null ? null : firstElement(body);
         if (payload == null) {
-            if (status >= 300) return new Result.Failure(endpoint + " answered HTTP " + status);
-            return new Result.Failure(endpoint + " answered with an empty SOAP body");
+            if (status >= 300) return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
+            return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered with an empty SOAP body");
         }
         if ("Fault".equals(payload.getLocalName()) && ns.equals(payload.getNamespaceURI()))
             return fault(payload, ns);
-        if (status >= 300) return new Result.Failure(endpoint + " answered HTTP " + status);
+        if (status >= 300) return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
         return new Result.Reply(payload);
     }
 

@@ -57,9 +57,12 @@ public final class QosMonitor {
         this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(maxAgeMillis);
     }
 
-    /** A cancelled 1-out-of-n loser says nothing about its service and is not counted. */
+    /**
+     * A cancelled 1-out-of-n loser and a call the broker refused itself (too many in flight,
+     * never sent) say nothing about the service and are not counted.
+     */
     public synchronized void record(Outcome o) {
-        if (o.kind() == Outcome.Kind.CANCELLED) return;
+        if (o.kind() == Outcome.Kind.CANCELLED || o.kind() == Outcome.Kind.REFUSED_LOCALLY) return;
         windows.computeIfAbsent(o.service(), s -> new Window(capacity))
                 .add(o.atNanos(), o.nanos() / 1e9, o.kind() == Outcome.Kind.OK);
     }

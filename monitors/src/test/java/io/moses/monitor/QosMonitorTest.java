@@ -21,6 +21,7 @@ class QosMonitorTest {
         for (int i = 1; i <= 100; i++) m.record(o("a", i / 1000.0, Outcome.Kind.OK, now));
         for (int i = 0; i < 25; i++) m.record(o("a", 5.0, Outcome.Kind.FAILURE, now));
         for (int i = 0; i < 50; i++) m.record(o("a", 9.0, Outcome.Kind.CANCELLED, now));
+        for (int i = 0; i < 40; i++) m.record(o("a", 0.0, Outcome.Kind.REFUSED_LOCALLY, now));
         QosMonitor.ServiceStats s = m.snapshot().get("a");
         assertEquals(0.0505, s.responseTime(), 1e-9);
         assertEquals(0.8, s.availability(), 1e-9);
