@@ -13,6 +13,7 @@ import io.moses.core.engine.ProvidedService;
 import io.moses.core.frontend.Authenticator;
 import io.moses.core.frontend.BasicAuthenticator;
 import io.moses.core.frontend.HttpFrontEnd;
+import io.moses.core.frontend.OperatorFilter;
 import io.moses.mdal.Credentials;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBases;
@@ -86,6 +87,7 @@ public final class Broker implements AutoCloseable {
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
         http.mount("/health", new HealthServlet(this::health));
         http.mount("/metrics", new MetricsServlet(metrics));
+        http.filter("/admin/*", new OperatorFilter(authenticator));
         http.mount("/admin/*", new AdminServlet(binding::plan, kb));
         http.start();
         for (Path unit : config.deployments()) deploy(unit);

@@ -9,7 +9,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** {@code moses plan [--broker URL] [--json] [--history [N]]}: the plan of a running broker. */
+/**
+ * {@code moses plan [--broker URL] [--user NAME] [--json] [--history [N]]}: the plan of a running
+ * broker. The admin API requires an operator: the name from {@code --user} or {@code MOSES_USER},
+ * the password from {@code MOSES_PASSWORD} (not on the command line, where {@code ps} shows it).
+ */
 public final class PlanCommand {
     private PlanCommand() {}
 
@@ -17,23 +21,36 @@ public final class PlanCommand {
         String broker = "http://127.0.0.1:8080";
         boolean json = false;
         int history = 0;
+        String user = System.getenv("MOSES_USER");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--user" -> {
+                    if (++i >= args.length) fail("--user needs a name");
+                    user = args[i];
+                }
                 case "--broker" -> {
                     if (++i >= args.length) fail("--broker needs a URL");
                     broker = args[i];
                 }
                 case "--json" -> json = true;
                 case "--history" -> history = i + 1 < args.length && args[i + 1].matches("\\d+") ? Integer.parseInt(args[++i]) : 10;
-                default -> fail("unknown option " + args[i] + "\nusage: moses plan [--broker URL] [--json] [--history [N]]");
+                default -> fail("unknown option " + args[i] + "\nusage: moses plan [--broker URL] [--user OPERATOR] [--json] [--history [N]]"
+                        + "\n  (the operator's password comes from MOSES_PASSWORD)");
             }
         }
         String path = history > 0 ? "/admin/plans?n=" + history : "/admin/plan";
         String body;
         try {
-            HttpResponse<String> r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build().send(
-                    HttpRequest.newBuilder(URI.create(broker.replaceAll("/+$", "") + path)).timeout(Duration.ofSeconds(10)).build(),
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(broker.replaceAll("/+$", "") + path)).timeout(Duration.ofSeconds(10));
+            if (user != null) {
+                String password = System.getenv("MOSES_PASSWORD");
+                if (password == null) fail("--user " + user + ": set MOSES_PASSWORD to the operator's password");
+                request.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            HttpResponse<String> r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build().send(request.build(),
                     HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 401) fail("the admin API needs an operator: --user NAME (or MOSES_USER) and MOSES_PASSWORD; broker said " + r.body());
             if (r.statusCode() != 200) fail("broker answered HTTP " + r.statusCode() + ": " + r.body());
             body = r.body();
         } catch (Exception e) {

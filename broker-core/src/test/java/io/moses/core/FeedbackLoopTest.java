@@ -96,8 +96,12 @@ class FeedbackLoopTest {
         assertEquals(200, r.statusCode(), r.body());
     }
 
+    /** The trip planner seed's operator: the admin API requires one. */
+    static final String OPERATOR = "Basic " + java.util.Base64.getEncoder().encodeToString("operator:operator-demo".getBytes());
+
     static JsonNode get(String path) throws Exception {
-        return JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        return JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", OPERATOR).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
     }
 
     /** Calls of one concrete service so far, every outcome, from the broker's metrics. */

@@ -8,6 +8,7 @@ import io.moses.model.Implementation;
 import io.moses.model.Observation;
 import io.moses.model.Plan;
 import io.moses.model.ProviderSla;
+import io.moses.model.Role;
 import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
 import io.moses.model.TaskRef;
@@ -497,10 +498,26 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
 
     // ------------------------------------------------------------------ users
 
-    private static final String USER_COLUMNS = "name, class_name, rate, password_hash";
+    private static final String USER_COLUMNS = "name, class_name, rate, password_hash, role";
 
     private static User user(ResultSet rs) throws SQLException {
-        return new User(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getString(4));
+        return new User(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getString(4), Role.parse("app_user.role", rs.getString(5)));
+    }
+
+    /** Every change of a user is a change of the subscriptions: bumps their version (and locks it). */
+    private static long bumpSubscriptions(Connection c) throws SQLException {
+        update(c, "UPDATE subscription_head SET version = version + 1 WHERE id = 1");
+        return one(query(c, "SELECT version FROM subscription_head WHERE id = 1", rs -> rs.getLong(1)))
+                .orElseThrow(() -> new SQLException("subscription_head row missing"));
+    }
+
+    /** Locks the subscriptions and checks that they are still at {@code expected}. */
+    private static void expectSubscriptions(Connection c, long expected) throws SQLException {
+        long now = one(query(c, "SELECT version FROM subscription_head WHERE id = 1 FOR UPDATE", rs -> rs.getLong(1)))
+                .orElseThrow(() -> new SQLException("subscription_head row missing"));
+        if (now != expected)
+            throw KnowledgeBaseException.conflict("subscriptions changed meanwhile (version " + now + ", expected " + expected
+                    + "): decide again");
     }
 
     private static void requireClass(Connection c, String field, String className) throws SQLException {
@@ -509,12 +526,13 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     }
 
     private static void insertUser(Connection c, User u) throws SQLException {
-        update(c, "INSERT INTO app_user (" + USER_COLUMNS + ") VALUES (?, ?, ?, ?)", u.name(), u.serviceClass(), u.rate(), u.passwordHash());
+        update(c, "INSERT INTO app_user (" + USER_COLUMNS + ") VALUES (?, ?, ?, ?, ?)", u.name(), u.serviceClass(), u.rate(), u.passwordHash(),
+                u.role().label());
     }
 
     private static int updateUserRow(Connection c, User u) throws SQLException {
-        return update(c, "UPDATE app_user SET class_name = ?, rate = ?, password_hash = ? WHERE name = ?",
-                u.serviceClass(), u.rate(), u.passwordHash(), u.name());
+        return update(c, "UPDATE app_user SET class_name = ?, rate = ?, password_hash = ?, role = ? WHERE name = ?",
+                u.serviceClass(), u.rate(), u.passwordHash(), u.role().label(), u.name());
     }
 
     @Override
@@ -525,6 +543,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
             if (exists(c, "SELECT 1 FROM app_user WHERE name = ?", u.name()))
                 throw KnowledgeBaseException.conflict("user.name: '" + u.name() + "' already exists");
             insertUser(c, u);
+            bumpSubscriptions(c);
             return null;
         });
     }
@@ -535,6 +554,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         upsert("put user '" + u.name() + "'", c -> {
             requireClass(c, "user.serviceClass", u.serviceClass());
             if (updateUserRow(c, u) == 0) insertUser(c, u);
+            bumpSubscriptions(c);
             return null;
         });
     }
@@ -550,6 +570,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
             if (!next.name().equals(name)) throw KnowledgeBaseException.invalid(what + ": user.name cannot change");
             requireClass(c, "user.serviceClass", next.serviceClass());
             updateUserRow(c, next);
+            bumpSubscriptions(c);
             return next;
         });
     }
@@ -573,7 +594,46 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
 
     @Override
     public boolean removeUser(String name) {
-        return tx("remove user '" + name + "'", c -> update(c, "DELETE FROM app_user WHERE name = ?", name) > 0);
+        return tx("remove user '" + name + "'", c -> {
+            boolean removed = update(c, "DELETE FROM app_user WHERE name = ?", name) > 0;
+            if (removed) bumpSubscriptions(c);
+            return removed;
+        });
+    }
+
+    // ------------------------------------------------------------------ subscriptions
+
+    @Override
+    public long subscriptionsVersion() {
+        return tx("read subscriptions version", c -> one(query(c, "SELECT version FROM subscription_head WHERE id = 1",
+                rs -> rs.getLong(1))).orElse(0L));
+    }
+
+    @Override
+    public long subscribe(User u, long expectedVersion) {
+        validate(u);
+        return tx("subscribe user '" + u.name() + "'", c -> {
+            expectSubscriptions(c, expectedVersion);
+            requireClass(c, "user.serviceClass", u.serviceClass());
+            if (exists(c, "SELECT 1 FROM app_user WHERE name = ?", u.name()))
+                throw KnowledgeBaseException.conflict("user.name: '" + u.name() + "' already exists");
+            insertUser(c, u);
+            return bumpSubscriptions(c);
+        });
+    }
+
+    @Override
+    public long changeSubscription(String name, String serviceClass, double rate, long expectedVersion) {
+        name("user.serviceClass", serviceClass, NAME_MAX);
+        finiteNonNegative("user.rate", rate);
+        return tx("change subscription of '" + name + "'", c -> {
+            expectSubscriptions(c, expectedVersion);
+            User current = one(query(c, "SELECT " + USER_COLUMNS + " FROM app_user WHERE name = ? FOR UPDATE", JdbcKnowledgeBase::user, name))
+                    .orElseThrow(() -> KnowledgeBaseException.notFound("user.name: no user '" + name + "'"));
+            requireClass(c, "user.serviceClass", serviceClass);
+            updateUserRow(c, current.withSubscription(serviceClass, rate));
+            return bumpSubscriptions(c);
+        });
     }
 
     // ------------------------------------------------------------------ plans

@@ -78,7 +78,7 @@ public interface KnowledgeBase extends AutoCloseable {
     /** CONFLICT while users subscribe to it. */
     boolean removeServiceClass(String name);
 
-    // ---- users (passwordHash must come from PasswordHasher)
+    // ---- users (passwordHash must come from PasswordHasher); every change bumps subscriptionsVersion()
 
     void addUser(User user);
 
@@ -93,6 +93,24 @@ public interface KnowledgeBase extends AutoCloseable {
     List<User> users(String serviceClass);
 
     boolean removeUser(String name);
+
+    // ---- subscriptions: admission decided on one version of the users commits only on that version
+
+    /** The version of the subscriptions (users, their classes and rates); every user change bumps it. */
+    long subscriptionsVersion();
+
+    /**
+     * Adds a new user if the subscriptions are still at {@code expectedVersion}; CONFLICT if they
+     * changed meanwhile (decide again) or the name is taken. Returns the new version.
+     */
+    long subscribe(User user, long expectedVersion);
+
+    /**
+     * Moves a user to another class and/or rate if the subscriptions are still at
+     * {@code expectedVersion}; CONFLICT if they changed, NOT_FOUND for an unknown user, INVALID for
+     * an unknown class. Returns the new version.
+     */
+    long changeSubscription(String name, String serviceClass, double rate, long expectedVersion);
 
     // ---- plans
 

@@ -8,6 +8,7 @@ import io.moses.model.Implementation;
 import io.moses.model.PayloadMapping;
 import io.moses.model.Plan;
 import io.moses.model.ProviderSla;
+import io.moses.model.Role;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
 import io.moses.model.User;
@@ -173,14 +174,15 @@ public final class Seed {
             i = 0;
             for (JsonNode n : list(root, "users")) {
                 String p = "users[" + i++ + "]";
-                fields(n, p, Set.of("name", "class", "rate", "password", "passwordEnv", "passwordHash"));
+                fields(n, p, Set.of("name", "class", "rate", "password", "passwordEnv", "passwordHash", "role"));
                 String name = string(n, p, "name");
                 if (!userNames.add(name)) throw error(p + ".name", ": duplicate user '" + name + "'");
                 String cls = string(n, p, "class");
                 if (!classNames.isEmpty() && !classNames.contains(cls))
                     throw error(p + ".class", ": unknown class '" + cls + "' (the seed defines " + classNames + ")");
                 String hash = passwordHash(n, p);
-                users.add(build(p, () -> new User(name, cls, number(n, p, "rate"), hash)));
+                Role role = n.has("role") ? build(p, () -> Role.parse("role", string(n, p, "role"))) : Role.USER;
+                users.add(build(p, () -> new User(name, cls, number(n, p, "rate"), hash, role)));
             }
 
             List<ConcreteService> services = new ArrayList<>();

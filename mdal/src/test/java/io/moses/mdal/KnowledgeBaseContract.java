@@ -14,6 +14,7 @@ import io.moses.model.Observation;
 import io.moses.model.PayloadMapping;
 import io.moses.model.Plan;
 import io.moses.model.ProviderSla;
+import io.moses.model.Role;
 import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
 import io.moses.model.TaskRef;
@@ -143,6 +144,78 @@ abstract class KnowledgeBaseContract {
         kb.addServiceClass(gold());
         kb.addServiceClass(new ServiceClass("Gold", 1, 0.9, 1, 1));
         assertEquals(2, kb.serviceClasses().size());
+    }
+
+    @Test
+    void rolesAreStoredWithTheUser() {
+        kb.addServiceClass(gold());
+        kb.addUser(new User("alice", "gold", 1, HASH));
+        kb.addUser(new User("olga", "gold", 0, HASH, Role.OPERATOR));
+        assertEquals(Role.USER, kb.user("alice").orElseThrow().role());
+        assertEquals(Role.OPERATOR, kb.user("olga").orElseThrow().role());
+        kb.putUser(new User("alice", "gold", 1, HASH, Role.OPERATOR));
+        assertTrue(kb.user("alice").orElseThrow().isOperator());
+    }
+
+    @Test
+    void aSubscriptionCommitsOnlyOnTheVersionItWasDecidedOn() {
+        kb.addServiceClass(gold());
+        kb.addServiceClass(new ServiceClass("silver", 2, 0.9, 1, 1));
+        long v0 = kb.subscriptionsVersion();
+        long v1 = kb.subscribe(new User("alice", "gold", 1, HASH), v0);
+        assertTrue(v1 > v0);
+        assertEquals(1.0, kb.user("alice").orElseThrow().rate());
+        // decided on v0, but alice came in meanwhile: refused, nothing stored
+        KnowledgeBaseException stale = assertThrows(KnowledgeBaseException.class, () -> kb.subscribe(new User("bob", "gold", 1, HASH), v0));
+        assertEquals(KnowledgeBaseException.Kind.CONFLICT, stale.kind());
+        assertTrue(kb.user("bob").isEmpty());
+        assertEquals(KnowledgeBaseException.Kind.CONFLICT, kindOf(() -> kb.subscribe(new User("alice", "gold", 3, HASH), v1)));
+        assertEquals(1.0, kb.user("alice").orElseThrow().rate());
+
+        long v2 = kb.changeSubscription("alice", "silver", 4, v1);
+        assertEquals(new User("alice", "silver", 4, HASH), kb.user("alice").orElseThrow());
+        assertEquals(KnowledgeBaseException.Kind.CONFLICT, kindOf(() -> kb.changeSubscription("alice", "gold", 1, v1)));
+        assertEquals(KnowledgeBaseException.Kind.NOT_FOUND, kindOf(() -> kb.changeSubscription("nobody", "gold", 1, v2)));
+        assertEquals(KnowledgeBaseException.Kind.INVALID, kindOf(() -> kb.changeSubscription("alice", "platinum", 1, v2)));
+        assertEquals(v2, kb.subscriptionsVersion(), "refused changes leave the version alone");
+        assertEquals("silver", kb.user("alice").orElseThrow().serviceClass());
+        // plain user changes count as subscription changes too
+        kb.putUser(new User("carol", "gold", 1, HASH));
+        assertTrue(kb.subscriptionsVersion() > v2);
+        long v3 = kb.subscriptionsVersion();
+        assertTrue(kb.removeUser("carol"));
+        assertTrue(kb.subscriptionsVersion() > v3);
+    }
+
+    @Test
+    void concurrentSubscriptionsOnOneVersionAdmitExactlyOne() throws Exception {
+        kb.addServiceClass(gold());
+        long v = kb.subscriptionsVersion();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Boolean>> results = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                String name = "u" + i;
+                results.add(pool.submit(() -> {
+                    go.await();
+                    try {
+                        kb.subscribe(new User(name, "gold", 1, HASH), v);
+                        return true;
+                    } catch (KnowledgeBaseException e) {
+                        assertEquals(KnowledgeBaseException.Kind.CONFLICT, e.kind(), e.getMessage());
+                        return false;
+                    }
+                }));
+            }
+            go.countDown();
+            int won = 0;
+            for (Future<Boolean> f : results) if (f.get(30, TimeUnit.SECONDS)) won++;
+            assertEquals(1, won);
+            assertEquals(1, kb.users().size());
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

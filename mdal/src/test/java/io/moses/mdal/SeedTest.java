@@ -66,7 +66,8 @@ class SeedTest {
             assertEquals(1, published.version());
             assertEquals("seed", published.solver());
             assertEquals(3, kb.serviceClasses().size());
-            assertEquals(6, kb.users().size());
+            assertEquals(7, kb.users().size());
+            assertTrue(kb.user("operator").orElseThrow().isOperator());
             assertEquals(12, kb.concreteServices().size());
             assertEquals(new TreeSet<>(TASKS), kb.tasks("TripPlanner").stream().map(TaskRef::name).collect(Collectors.toCollection(TreeSet::new)));
             assertEquals(byName(seed, "flight-b"), kb.concreteService("flight-b").orElseThrow());
@@ -113,6 +114,8 @@ class SeedTest {
                 .contains("services[0].endpoint: unknown variable ${NOPE_UNSET_42}"));
         assertTrue(refusal(SERVICE.replace("AVAIL", "0.9").replace("cost:", "costs:"), Map.of()).contains("services[0].costs: unknown field"));
         assertTrue(refusal(SERVICE.replace("AVAIL", "0.9").replace("p.op", "op"), Map.of()).contains("services[0].task"));
+        assertTrue(refusal(CLASS + "users: [{name: u, class: gold, rate: 0, password: p, role: admin}]", Map.of())
+                .contains("users[0].role must be user or operator, was 'admin'"));
         assertTrue(refusal("classes: {name: gold}", Map.of()).contains("classes must be a list"));
         assertTrue(refusal("classes: [", Map.of()).contains("not valid YAML"));
     }
@@ -129,6 +132,14 @@ class SeedTest {
             KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> seed.applyTo(kb));
             assertTrue(e.getMessage().contains("plan.bindings[gold, C/p.op]: fractions must sum to 1"), e.getMessage());
         }
+    }
+
+    @Test
+    void aUserMayBeAnOperator() {
+        Seed seed = Seed.parse(CLASS + "users: [{name: o, class: gold, rate: 0, password: p, role: operator}, "
+                + "{name: u, class: gold, rate: 1, password: q}]", "test.yaml", Map.of());
+        assertEquals(io.moses.model.Role.OPERATOR, seed.users().get(0).role());
+        assertEquals(io.moses.model.Role.USER, seed.users().get(1).role());
     }
 
     @Test

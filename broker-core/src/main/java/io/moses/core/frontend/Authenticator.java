@@ -1,5 +1,6 @@
 package io.moses.core.frontend;
 
+import io.moses.model.User;
 import jakarta.xml.ws.handler.MessageContext;
 
 /**
@@ -10,6 +11,15 @@ import jakarta.xml.ws.handler.MessageContext;
 @FunctionalInterface
 public interface Authenticator {
     String serviceClassOf(MessageContext request);
+
+    /**
+     * The user an HTTP {@code Authorization} header names, null for an anonymous caller (no
+     * header) when the broker admits those; throws {@link AuthenticationException} for unknown
+     * users, wrong passwords and, where someone is required, no credentials.
+     */
+    default User userOf(String authorizationHeader) {
+        return null;
+    }
 
     /** Everybody is anonymous: the broker runs without users. */
     Authenticator ANONYMOUS = request -> null;

@@ -43,7 +43,12 @@ public final class BasicAuthenticator implements Authenticator {
 
     @Override
     public String serviceClassOf(MessageContext request) {
-        String header = header(request, "Authorization");
+        User user = userOf(header(request, "Authorization"));
+        return user == null ? null : user.serviceClass();
+    }
+
+    @Override
+    public User userOf(String header) {
         if (header == null) {
             if (anonymousAllowed) return null;
             throw new AuthenticationException("authentication required: send HTTP Basic credentials of a registered user");
@@ -64,7 +69,7 @@ public final class BasicAuthenticator implements Authenticator {
         // one message for both cases: do not tell a stranger which user names exist
         if (user == null || user.passwordHash() == null || !check(user, password))
             throw new AuthenticationException("unknown user or wrong password");
-        return user.serviceClass();
+        return user;
     }
 
     private boolean check(User user, String password) {

@@ -68,6 +68,11 @@ public final class HttpFrontEnd implements AutoCloseable {
         context.addServlet(new ServletHolder(servlet), path);
     }
 
+    /** Puts a filter in front of every request under {@code path} (for example an operator check). */
+    public void filter(String path, jakarta.servlet.Filter filter) {
+        context.addFilter(new FilterHolder(filter), path, null);
+    }
+
     public void start() throws Exception {
         jetty.start();
     }

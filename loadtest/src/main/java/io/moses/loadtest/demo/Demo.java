@@ -33,6 +33,9 @@ public final class Demo {
             {"alice", "alice-demo", "gold"}, {"bob", "bob-demo", "silver"}, {"carl", "carl-demo", "bronze"},
             {"anna", "anna-demo", "gold"}, {"bea", "bea-demo", "silver"}, {"cleo", "cleo-demo", "bronze"}};
 
+    /** The trip planner seed's operator (demo password): the admin API and the management services require it. */
+    public static final String[] OPERATOR = {"operator", "operator-demo"};
+
     private Demo() {}
 
     public static void main(String[] args) throws Exception {
@@ -75,6 +78,9 @@ public final class Demo {
                 String base = "http://127.0.0.1:" + port;
                 say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))
                         + ", trip planner deployed");
+                say("demo: operator '" + OPERATOR[0] + "', demo password '" + OPERATOR[1]
+                        + "' (admin API " + base + "/admin/plan, SLA Manager " + base + "/manage/sla?wsdl, Service Manager "
+                        + base + "/manage/services?wsdl)");
                 say("demo: " + requests + " composite requests from " + clients + " concurrent clients (users of the gold, silver and bronze classes)");
                 LoadResult r;
                 if (degrade) {
@@ -137,8 +143,11 @@ public final class Demo {
     }
 
     public static String fetch(String url) throws IOException, InterruptedException {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String basic = java.util.Base64.getEncoder().encodeToString((OPERATOR[0] + ":" + OPERATOR[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Basic " + basic)
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IOException("GET " + url + ": HTTP " + r.statusCode() + " " + r.body());
+        return r.body();
     }
 
     private static String mask(String db) {
