@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +38,23 @@ public final class OptimizationEngine {
         }
     }
 
+    /**
+     * How a program reaches the solver: whole, or by column generation (docs/model.md, "Column
+     * generation"); AUTO uses column generation from {@link #COLUMN_GENERATION_FROM} columns on,
+     * when the solver reports duals.
+     */
+    enum Method { AUTO, SIMPLEX, COLUMN_GENERATION }
+
+    /** Measured (docs/benchmarks.md): below this many x columns the whole program solves faster. */
+    static final int COLUMN_GENERATION_FROM = 2_000;
+    /** Single services per (class, task) that column generation starts with. */
+    static final int INITIAL_SINGLES = 2;
+
     private final LpSolver primary;
     private final LpSolver fallback;
+    private Method method = Method.AUTO;
+    /** The bindings of the last plan this engine made: where column generation starts next time. */
+    private final AtomicReference<Map<Plan.Key, List<Plan.Share>>> inForce = new AtomicReference<>();
 
     /** lp_solve if it loads, ojAlgo otherwise. */
     public OptimizationEngine() {
@@ -76,6 +92,18 @@ public final class OptimizationEngine {
         return primary.name();
     }
 
+    /** The same solvers with the method fixed (benchmarks and tests compare the two). */
+    OptimizationEngine with(Method m) {
+        OptimizationEngine e = new OptimizationEngine(primary, fallback);
+        e.method = m;
+        return e;
+    }
+
+    /** Forgets the plan column generation would start from (benchmarks time a cold start). */
+    void forgetPlanInForce() {
+        inForce.set(null);
+    }
+
     public PlanResult plan(PlanningInput input) {
         return plan(input, "re-plan");
     }
@@ -96,7 +124,7 @@ public final class OptimizationEngine {
         LinearProgram hard = prog.hard();
         run.size(hard);
         Program.setObjective(hard, prog.objective(), true);
-        LpSolver.Result res = run.solve(hard, timeout);
+        LpSolver.Result res = run.solve(prog, hard, timeout);
         if (res.status() == LpSolver.Status.OPTIMAL) {
             res = run.breakTies(prog, hard, res, timeout);
             Plan plan = run.plan(prog, res, List.of(), reason);
@@ -109,16 +137,16 @@ public final class OptimizationEngine {
         // Section 4: two-phase relaxed program, capacity hard.
         double scale = 1.0;
         Program.Relaxed p1 = prog.phase1(scale);
-        LpSolver.Result r1 = run.solve(p1.lp(), timeout);
+        LpSolver.Result r1 = run.solve(prog, p1.lp(), timeout);
         List<String> overloaded = List.of();
         if (r1.status() == LpSolver.Status.INFEASIBLE) {
             LinearProgram util = prog.minUtilization();
-            LpSolver.Result ru = run.solve(util, timeout);
+            LpSolver.Result ru = run.solve(prog, util, timeout);
             if (ru.status() != LpSolver.Status.OPTIMAL)
                 return run.failed(prog, "capacity overloaded and the utilization program failed: " + ru.detail());
             scale = Math.max(1.0, ru.objective()) * (1 + 1e-6);
             p1 = prog.phase1(scale);
-            r1 = run.solve(p1.lp(), timeout);
+            r1 = run.solve(prog, p1.lp(), timeout);
             overloaded = new ArrayList<>();
             for (var e : prog.utilization(ru.x()).entrySet())
                 if (e.getValue() > 1 + 1e-9) overloaded.add(e.getKey());
@@ -127,7 +155,7 @@ public final class OptimizationEngine {
             return run.failed(prog, "the relaxed program (phase 1) could not be solved: " + r1.detail());
         Program.Relaxed p2 = prog.phase2(scale, r1.objective());
         Program.setObjective(p2.lp(), prog.objective(), true);
-        LpSolver.Result r2 = run.solve(p2.lp(), timeout);
+        LpSolver.Result r2 = run.solve(prog, p2.lp(), timeout);
         if (r2.status() != LpSolver.Status.OPTIMAL) r2 = r1; // phase 1's point is still a valid relaxed plan
         else r2 = run.breakTies(prog, p2.lp(), r2, timeout);
         List<Plan.ClassAtRisk> atRisk = atRisk(prog, p2, r2.x());
@@ -192,7 +220,7 @@ public final class OptimizationEngine {
         Program prog = new Program(in);
         if (!prog.uncovered.isEmpty())
             return new Feasibility(false, true, 0, "no available concrete service for " + prog.uncovered);
-        LpSolver.Result r = run.solve(prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
+        LpSolver.Result r = run.solve(prog, prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
         return switch (r.status()) {
             case OPTIMAL -> new Feasibility(false, false, Math.max(0, r.objective()), "");
             case INFEASIBLE -> new Feasibility(true, false, Double.POSITIVE_INFINITY, "capacity overloaded");
@@ -234,17 +262,45 @@ public final class OptimizationEngine {
     /** Book-keeping of one planning run: solver used, time and count of solves. */
     private final class Run {
         double buildMillis, solveMillis;
-        int solves, variables, constraints;
+        int solves, variables, constraints, pricingRounds, columnsUsed;
         String solverUsed = primary.name();
+        String methodUsed = "simplex";
+
+        boolean useColumnGeneration(Program prog) {
+            if (!(primary instanceof IncrementalSolver) || method == Method.SIMPLEX) return false;
+            return method == Method.COLUMN_GENERATION || prog.xColumns() >= COLUMN_GENERATION_FROM;
+        }
 
         void size(LinearProgram lp) {
             variables = lp.columns();
             constraints = lp.rows().size();
         }
 
-        /** Solves with the primary solver; if it proves neither optimality nor infeasibility, with the other. */
-        LpSolver.Result solve(LinearProgram lp, double timeout) {
-            LpSolver.Result r = primary.solve(lp, timeout);
+        /**
+         * Solves with the primary solver (by column generation when the program is large and the
+         * solver can); if it proves neither optimality nor infeasibility, whole with the primary,
+         * then with the other.
+         */
+        LpSolver.Result solve(Program prog, LinearProgram lp, double timeout) {
+            LpSolver.Result r = null;
+            if (useColumnGeneration(prog)) {
+                ColumnGeneration cg = new ColumnGeneration(lp, prog.pricingGroups());
+                ColumnGeneration.Outcome o = cg.solve((IncrementalSolver) primary,
+                        prog.initialColumns(lp, inForce.get(), INITIAL_SINGLES), timeout);
+                solves++;
+                solveMillis += o.result().millis();
+                pricingRounds += o.pricingRounds() + o.feasibilityRounds();
+                columnsUsed = Math.max(columnsUsed, o.columnsUsed());
+                methodUsed = "column generation";
+                r = o.result();
+                if (r.status() == LpSolver.Status.FAILED)
+                    log.warn("optimizer: column generation failed ({}), solving the whole program", r.detail());
+                else {
+                    solverUsed = primary.name();
+                    return r;
+                }
+            }
+            r = primary.solve(lp, timeout);
             solves++;
             solveMillis += r.millis();
             if (r.status() == LpSolver.Status.FAILED && fallback != null) {
@@ -270,7 +326,7 @@ public final class OptimizationEngine {
             LinearProgram second = lp.copy();
             second.addRow("revenue", prog.revenue, LinearProgram.Kind.GE, rev - Math.max(1e-9 * Math.abs(rev), 1e-12));
             Program.setObjective(second, prog.utility, true);
-            LpSolver.Result r = solve(second, timeout);
+            LpSolver.Result r = solve(prog, second, timeout);
             if (r.status() != LpSolver.Status.OPTIMAL) {
                 solverUsed = solverOfFirst;
                 return first;
@@ -280,6 +336,7 @@ public final class OptimizationEngine {
 
         Plan plan(Program prog, LpSolver.Result res, List<Plan.ClassAtRisk> atRisk, String reason) {
             Map<Plan.Key, List<Plan.Share>> bindings = prog.bindings(res.x());
+            inForce.set(bindings);
             double[] x = res.x();
             var predictions = new java.util.LinkedHashMap<String, Plan.Prediction>();
             for (Program.Unit u : prog.units) predictions.put(u.label(), prog.predict(u, x));
@@ -293,7 +350,8 @@ public final class OptimizationEngine {
         }
 
         PlanResult.Diagnostics diagnostics() {
-            return new PlanResult.Diagnostics(variables, constraints, solverUsed, buildMillis, solveMillis, solves);
+            return new PlanResult.Diagnostics(variables, constraints, solverUsed, buildMillis, solveMillis, solves,
+                    methodUsed, pricingRounds, methodUsed.equals("simplex") ? variables : columnsUsed);
         }
     }
 }

@@ -7,6 +7,8 @@ import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -169,6 +171,57 @@ final class Program {
 
     int xColumns() {
         return blocks.isEmpty() ? 0 : blocks.get(blocks.size() - 1).first() + blocks.get(blocks.size() - 1).implementations().size();
+    }
+
+    /** Per x column, the (class, task) block it belongs to: the groups column generation prices in. */
+    int[] pricingGroups() {
+        int[] g = new int[xColumns()];
+        for (int b = 0; b < blocks.size(); b++) {
+            Block bl = blocks.get(b);
+            Arrays.fill(g, bl.first(), bl.first() + bl.implementations().size(), b);
+        }
+        return g;
+    }
+
+    /**
+     * Where column generation starts, per (class, task): the {@code singles} single services best
+     * for {@code lp}'s objective, the fastest and the most available implementation (they keep
+     * the SLA rows feasible where one can), and the implementations the plan in force uses there
+     * (a warm start: after a small change they are mostly still optimal).
+     */
+    BitSet initialColumns(LinearProgram lp, Map<Plan.Key, List<Plan.Share>> inForce, int singles) {
+        BitSet on = new BitSet(xColumns());
+        double sense = lp.maximize() ? -1 : 1; // smaller key is better
+        for (Block b : blocks) {
+            List<ImplementationQos> impls = b.implementations();
+            int n = impls.size();
+            Integer[] order = new Integer[n];
+            for (int j = 0; j < n; j++) order[j] = j;
+            java.util.Arrays.sort(order, (p, q) -> {
+                int c = Double.compare(sense * lp.objective(b.first() + p), sense * lp.objective(b.first() + q));
+                return c != 0 ? c : Double.compare(impls.get(p).responseTime(), impls.get(q).responseTime());
+            });
+            int taken = 0;
+            for (int k = 0; k < n && taken < singles; k++)
+                if (impls.get(order[k]).implementation().pattern() == Implementation.Pattern.SINGLE) {
+                    on.set(b.first() + order[k]);
+                    taken++;
+                }
+            int fastest = 0, mostAvailable = 0;
+            for (int j = 1; j < n; j++) {
+                if (impls.get(j).responseTime() < impls.get(fastest).responseTime()) fastest = j;
+                if (impls.get(j).availability() > impls.get(mostAvailable).availability()) mostAvailable = j;
+            }
+            on.set(b.first() + order[0]);
+            on.set(b.first() + fastest);
+            on.set(b.first() + mostAvailable);
+            List<Plan.Share> shares = inForce == null ? null : inForce.get(new Plan.Key(b.serviceClass(), b.task()));
+            if (shares != null)
+                for (Plan.Share sh : shares)
+                    for (int j = 0; j < n; j++)
+                        if (impls.get(j).implementation().equals(sh.implementation())) on.set(b.first() + j);
+        }
+        return on;
     }
 
     /** The hard program: SLA rows without slack, capacity as given, the chosen objective. */
