@@ -25,6 +25,7 @@ final class ColumnGeneration {
     static final int PER_GROUP = 2;
     /** A round gives up after this many; the caller then solves the whole program. */
     static final int MAX_ROUNDS = 500;
+    private static final boolean TRACE = Boolean.getBoolean("moses.optimizer.trace");
 
     private final LinearProgram full;
     private final int[] group;
@@ -77,6 +78,7 @@ final class ColumnGeneration {
         int rounds = 0, feasibilityRounds = 0;
         try (IncrementalSolver.Session s = solver.open(full, columns, timeoutSeconds)) {
             LpSolver.Result r = s.solve();
+            if (TRACE) System.err.printf("cg start: %s in %.1f ms, %d columns, at %.1f ms%n", r.status(), r.millis(), s.columns(), ms(t0));
             if (r.status() == LpSolver.Status.INFEASIBLE) {
                 // Feasibility phase: artificials a >= 0 on every row, minimize their sum.
                 int firstArtificial = s.columns();
@@ -95,6 +97,8 @@ final class ColumnGeneration {
                     if (timedOut(t0, timeoutSeconds)) return failed(timeout(t0), rounds, s.columns(), t0);
                     double[] y = s.duals();
                     int added = price(s, y, active, sessionColumn, false, true);
+                    if (TRACE) System.err.printf("cg feasibility round: %.1f ms solve, infeasibility %.3g, %d added, at %.1f ms%n",
+                            r.millis(), r.objective(), added, ms(t0));
                     feasibilityRounds++;
                     if (added == 0) break;
                     if (feasibilityRounds > MAX_ROUNDS) return failed(stalled(t0), rounds, s.columns(), t0);
@@ -119,6 +123,8 @@ final class ColumnGeneration {
                 rounds++;
                 if (timedOut(t0, timeoutSeconds)) return failed(timeout(t0), rounds, s.columns(), t0);
                 int added = price(s, s.duals(), active, sessionColumn, full.maximize(), false);
+                if (TRACE) System.err.printf("cg round %d: %.1f ms solve, objective %.12f, %d columns, %d added, at %.1f ms%n",
+                        rounds, r.millis(), r.objective(), s.columns(), added, ms(t0));
                 if (added == 0) break;
                 if (rounds > MAX_ROUNDS) return failed(stalled(t0), rounds, s.columns(), t0);
                 r = s.solve();

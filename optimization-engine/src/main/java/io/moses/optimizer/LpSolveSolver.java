@@ -33,9 +33,13 @@ final class LpSolveSolver implements LpSolver, IncrementalSolver {
         byte get_dual_solution(Pointer lp, double[] duals);
         int get_Nrows(Pointer lp);
         int get_Ncolumns(Pointer lp);
+        byte get_basis(Pointer lp, int[] bascolumn, byte nonbasic);
+        byte set_basis(Pointer lp, int[] bascolumn, byte nonbasic);
+        void set_simplextype(Pointer lp, int simplextype);
     }
 
-    private static final int LE = 1, GE = 2, EQ = 3;
+    private static final int LE = 1, GE = 2, EQ = 3, PRIMAL_PRIMAL = 5;
+    static final boolean WARM = !Boolean.getBoolean("moses.optimizer.cold");
 
     private final Lib lib;
     private final Path library;
@@ -186,10 +190,24 @@ final class LpSolveSolver implements LpSolver, IncrementalSolver {
             return columns;
         }
 
+        private int[] basis; // of the last optimum, 1 + rows + columns entries
+
         @Override
         public Result solve() {
             long t0 = System.nanoTime();
+            if (basis != null && WARM) {
+                // columns added since are non-basic at their lower bound: the last basis stays primal
+                // feasible, and the primal simplex goes on from it
+                int[] b = java.util.Arrays.copyOf(basis, 1 + rows + columns);
+                for (int j = basis.length - rows - 1; j < columns; j++) b[1 + rows + j] = -(rows + j + 1);
+                lib.set_basis(lp, b, (byte) 1);
+                lib.set_simplextype(lp, PRIMAL_PRIMAL);
+            }
             int ret = lib.solve(lp);
+            if (ret == 0 && WARM) {
+                basis = new int[1 + rows + columns];
+                lib.get_basis(lp, basis, (byte) 1);
+            } else basis = null;
             return switch (ret) {
                 case 0 -> {
                     double[] x = new double[columns];

@@ -6,6 +6,7 @@ import io.moses.model.Domain;
 import io.moses.model.Observation;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,7 +41,7 @@ import java.util.Set;
 public record PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
                             List<ConcreteService> services, Set<String> down,
                             Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
-                            Map<String, Double> failureDetection, Map<String, Profile> profiles,
+                            Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
                             Map<String, Map<TaskRef, Double>> visits, Settings settings) {
 
     public PlanningInput {
@@ -102,34 +103,6 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
 
     /** Which objective the program maximizes (model.md section 3). */
     public enum Objective { UTILITY, REVENUE }
-
-    /**
-     * Per-class behavior of a composite service's activity tree, keyed by activity id.
-     *
-     * @param branchProbabilities per {@code if}/{@code pick} id, the probability of each branch
-     *                            (must match the branch count and sum to 1)
-     * @param iterations          per loop id, the expected iterations n (given the loop is
-     *                            reached); per parallel forEach id, the number of branches N
-     */
-    public record Profile(Map<String, List<Double>> branchProbabilities, Map<String, Double> iterations) {
-        public static final Profile DEFAULT = new Profile(Map.of(), Map.of());
-
-        public Profile {
-            branchProbabilities = Map.copyOf(branchProbabilities);
-            iterations = Map.copyOf(iterations);
-            for (var e : branchProbabilities.entrySet()) {
-                double sum = 0;
-                for (double p : e.getValue()) {
-                    if (!(p >= 0 && p <= 1)) throw new IllegalArgumentException(
-                            "branchProbabilities[" + e.getKey() + "] must be in [0, 1], was " + p);
-                    sum += p;
-                }
-                if (Math.abs(sum - 1) > 1e-6)
-                    throw new IllegalArgumentException("branchProbabilities[" + e.getKey() + "] must sum to 1, was " + sum);
-            }
-            for (var e : iterations.entrySet()) Domain.nonNegative("iterations[" + e.getKey() + "]", e.getValue());
-        }
-    }
 
     /**
      * Operator settings of the optimizer (the solver itself is chosen when the {@link OptimizationEngine} is made).
@@ -205,7 +178,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         private final Map<String, Observation.ServiceQos> observed = new HashMap<>();
         private final Map<String, double[]> samples = new HashMap<>();
         private final Map<String, Double> failure = new HashMap<>();
-        private final Map<String, Profile> profiles = new HashMap<>();
+        private final Map<String, Visits.Profile> profiles = new HashMap<>();
         private final Map<String, Map<TaskRef, Double>> visits = new HashMap<>();
         private Settings settings = Settings.defaults();
 
@@ -217,7 +190,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         public Builder observed(Observation.ServiceQos q) { observed.put(q.service(), q); return this; }
         public Builder successSamples(String service, double[] latencies) { samples.put(service, latencies.clone()); return this; }
         public Builder failureDetection(String service, double seconds) { failure.put(service, seconds); return this; }
-        public Builder profile(String serviceClass, Profile p) { profiles.put(serviceClass, p); return this; }
+        public Builder profile(String serviceClass, Visits.Profile p) { profiles.put(serviceClass, p); return this; }
         public Builder visits(String serviceClass, Map<TaskRef, Double> v) { visits.put(serviceClass, Map.copyOf(v)); return this; }
         public Builder settings(Settings s) { settings = s; return this; }
 

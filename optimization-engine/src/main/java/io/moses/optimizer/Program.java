@@ -6,6 +6,7 @@ import io.moses.model.Implementation;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -25,7 +26,7 @@ final class Program {
     record Block(String serviceClass, TaskRef task, List<ImplementationQos> implementations, int first) {}
 
     /** One (class, composite) pair: its SLA rows and objective terms. */
-    record Unit(ServiceClass serviceClass, CompositeService composite, String label, PlanningInput.Profile profile,
+    record Unit(ServiceClass serviceClass, CompositeService composite, String label, Visits.Profile profile,
                 Map<TaskRef, Double> visits, LinearExpression responseTime, LinearExpression logAvailability,
                 LinearExpression cost, double omega, double load) {}
 
@@ -47,10 +48,7 @@ final class Program {
     Program(PlanningInput in) {
         this.in = in;
         Set<TaskRef> tasks = new LinkedHashSet<>();
-        for (CompositeService c : in.composites()) {
-            tasks.addAll(c.tasks());
-            tasks.addAll(Workflow.tasks(c.root()));
-        }
+        for (CompositeService c : in.composites()) tasks.addAll(Visits.tasks(c));
         candidates = new Candidates(in, tasks);
         capacity = candidates.capacity();
         for (TaskRef t : tasks) if (candidates.of(t).isEmpty()) uncovered.add(t);
@@ -61,9 +59,7 @@ final class Program {
         for (ServiceClass k : in.classes()) totalLoad += in.load(k.name());
         for (ServiceClass k : in.classes()) {
             for (CompositeService c : in.composites()) {
-                Set<TaskRef> ct = new LinkedHashSet<>(c.tasks());
-                ct.addAll(Workflow.tasks(c.root()));
-                for (TaskRef t : ct) {
+                for (TaskRef t : Visits.tasks(c)) {
                     List<ImplementationQos> impls = candidates.of(t);
                     int first = core.columns();
                     for (int j = 0; j < impls.size(); j++) core.addColumn(0);
@@ -80,11 +76,10 @@ final class Program {
         for (ServiceClass k : in.classes()) {
             double load = in.load(k.name());
             double omega = (load + eps) / (totalLoad + in.classes().size() * eps);
-            PlanningInput.Profile profile = in.profiles().getOrDefault(k.name(), PlanningInput.Profile.DEFAULT);
+            Visits.Profile profile = in.profiles().getOrDefault(k.name(), Visits.Profile.DEFAULT);
             for (CompositeService c : in.composites()) {
                 String label = in.composites().size() == 1 ? k.name() : k.name() + "/" + c.name();
-                Map<TaskRef, Double> visits = new LinkedHashMap<>(Workflow.visits(c.root(), profile));
-                for (TaskRef t : c.tasks()) visits.putIfAbsent(t, 0.0);
+                Map<TaskRef, Double> visits = new LinkedHashMap<>(Visits.of(c, profile));
                 Map<TaskRef, Double> measured = in.visits().get(k.name());
                 if (measured != null)
                     for (TaskRef t : visits.keySet()) if (measured.containsKey(t)) visits.put(t, measured.get(t));
@@ -124,7 +119,7 @@ final class Program {
     }
 
     /** R(a) as an expression of x and z; each flow adds a z column and one row per branch. */
-    private LinearExpression responseTime(Activity a, PlanningInput.Profile p, String cls, String label) {
+    private LinearExpression responseTime(Activity a, Visits.Profile p, String cls, String label) {
         LinearExpression e = new LinearExpression();
         if (a instanceof Activity.Invoke i) {
             Block b = block(cls, i.task());
@@ -132,16 +127,17 @@ final class Program {
         } else if (a instanceof Activity.Sequence s) {
             for (Activity c : s.children()) e.add(responseTime(c, p, cls, label), 1);
         } else if (a instanceof Activity.Choice c) {
+            List<Double> probs = Visits.probabilities(c, p);
             for (int b = 0; b < c.branches().size(); b++) {
-                double prob = Workflow.probability(c, b, p);
+                double prob = probs.get(b);
                 if (prob > 0) e.add(responseTime(c.branches().get(b), p, cls, label), prob);
             }
         } else if (a instanceof Activity.Loop l) {
-            double n = Workflow.iterations(l, p);
+            double n = Visits.iterations(l, p);
             if (n > 0) e.add(responseTime(l.body(), p, cls, label), n);
         } else if (a instanceof Activity.ParallelForEach f) {
             // N concurrent copies of one body have the same expected time: z >= R(body) is R(body)
-            if (Workflow.copies(f, p) > 0) e.add(responseTime(f.body(), p, cls, label), 1);
+            if (Visits.copies(f, p) > 0) e.add(responseTime(f.body(), p, cls, label), 1);
         } else if (a instanceof Activity.Flow f) {
             List<LinearExpression> branches = new ArrayList<>();
             double constant = 0;
