@@ -13,9 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Optimization Engine: builds the program of model.md sections 2-3 from a
- * {@link PlanningInput}, solves it (the relaxed program of section 4 when it is infeasible) and
- * answers admission questions (section 5). Stateless between calls; one instance per broker.
+ * The Optimization Engine: builds the linear program of docs/model.md from a
+ * {@link PlanningInput}, solves it (the relaxed program when it is infeasible) and answers
+ * admission questions. Large programs are solved by column generation. The only state kept
+ * between calls is the bindings of the last plan made, where the next column generation starts
+ * (a warm start: it changes how fast a plan is found, not which optimum). One instance per broker.
  */
 public final class OptimizationEngine {
     private static final Logger log = LoggerFactory.getLogger(OptimizationEngine.class);
@@ -114,8 +116,24 @@ public final class OptimizationEngine {
      */
     public PlanResult plan(PlanningInput input, String reason) {
         Run run = new Run();
+        PlanResult r;
+        try {
+            r = plan(input, reason, run);
+        } catch (RuntimeException e) {
+            // a profile that does not fit its tree, a solver library that breaks: no plan from this
+            // input, and the caller keeps the plan in force
+            r = run.failed(null, "cannot plan: " + e.getMessage());
+        }
+        if (run.ignored.isEmpty()) return r;
+        String note = "; ignored estimates that are not numbers: " + run.ignored;
+        log.warn("optimizer: {}", note.substring(2));
+        return new PlanResult(r.status(), r.plan(), r.message() + note, r.overloadedProviders(), r.diagnostics());
+    }
+
+    private PlanResult plan(PlanningInput input, String reason, Run run) {
         long t0 = System.nanoTime();
         Program prog = new Program(input);
+        run.ignored = prog.ignoredEstimates;
         run.buildMillis = ms(t0);
         if (!prog.uncovered.isEmpty())
             return run.failed(prog, "no available concrete service for task(s) " + prog.uncovered);
@@ -176,9 +194,18 @@ public final class OptimizationEngine {
     }
 
     /**
-     * Section 5: may {@code serviceClass} take {@code extraRate} more requests per second? On
-     * rejection, the largest rate it can take (to within 1% of the request) and the other
-     * classes that could take the whole request.
+     * Admission (docs/model.md, "Admission and counter-offer"): may {@code serviceClass} take
+     * {@code extraRate} more requests per second and every SLA still be kept? On rejection, the
+     * largest extra rate it can take (to within 1% of the request: the counter-offer) and the
+     * other classes that could take the whole request. This is the SLA Manager's entry point: a
+     * stable API, safe to call from any thread (the engine holds no per-call state).
+     *
+     * @param input        what is known now, with the class's current load
+     * @param serviceClass the class the new user asks for
+     * @param extraRate    the new user's rate [req/s], finite and >= 0
+     * @throws IllegalArgumentException naming the class or the rate when they are not valid;
+     *                                  every other problem (no candidate, a solver failure) is a
+     *                                  rejection whose reason says why
      */
     public AdmissionDecision admit(PlanningInput input, String serviceClass, double extraRate) {
         ServiceClass k = input.serviceClass(serviceClass);
@@ -217,7 +244,12 @@ public final class OptimizationEngine {
     private record Feasibility(boolean overloaded, boolean failed, double weightedSlack, String detail) {}
 
     private Feasibility feasibility(PlanningInput in, Run run) {
-        Program prog = new Program(in);
+        Program prog;
+        try {
+            prog = new Program(in);
+        } catch (RuntimeException e) {
+            return new Feasibility(false, true, 0, e.getMessage());
+        }
         if (!prog.uncovered.isEmpty())
             return new Feasibility(false, true, 0, "no available concrete service for " + prog.uncovered);
         LpSolver.Result r = run.solve(prog, prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
@@ -265,6 +297,7 @@ public final class OptimizationEngine {
         int solves, variables, constraints, pricingRounds, columnsUsed;
         String solverUsed = primary.name();
         String methodUsed = "simplex";
+        List<String> ignored = List.of();
 
         boolean useColumnGeneration(Program prog) {
             if (!(primary instanceof IncrementalSolver) || method == Method.SIMPLEX) return false;

@@ -31,11 +31,12 @@ import java.util.Set;
  * @param successSamples   recent raw latencies [s] of successful replies per concrete service, for
  *                         the empirical E[min] of 1-out-of-n sets
  * @param failureDetection f_j [s] per concrete service (its timeout or observed mean failure
- *                         latency); missing: {@link Settings#defaultFailureDetection()}
+ *                         latency); missing or not a number: {@link Settings#defaultFailureDetection()}
  * @param profiles         per class, measured branch probabilities and loop iterations (missing:
  *                         equal branches, loops once)
  * @param visits           per class, measured visits V^k_i that override the ones computed from the
- *                         profile for availability, cost and capacity (may be empty)
+ *                         profile for availability, cost and capacity (may be empty; a value
+ *                         that is not a number is ignored)
  * @param settings         weights, margin, objective, pattern caps, time limit
  */
 public record PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
@@ -66,9 +67,13 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         Set<String> serviceNames = new HashSet<>();
         for (ConcreteService s : services)
             if (!serviceNames.add(s.name())) throw new IllegalArgumentException("services: duplicate concrete service " + s.name());
-        for (var e : failureDetection.entrySet()) Domain.nonNegative("failureDetection[" + e.getKey() + "]", e.getValue());
+        // Estimates from the monitors: a negative one is a bug and refused; one that is not a number
+        // (NaN, infinite) is ignored by the optimizer and named in the plan's message.
+        for (var e : failureDetection.entrySet())
+            if (e.getValue() < 0) throw new IllegalArgumentException("failureDetection[" + e.getKey() + "] must be >= 0, was " + e.getValue());
         for (var e : visits.entrySet())
-            for (var v : e.getValue().entrySet()) Domain.nonNegative("visits[" + e.getKey() + "][" + v.getKey() + "]", v.getValue());
+            for (var v : e.getValue().entrySet())
+                if (v.getValue() < 0) throw new IllegalArgumentException("visits[" + e.getKey() + "][" + v.getKey() + "] must be >= 0, was " + v.getValue());
         Set<String> compositeNames = new HashSet<>();
         for (CompositeService c : composites)
             if (!compositeNames.add(c.name())) throw new IllegalArgumentException("composites: duplicate composite " + c.name());

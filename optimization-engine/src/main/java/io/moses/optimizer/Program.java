@@ -42,6 +42,8 @@ final class Program {
     final LinearExpression revenue = new LinearExpression();
     /** Tasks with no available concrete service: no program can be built. */
     final Set<TaskRef> uncovered = new LinkedHashSet<>();
+    /** Estimates that were not numbers and were left out (the candidates' and the visits'). */
+    final List<String> ignoredEstimates = new ArrayList<>();
     private final Map<String, Block> blockIndex = new LinkedHashMap<>();
     private final LinearProgram core = new LinearProgram();
 
@@ -51,6 +53,7 @@ final class Program {
         for (CompositeService c : in.composites()) tasks.addAll(Visits.tasks(c));
         candidates = new Candidates(in, tasks);
         capacity = candidates.capacity();
+        ignoredEstimates.addAll(candidates.ignoredEstimates());
         for (TaskRef t : tasks) if (candidates.of(t).isEmpty()) uncovered.add(t);
         if (!uncovered.isEmpty()) return;
 
@@ -82,7 +85,12 @@ final class Program {
                 Map<TaskRef, Double> visits = new LinkedHashMap<>(Visits.of(c, profile));
                 Map<TaskRef, Double> measured = in.visits().get(k.name());
                 if (measured != null)
-                    for (TaskRef t : visits.keySet()) if (measured.containsKey(t)) visits.put(t, measured.get(t));
+                    for (TaskRef t : visits.keySet()) {
+                        Double v = measured.get(t);
+                        if (v == null) continue;
+                        if (Double.isFinite(v)) visits.put(t, v);
+                        else ignoredEstimates.add("measured visits of " + t + " by " + k.name() + " (" + v + ")");
+                    }
                 LinearExpression r = responseTime(c.root(), profile, k.name(), label);
                 LinearExpression la = new LinearExpression(), co = new LinearExpression();
                 for (var e : visits.entrySet()) {
