@@ -39,7 +39,7 @@ final class LpSolveSolver implements LpSolver, IncrementalSolver {
     }
 
     private static final int LE = 1, GE = 2, EQ = 3, PRIMAL_PRIMAL = 5;
-    static final boolean WARM = !Boolean.getBoolean("moses.optimizer.cold");
+
 
     private final Lib lib;
     private final Path library;
@@ -195,7 +195,7 @@ final class LpSolveSolver implements LpSolver, IncrementalSolver {
         @Override
         public Result solve() {
             long t0 = System.nanoTime();
-            if (basis != null && WARM) {
+            if (basis != null) {
                 // columns added since are non-basic at their lower bound: the last basis stays primal
                 // feasible, and the primal simplex goes on from it
                 int[] b = java.util.Arrays.copyOf(basis, 1 + rows + columns);
@@ -204,7 +204,7 @@ final class LpSolveSolver implements LpSolver, IncrementalSolver {
                 lib.set_simplextype(lp, PRIMAL_PRIMAL);
             }
             int ret = lib.solve(lp);
-            if (ret == 0 && WARM) {
+            if (ret == 0) {
                 basis = new int[1 + rows + columns];
                 lib.get_basis(lp, basis, (byte) 1);
             } else basis = null;
