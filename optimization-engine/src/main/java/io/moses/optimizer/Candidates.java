@@ -128,7 +128,7 @@ final class Candidates {
             r += reach * m.expectedTime();
             cost += reach * m.c();
             // Backup load uses the lower end of the earlier members' availability, so that it
-            // stays within capacity when a first member degrades (model.md section 3).
+            // stays within capacity when a first member degrades (docs/model.md, "Implementations").
             share.merge(m.endpoint(), reachLow, Double::sum);
             reach *= 1 - m.a();
             reachLow *= 1 - m.aLow();

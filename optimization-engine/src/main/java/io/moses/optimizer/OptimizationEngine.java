@@ -152,7 +152,7 @@ public final class OptimizationEngine {
         if (res.status() != LpSolver.Status.INFEASIBLE)
             return run.failed(prog, "the hard program could not be solved: " + res.detail());
 
-        // Section 4: two-phase relaxed program, capacity hard.
+        // The relaxed program (docs/model.md): two phases, capacity hard.
         double scale = 1.0;
         Program.Relaxed p1 = prog.phase1(scale);
         LpSolver.Result r1 = run.solve(prog, p1.lp(), timeout);

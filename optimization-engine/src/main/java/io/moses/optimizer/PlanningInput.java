@@ -106,7 +106,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         return new Builder();
     }
 
-    /** Which objective the program maximizes (model.md section 3). */
+    /** Which objective the program maximizes (docs/model.md, "The linear program"). */
     public enum Objective { UTILITY, REVENUE }
 
     /**

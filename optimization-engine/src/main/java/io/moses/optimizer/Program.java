@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The linear program of model.md section 3 for one planning input, and its variants: the hard
- * program, the two phases of the relaxed program and the largest-utilization program of
- * section 4. Columns: x^k_iJ per (class, task) block, then z per (class, flow).
+ * The linear program of docs/model.md ("The linear program") for one planning input, and its
+ * variants: the hard program, the two phases of the relaxed program and the largest-utilization
+ * program ("When the program is infeasible"). Columns: x^k_iJ per (class, task) block, then z per (class, flow).
  */
 final class Program {
     /** The x columns of one (class, task): column {@code first + j} is implementation j. */
@@ -239,7 +239,7 @@ final class Program {
     /** Slack columns of a relaxed program, per unit: R, A, C. */
     record Relaxed(LinearProgram lp, int[][] slack, LinearExpression weightedSlack) {}
 
-    /** Phase 1 of section 4: SLA rows with relative slacks, minimize the price-weighted total slack. */
+    /** Phase 1 of the relaxed program: SLA rows with relative slacks, minimize the price-weighted total slack. */
     Relaxed phase1(double capacityScale) {
         LinearProgram lp = core.copy();
         addCapacity(lp, capacityScale);
@@ -277,7 +277,7 @@ final class Program {
         return Math.ceil((s * (1 + 1e-7) + 1e-9) / step) * step;
     }
 
-    /** Minimize u = max_j load_j / l_j with the SLA rows dropped (section 4, capacity overload). */
+    /** Minimize u = max_j load_j / l_j with the SLA rows dropped (capacity overload). */
     LinearProgram minUtilization() {
         LinearProgram lp = core.copy();
         int u = lp.addColumn(1);

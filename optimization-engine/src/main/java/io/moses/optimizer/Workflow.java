@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The response time of an activity tree from per-task times (docs/model.md, "Response time"):
+ * The response time of an activity tree from per-task times (docs/model.md, "Workflow and visits"):
  * sums along sequences, probability-weighted sums over choices, iterations times the body for
  * loops, and the max over flow branches. Tasks, visits, branch probabilities and iterations come
  * from the one shared walker, {@link Visits}.

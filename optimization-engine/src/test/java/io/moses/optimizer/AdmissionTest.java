@@ -17,7 +17,7 @@ import io.moses.model.Visits;
 import org.junit.jupiter.api.Test;
 
 /**
- * Admission (model.md section 5). One task; s1 fast (r .2, l 10), s2 slow (r 1, l 1000). Gold's
+ * Admission (docs/model.md, "Admission and counter-offer"). One task; s1 fast (r .2, l 10), s2 slow (r 1, l 1000). Gold's
  * R_max .3 needs R <= .27, so at least (1 - .27) / (1 - .2) = .9125 of its requests on s1:
  * gold can carry at most 10 / .9125 = 10.959 req/s in all. Silver (R_max 5) is content on s2.
  */

@@ -53,7 +53,7 @@ class QosFormulasTest {
         // 6 singles + C(6,2) + C(6,3) parallel sets + 6*5 alternate pairs
         assertEquals(6 + 15 + 20 + 30, Candidates.implementations(six, 3, 2, 200).size());
         assertEquals(6, Candidates.implementations(six, 1, 1, 200).size());
-        // 6 providers with tuples of 3 give 191 implementations (model.md section 2)
+        // 6 providers with tuples of 3 give 191 implementations (docs/model.md, "Implementations")
         assertEquals(6 + 15 + 20 + 30 + 120, Candidates.implementations(six, 3, 3, 200).size());
     }
 
