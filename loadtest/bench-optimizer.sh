@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Optimization Engine: solve time against size (classes x tasks x services per task) for lp_solve
-# (JNA, Debian's liblpsolve55.so) and ojAlgo, on the trip planner and synthetic composites.
-#   loadtest/bench-optimizer.sh [REPS]      (default 5 repetitions per size; trip planner 20)
+# Optimization Engine: planning time against size (classes x tasks x services per task), lp_solve
+# (JNA, Debian's liblpsolve55.so) whole-program simplex against column generation, optionally
+# ojAlgo, on the trip planner and synthetic composites up to 50 x 50 x 8. Rows print as each
+# size finishes (50 x 50 x 8 takes minutes).
+#   loadtest/bench-optimizer.sh [REPS] [MAX_COLUMNS_FOR_SIMPLEX] [ojalgo]
+#   (defaults: 5 repetitions per size, trip planner 40; whole-program simplex up to 50,000 columns)
 # Prints a Markdown table; record it in docs/benchmarks.md (section "Optimization Engine").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-mvn -B -q -o -pl optimization-engine test-compile dependency:build-classpath \
+# -am: the model module comes from this tree (the reactor), not from a stale local repository
+mvn -B -q -o -pl optimization-engine -am test-compile dependency:build-classpath \
   -Dmdep.outputFile="$ROOT/optimization-engine/target/test-classpath.txt" >/dev/null
 M="$ROOT/optimization-engine/target"
 exec java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \

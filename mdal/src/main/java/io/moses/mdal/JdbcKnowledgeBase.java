@@ -1,7 +1,6 @@
 package io.moses.mdal;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.moses.model.Activity;
 import io.moses.model.CompositeService;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
@@ -12,6 +11,7 @@ import io.moses.model.Role;
 import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import io.moses.model.User;
 import java.net.URI;
 import java.sql.Connection;
@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -273,8 +272,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         name("compositeService.name", cs.name(), NAME_MAX);
         if (cs.namespace() != null && cs.namespace().length() > 500)
             throw KnowledgeBaseException.invalid("compositeService.namespace must be at most 500 characters");
-        Set<TaskRef> tasks = new LinkedHashSet<>(cs.tasks());
-        collectTasks(cs.root(), tasks);
+        Set<TaskRef> tasks = Visits.tasks(cs);
         int i = 0;
         for (TaskRef t : tasks) {
             task("compositeService.tasks[" + i + "]", t);
@@ -293,15 +291,6 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
             for (TaskRef t : tasks) ensureTask(c, t);
             return null;
         });
-    }
-
-    private static void collectTasks(Activity a, Set<TaskRef> out) {
-        if (a instanceof Activity.Invoke inv) out.add(inv.task());
-        else if (a instanceof Activity.Sequence s) s.children().forEach(x -> collectTasks(x, out));
-        else if (a instanceof Activity.Flow f) f.branches().forEach(x -> collectTasks(x, out));
-        else if (a instanceof Activity.Choice ch) ch.branches().forEach(x -> collectTasks(x, out));
-        else if (a instanceof Activity.Loop l) collectTasks(l.body(), out);
-        else if (a instanceof Activity.ParallelForEach p) collectTasks(p.body(), out);
     }
 
     @Override

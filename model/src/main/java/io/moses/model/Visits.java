@@ -3,16 +3,22 @@ package io.moses.model;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Visits V^k_i (model.md section 1): the expected number of times one request of a class
+ * Visits V^k_i (docs/model.md, "Workflow and visits"): the expected number of times one request of a class
  * invokes each task, computed from the activity tree and the class's {@link Profile}. Along the
  * path from the root to an invoke it multiplies the probabilities of the {@code if}/{@code pick}
  * branches taken and the expected iterations of the enclosing loops; every {@code flow} branch
  * counts once; a parallel {@code forEach} counts its N copies; a {@code repeatUntil} runs at
  * least once. Pure: no state, same input same output.
+ *
+ * <p>This is the one walker of activity trees for tasks, visits, branch probabilities and
+ * iterations: the optimizer, the knowledge base and the Composition Manager all use it, so its
+ * tests guard the code that plans.
  */
 public final class Visits {
     private Visits() {}
@@ -75,6 +81,35 @@ public final class Visits {
         for (TaskRef t : composite.tasks()) out.put(t, 0.0);
         out.putAll(of(composite.root(), profile));
         return Collections.unmodifiableMap(out);
+    }
+
+    /**
+     * Every task of {@code composite}: its declared tasks, then any task found only in the tree,
+     * in document order.
+     */
+    public static Set<TaskRef> tasks(CompositeService composite) {
+        Set<TaskRef> out = new LinkedHashSet<>(composite.tasks());
+        out.addAll(tasks(composite.root()));
+        return Collections.unmodifiableSet(out);
+    }
+
+    /**
+     * Every task invoked in the tree rooted at {@code root}, in document order, whatever the
+     * profile (a branch of probability 0 or a loop of 0 iterations still names its tasks).
+     */
+    public static Set<TaskRef> tasks(Activity root) {
+        Set<TaskRef> out = new LinkedHashSet<>();
+        collect(root, out);
+        return Collections.unmodifiableSet(out);
+    }
+
+    private static void collect(Activity a, Set<TaskRef> out) {
+        if (a instanceof Activity.Invoke i) out.add(i.task());
+        else if (a instanceof Activity.Sequence s) s.children().forEach(c -> collect(c, out));
+        else if (a instanceof Activity.Flow f) f.branches().forEach(b -> collect(b, out));
+        else if (a instanceof Activity.Choice c) c.branches().forEach(b -> collect(b, out));
+        else if (a instanceof Activity.Loop l) collect(l.body(), out);
+        else if (a instanceof Activity.ParallelForEach f) collect(f.body(), out);
     }
 
     /** V_i of every task invoked in the tree rooted at {@code root}, in document order. */

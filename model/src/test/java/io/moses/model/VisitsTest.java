@@ -157,6 +157,21 @@ class VisitsTest {
         assertThrows(UnsupportedOperationException.class, () -> p.branchProbabilities().get("/if").set(0, 1.0));
     }
 
+    @Test
+    void tasksNameEveryInvokeInDocumentOrderWhateverTheProfile() {
+        // a branch of probability 0 and a loop of 0 iterations still name their tasks: the
+        // knowledge base registers them and the optimizer builds their columns
+        Activity root = new Sequence("/s", List.of(
+                new Choice("/s/if", Choice.Kind.IF, List.of(inv("/s/if/c", C), new Loop("/s/if/w", Loop.Kind.WHILE, inv("/s/if/w/a", A)))),
+                new ParallelForEach("/s/pfe", inv("/s/pfe/b", B)), inv("/s/a2", A)));
+        assertEquals(List.of(C, A, B), List.copyOf(Visits.tasks(root)));
+        Profile p = profile(Map.of("/s/if", List.of(1.0, 0.0)), Map.of("/s/if/w", 0.0, "/s/pfe", 0.0));
+        assertEquals(Map.of(C, 1.0, A, 1.0, B, 0.0), Visits.of(root, p));
+        CompositeService cs = new CompositeService("P", "urn:p", List.of(D, A), root);
+        assertEquals(List.of(D, A, C, B), List.copyOf(Visits.tasks(cs)), "declared tasks first, then the tree's");
+        assertEquals(Visits.tasks(cs), Visits.of(cs, p).keySet());
+    }
+
     private static void assertRefused(String id, String reason, Runnable r) {
         var e = assertThrows(IllegalArgumentException.class, r::run);
         assertTrue(e.getMessage().contains(id) && e.getMessage().contains(reason), e.getMessage());

@@ -3,7 +3,7 @@ package io.moses.optimizer;
 import java.util.List;
 
 /**
- * The answer to "may class k take l more requests per second" (model.md section 5).
+ * The answer to "may class k take l more requests per second" (docs/model.md, "Admission and counter-offer").
  *
  * @param serviceClass           the class asked for
  * @param requestedRate          the extra rate l asked for

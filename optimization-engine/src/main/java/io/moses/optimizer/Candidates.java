@@ -5,6 +5,7 @@ import io.moses.model.Implementation;
 import io.moses.model.Observation;
 import io.moses.model.TaskRef;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -12,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The candidate implementations of every task and their QoS (model.md section 2): single
+ * The candidate implementations of every task and their QoS (docs/model.md, "Implementations"): single
  * services, 1-out-of-n sets up to {@code maxParallel} members and alternate tuples up to
  * {@code maxAlternate}, over the services that are not down.
  */
@@ -28,6 +29,8 @@ final class Candidates {
 
     private final Map<TaskRef, List<ImplementationQos>> byTask = new LinkedHashMap<>();
     private final Map<String, Double> capacity = new LinkedHashMap<>();
+    /** Estimates from the monitors that were not numbers and were left out, for the plan's message. */
+    private final List<String> ignored = new ArrayList<>();
 
     Candidates(PlanningInput in, Iterable<TaskRef> tasks) {
         var s = in.settings();
@@ -39,20 +42,37 @@ final class Candidates {
             double r = cs.sla().responseTime(), a = cs.sla().availability(), aLow = a;
             Observation.ServiceQos q = in.observed().get(cs.name());
             if (q != null && q.samples() >= s.minObservedSamples() && q.samples() > 0) {
+                // an estimate that is not a number is ignored (the agreed value stays), not planned with
                 if (q.responseTime() > 0 && Double.isFinite(q.responseTime())) r = q.responseTime();
-                a = Math.min(1, Math.max(1e-6, q.availability()));
-                aLow = Math.max(1e-6, wilsonLower(a, q.samples()));
+                else if (!Double.isFinite(q.responseTime())) ignored.add("observed response time of " + cs.name() + " (" + q.responseTime() + ")");
+                if (Double.isFinite(q.availability())) {
+                    a = Math.min(1, Math.max(1e-6, q.availability()));
+                    aLow = Math.max(1e-6, wilsonLower(a, q.samples()));
+                } else ignored.add("observed availability of " + cs.name() + " (" + q.availability() + ")");
             }
-            double f = in.failureDetection().getOrDefault(cs.name(),
-                    s.defaultFailureDetection() > 0 ? s.defaultFailureDetection() : r);
+            Double given = in.failureDetection().get(cs.name());
+            if (given != null && !Double.isFinite(given)) {
+                ignored.add("failure-detection time of " + cs.name() + " (" + given + ")");
+                given = null;
+            }
+            double f = given != null ? given : s.defaultFailureDetection() > 0 ? s.defaultFailureDetection() : r;
+            double[] samples = in.successSamples().get(cs.name());
+            if (samples != null && !Arrays.stream(samples).allMatch(x -> x >= 0 && Double.isFinite(x))) {
+                ignored.add("latency samples of " + cs.name() + " (not all finite and >= 0)");
+                samples = null;
+            }
             members.computeIfAbsent(cs.task(), t -> new ArrayList<>())
-                    .add(new Member(cs, endpoint, r, a, aLow, f, cs.sla().cost(), in.successSamples().get(cs.name())));
+                    .add(new Member(cs, endpoint, r, a, aLow, f, cs.sla().cost(), samples));
         }
         for (TaskRef t : tasks) {
             List<Member> ms = new ArrayList<>(members.getOrDefault(t, List.of()));
             ms.sort(Comparator.comparing(m -> m.service().name()));
             byTask.put(t, implementations(ms, s.maxParallel(), s.maxAlternate(), s.empiricalMinSamples()));
         }
+    }
+
+    List<String> ignoredEstimates() {
+        return ignored;
     }
 
     List<ImplementationQos> of(TaskRef task) {
@@ -108,7 +128,7 @@ final class Candidates {
             r += reach * m.expectedTime();
             cost += reach * m.c();
             // Backup load uses the lower end of the earlier members' availability, so that it
-            // stays within capacity when a first member degrades (model.md section 3).
+            // stays within capacity when a first member degrades (docs/model.md, "Implementations").
             share.merge(m.endpoint(), reachLow, Double::sum);
             reach *= 1 - m.a();
             reachLow *= 1 - m.aLow();

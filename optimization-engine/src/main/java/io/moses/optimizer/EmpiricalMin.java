@@ -3,7 +3,7 @@ package io.moses.optimizer;
 import java.util.Arrays;
 
 /**
- * E[min_j T_j] of independent latencies from raw samples (model.md section 2):
+ * E[min_j T_j] of independent latencies from raw samples (docs/model.md, "Implementations"):
  * the integral over t of prod_j S_j(t), with S_j member j's empirical survival function. The
  * integrand is constant between consecutive merged sample points, so the integral is an exact
  * finite sum.

@@ -4,7 +4,7 @@ import io.moses.model.Implementation;
 import java.util.Map;
 
 /**
- * One candidate implementation of a task with its constant QoS (model.md section 2).
+ * One candidate implementation of a task with its constant QoS (docs/model.md, "Implementations").
  *
  * @param responseTime r_iJ [s]
  * @param availability a_iJ

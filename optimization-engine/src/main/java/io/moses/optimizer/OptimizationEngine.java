@@ -8,13 +8,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Optimization Engine: builds the program of model.md sections 2-3 from a
- * {@link PlanningInput}, solves it (the relaxed program of section 4 when it is infeasible) and
- * answers admission questions (section 5). Stateless between calls; one instance per broker.
+ * The Optimization Engine: builds the linear program of docs/model.md from a
+ * {@link PlanningInput}, solves it (the relaxed program when it is infeasible) and answers
+ * admission questions. Large programs are solved by column generation. The only state kept
+ * between calls is the bindings of the last plan made, where the next column generation starts
+ * (a warm start: it changes how fast a plan is found, not which optimum). One instance per broker.
  */
 public final class OptimizationEngine {
     private static final Logger log = LoggerFactory.getLogger(OptimizationEngine.class);
@@ -37,8 +40,23 @@ public final class OptimizationEngine {
         }
     }
 
+    /**
+     * How a program reaches the solver: whole, or by column generation (docs/model.md, "Column
+     * generation"); AUTO uses column generation from {@link #COLUMN_GENERATION_FROM} columns on,
+     * when the solver reports duals.
+     */
+    enum Method { AUTO, SIMPLEX, COLUMN_GENERATION }
+
+    /** Measured (docs/benchmarks.md): below this many x columns the whole program solves faster. */
+    static final int COLUMN_GENERATION_FROM = 2_000;
+    /** Single services per (class, task) that column generation starts with. */
+    static final int INITIAL_SINGLES = Integer.getInteger("moses.optimizer.singles", Integer.MAX_VALUE);
+
     private final LpSolver primary;
     private final LpSolver fallback;
+    private Method method = Method.AUTO;
+    /** The bindings of the last plan this engine made: where column generation starts next time. */
+    private final AtomicReference<Map<Plan.Key, List<Plan.Share>>> inForce = new AtomicReference<>();
 
     /** lp_solve if it loads, ojAlgo otherwise. */
     public OptimizationEngine() {
@@ -76,6 +94,18 @@ public final class OptimizationEngine {
         return primary.name();
     }
 
+    /** The same solvers with the method fixed (benchmarks and tests compare the two). */
+    OptimizationEngine with(Method m) {
+        OptimizationEngine e = new OptimizationEngine(primary, fallback);
+        e.method = m;
+        return e;
+    }
+
+    /** Forgets the plan column generation would start from (benchmarks time a cold start). */
+    void forgetPlanInForce() {
+        inForce.set(null);
+    }
+
     public PlanResult plan(PlanningInput input) {
         return plan(input, "re-plan");
     }
@@ -86,8 +116,24 @@ public final class OptimizationEngine {
      */
     public PlanResult plan(PlanningInput input, String reason) {
         Run run = new Run();
+        PlanResult r;
+        try {
+            r = plan(input, reason, run);
+        } catch (RuntimeException e) {
+            // a profile that does not fit its tree, a solver library that breaks: no plan from this
+            // input, and the caller keeps the plan in force
+            r = run.failed(null, "cannot plan: " + e.getMessage());
+        }
+        if (run.ignored.isEmpty()) return r;
+        String note = "; ignored estimates that are not numbers: " + run.ignored;
+        log.warn("optimizer: {}", note.substring(2));
+        return new PlanResult(r.status(), r.plan(), r.message() + note, r.overloadedProviders(), r.diagnostics());
+    }
+
+    private PlanResult plan(PlanningInput input, String reason, Run run) {
         long t0 = System.nanoTime();
         Program prog = new Program(input);
+        run.ignored = prog.ignoredEstimates;
         run.buildMillis = ms(t0);
         if (!prog.uncovered.isEmpty())
             return run.failed(prog, "no available concrete service for task(s) " + prog.uncovered);
@@ -96,7 +142,7 @@ public final class OptimizationEngine {
         LinearProgram hard = prog.hard();
         run.size(hard);
         Program.setObjective(hard, prog.objective(), true);
-        LpSolver.Result res = run.solve(hard, timeout);
+        LpSolver.Result res = run.solve(prog, hard, timeout);
         if (res.status() == LpSolver.Status.OPTIMAL) {
             res = run.breakTies(prog, hard, res, timeout);
             Plan plan = run.plan(prog, res, List.of(), reason);
@@ -106,19 +152,19 @@ public final class OptimizationEngine {
         if (res.status() != LpSolver.Status.INFEASIBLE)
             return run.failed(prog, "the hard program could not be solved: " + res.detail());
 
-        // Section 4: two-phase relaxed program, capacity hard.
+        // The relaxed program (docs/model.md): two phases, capacity hard.
         double scale = 1.0;
         Program.Relaxed p1 = prog.phase1(scale);
-        LpSolver.Result r1 = run.solve(p1.lp(), timeout);
+        LpSolver.Result r1 = run.solve(prog, p1.lp(), timeout);
         List<String> overloaded = List.of();
         if (r1.status() == LpSolver.Status.INFEASIBLE) {
             LinearProgram util = prog.minUtilization();
-            LpSolver.Result ru = run.solve(util, timeout);
+            LpSolver.Result ru = run.solve(prog, util, timeout);
             if (ru.status() != LpSolver.Status.OPTIMAL)
                 return run.failed(prog, "capacity overloaded and the utilization program failed: " + ru.detail());
             scale = Math.max(1.0, ru.objective()) * (1 + 1e-6);
             p1 = prog.phase1(scale);
-            r1 = run.solve(p1.lp(), timeout);
+            r1 = run.solve(prog, p1.lp(), timeout);
             overloaded = new ArrayList<>();
             for (var e : prog.utilization(ru.x()).entrySet())
                 if (e.getValue() > 1 + 1e-9) overloaded.add(e.getKey());
@@ -127,7 +173,7 @@ public final class OptimizationEngine {
             return run.failed(prog, "the relaxed program (phase 1) could not be solved: " + r1.detail());
         Program.Relaxed p2 = prog.phase2(scale, r1.objective());
         Program.setObjective(p2.lp(), prog.objective(), true);
-        LpSolver.Result r2 = run.solve(p2.lp(), timeout);
+        LpSolver.Result r2 = run.solve(prog, p2.lp(), timeout);
         if (r2.status() != LpSolver.Status.OPTIMAL) r2 = r1; // phase 1's point is still a valid relaxed plan
         else r2 = run.breakTies(prog, p2.lp(), r2, timeout);
         List<Plan.ClassAtRisk> atRisk = atRisk(prog, p2, r2.x());
@@ -148,9 +194,18 @@ public final class OptimizationEngine {
     }
 
     /**
-     * Section 5: may {@code serviceClass} take {@code extraRate} more requests per second? On
-     * rejection, the largest rate it can take (to within 1% of the request) and the other
-     * classes that could take the whole request.
+     * Admission (docs/model.md, "Admission and counter-offer"): may {@code serviceClass} take
+     * {@code extraRate} more requests per second and every SLA still be kept? On rejection, the
+     * largest extra rate it can take (to within 1% of the request: the counter-offer) and the
+     * other classes that could take the whole request. This is the SLA Manager's entry point: a
+     * stable API, safe to call from any thread (the engine holds no per-call state).
+     *
+     * @param input        what is known now, with the class's current load
+     * @param serviceClass the class the new user asks for
+     * @param extraRate    the new user's rate [req/s], finite and >= 0
+     * @throws IllegalArgumentException naming the class or the rate when they are not valid;
+     *                                  every other problem (no candidate, a solver failure) is a
+     *                                  rejection whose reason says why
      */
     public AdmissionDecision admit(PlanningInput input, String serviceClass, double extraRate) {
         ServiceClass k = input.serviceClass(serviceClass);
@@ -189,10 +244,15 @@ public final class OptimizationEngine {
     private record Feasibility(boolean overloaded, boolean failed, double weightedSlack, String detail) {}
 
     private Feasibility feasibility(PlanningInput in, Run run) {
-        Program prog = new Program(in);
+        Program prog;
+        try {
+            prog = new Program(in);
+        } catch (RuntimeException e) {
+            return new Feasibility(false, true, 0, e.getMessage());
+        }
         if (!prog.uncovered.isEmpty())
             return new Feasibility(false, true, 0, "no available concrete service for " + prog.uncovered);
-        LpSolver.Result r = run.solve(prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
+        LpSolver.Result r = run.solve(prog, prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
         return switch (r.status()) {
             case OPTIMAL -> new Feasibility(false, false, Math.max(0, r.objective()), "");
             case INFEASIBLE -> new Feasibility(true, false, Double.POSITIVE_INFINITY, "capacity overloaded");
@@ -234,17 +294,46 @@ public final class OptimizationEngine {
     /** Book-keeping of one planning run: solver used, time and count of solves. */
     private final class Run {
         double buildMillis, solveMillis;
-        int solves, variables, constraints;
+        int solves, variables, constraints, pricingRounds, columnsUsed;
         String solverUsed = primary.name();
+        String methodUsed = "simplex";
+        List<String> ignored = List.of();
+
+        boolean useColumnGeneration(Program prog) {
+            if (!(primary instanceof IncrementalSolver) || method == Method.SIMPLEX) return false;
+            return method == Method.COLUMN_GENERATION || prog.xColumns() >= COLUMN_GENERATION_FROM;
+        }
 
         void size(LinearProgram lp) {
             variables = lp.columns();
             constraints = lp.rows().size();
         }
 
-        /** Solves with the primary solver; if it proves neither optimality nor infeasibility, with the other. */
-        LpSolver.Result solve(LinearProgram lp, double timeout) {
-            LpSolver.Result r = primary.solve(lp, timeout);
+        /**
+         * Solves with the primary solver (by column generation when the program is large and the
+         * solver can); if it proves neither optimality nor infeasibility, whole with the primary,
+         * then with the other.
+         */
+        LpSolver.Result solve(Program prog, LinearProgram lp, double timeout) {
+            LpSolver.Result r = null;
+            if (useColumnGeneration(prog)) {
+                ColumnGeneration cg = new ColumnGeneration(lp, prog.pricingGroups());
+                ColumnGeneration.Outcome o = cg.solve((IncrementalSolver) primary,
+                        prog.initialColumns(lp, inForce.get(), INITIAL_SINGLES), timeout);
+                solves++;
+                solveMillis += o.result().millis();
+                pricingRounds += o.pricingRounds() + o.feasibilityRounds();
+                columnsUsed = Math.max(columnsUsed, o.columnsUsed());
+                methodUsed = "column generation";
+                r = o.result();
+                if (r.status() == LpSolver.Status.FAILED)
+                    log.warn("optimizer: column generation failed ({}), solving the whole program", r.detail());
+                else {
+                    solverUsed = primary.name();
+                    return r;
+                }
+            }
+            r = primary.solve(lp, timeout);
             solves++;
             solveMillis += r.millis();
             if (r.status() == LpSolver.Status.FAILED && fallback != null) {
@@ -270,7 +359,7 @@ public final class OptimizationEngine {
             LinearProgram second = lp.copy();
             second.addRow("revenue", prog.revenue, LinearProgram.Kind.GE, rev - Math.max(1e-9 * Math.abs(rev), 1e-12));
             Program.setObjective(second, prog.utility, true);
-            LpSolver.Result r = solve(second, timeout);
+            LpSolver.Result r = solve(prog, second, timeout);
             if (r.status() != LpSolver.Status.OPTIMAL) {
                 solverUsed = solverOfFirst;
                 return first;
@@ -280,6 +369,7 @@ public final class OptimizationEngine {
 
         Plan plan(Program prog, LpSolver.Result res, List<Plan.ClassAtRisk> atRisk, String reason) {
             Map<Plan.Key, List<Plan.Share>> bindings = prog.bindings(res.x());
+            inForce.set(bindings);
             double[] x = res.x();
             var predictions = new java.util.LinkedHashMap<String, Plan.Prediction>();
             for (Program.Unit u : prog.units) predictions.put(u.label(), prog.predict(u, x));
@@ -293,7 +383,8 @@ public final class OptimizationEngine {
         }
 
         PlanResult.Diagnostics diagnostics() {
-            return new PlanResult.Diagnostics(variables, constraints, solverUsed, buildMillis, solveMillis, solves);
+            return new PlanResult.Diagnostics(variables, constraints, solverUsed, buildMillis, solveMillis, solves,
+                    methodUsed, pricingRounds, methodUsed.equals("simplex") ? variables : columnsUsed);
         }
     }
 }

@@ -41,7 +41,15 @@ public record PlanResult(Status status, Plan plan, String message, List<String> 
      * @param buildMillis time to build the candidates and the program
      * @param solveMillis time spent in solvers, over every solve
      * @param solves      number of solves
+     * @param method        "simplex" (the whole program to the solver) or "column generation"
+     * @param pricingRounds rounds of the pricing loop, over every solve (0 for simplex)
+     * @param columnsUsed   columns the largest restricted program held (column generation), else
+     *                      the whole program's
      */
     public record Diagnostics(int variables, int constraints, String solver, double buildMillis, double solveMillis,
-                              int solves) {}
+                              int solves, String method, int pricingRounds, int columnsUsed) {
+        public Diagnostics(int variables, int constraints, String solver, double buildMillis, double solveMillis, int solves) {
+            this(variables, constraints, solver, buildMillis, solveMillis, solves, "simplex", 0, variables);
+        }
+    }
 }

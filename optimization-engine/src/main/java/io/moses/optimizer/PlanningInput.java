@@ -6,6 +6,7 @@ import io.moses.model.Domain;
 import io.moses.model.Observation;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,17 +31,18 @@ import java.util.Set;
  * @param successSamples   recent raw latencies [s] of successful replies per concrete service, for
  *                         the empirical E[min] of 1-out-of-n sets
  * @param failureDetection f_j [s] per concrete service (its timeout or observed mean failure
- *                         latency); missing: {@link Settings#defaultFailureDetection()}
+ *                         latency); missing or not a number: {@link Settings#defaultFailureDetection()}
  * @param profiles         per class, measured branch probabilities and loop iterations (missing:
  *                         equal branches, loops once)
  * @param visits           per class, measured visits V^k_i that override the ones computed from the
- *                         profile for availability, cost and capacity (may be empty)
+ *                         profile for availability, cost and capacity (may be empty; a value
+ *                         that is not a number is ignored)
  * @param settings         weights, margin, objective, pattern caps, time limit
  */
 public record PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
                             List<ConcreteService> services, Set<String> down,
                             Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
-                            Map<String, Double> failureDetection, Map<String, Profile> profiles,
+                            Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
                             Map<String, Map<TaskRef, Double>> visits, Settings settings) {
 
     public PlanningInput {
@@ -65,9 +67,13 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         Set<String> serviceNames = new HashSet<>();
         for (ConcreteService s : services)
             if (!serviceNames.add(s.name())) throw new IllegalArgumentException("services: duplicate concrete service " + s.name());
-        for (var e : failureDetection.entrySet()) Domain.nonNegative("failureDetection[" + e.getKey() + "]", e.getValue());
+        // Estimates from the monitors: a negative one is a bug and refused; one that is not a number
+        // (NaN, infinite) is ignored by the optimizer and named in the plan's message.
+        for (var e : failureDetection.entrySet())
+            if (e.getValue() < 0) throw new IllegalArgumentException("failureDetection[" + e.getKey() + "] must be >= 0, was " + e.getValue());
         for (var e : visits.entrySet())
-            for (var v : e.getValue().entrySet()) Domain.nonNegative("visits[" + e.getKey() + "][" + v.getKey() + "]", v.getValue());
+            for (var v : e.getValue().entrySet())
+                if (v.getValue() < 0) throw new IllegalArgumentException("visits[" + e.getKey() + "][" + v.getKey() + "] must be >= 0, was " + v.getValue());
         Set<String> compositeNames = new HashSet<>();
         for (CompositeService c : composites)
             if (!compositeNames.add(c.name())) throw new IllegalArgumentException("composites: duplicate composite " + c.name());
@@ -100,36 +106,8 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         return new Builder();
     }
 
-    /** Which objective the program maximizes (model.md section 3). */
+    /** Which objective the program maximizes (docs/model.md, "The linear program"). */
     public enum Objective { UTILITY, REVENUE }
-
-    /**
-     * Per-class behavior of a composite service's activity tree, keyed by activity id.
-     *
-     * @param branchProbabilities per {@code if}/{@code pick} id, the probability of each branch
-     *                            (must match the branch count and sum to 1)
-     * @param iterations          per loop id, the expected iterations n (given the loop is
-     *                            reached); per parallel forEach id, the number of branches N
-     */
-    public record Profile(Map<String, List<Double>> branchProbabilities, Map<String, Double> iterations) {
-        public static final Profile DEFAULT = new Profile(Map.of(), Map.of());
-
-        public Profile {
-            branchProbabilities = Map.copyOf(branchProbabilities);
-            iterations = Map.copyOf(iterations);
-            for (var e : branchProbabilities.entrySet()) {
-                double sum = 0;
-                for (double p : e.getValue()) {
-                    if (!(p >= 0 && p <= 1)) throw new IllegalArgumentException(
-                            "branchProbabilities[" + e.getKey() + "] must be in [0, 1], was " + p);
-                    sum += p;
-                }
-                if (Math.abs(sum - 1) > 1e-6)
-                    throw new IllegalArgumentException("branchProbabilities[" + e.getKey() + "] must sum to 1, was " + sum);
-            }
-            for (var e : iterations.entrySet()) Domain.nonNegative("iterations[" + e.getKey() + "]", e.getValue());
-        }
-    }
 
     /**
      * Operator settings of the optimizer (the solver itself is chosen when the {@link OptimizationEngine} is made).
@@ -205,7 +183,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         private final Map<String, Observation.ServiceQos> observed = new HashMap<>();
         private final Map<String, double[]> samples = new HashMap<>();
         private final Map<String, Double> failure = new HashMap<>();
-        private final Map<String, Profile> profiles = new HashMap<>();
+        private final Map<String, Visits.Profile> profiles = new HashMap<>();
         private final Map<String, Map<TaskRef, Double>> visits = new HashMap<>();
         private Settings settings = Settings.defaults();
 
@@ -217,7 +195,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         public Builder observed(Observation.ServiceQos q) { observed.put(q.service(), q); return this; }
         public Builder successSamples(String service, double[] latencies) { samples.put(service, latencies.clone()); return this; }
         public Builder failureDetection(String service, double seconds) { failure.put(service, seconds); return this; }
-        public Builder profile(String serviceClass, Profile p) { profiles.put(serviceClass, p); return this; }
+        public Builder profile(String serviceClass, Visits.Profile p) { profiles.put(serviceClass, p); return this; }
         public Builder visits(String serviceClass, Map<TaskRef, Double> v) { visits.put(serviceClass, Map.copyOf(v)); return this; }
         public Builder settings(Settings s) { settings = s; return this; }
 

@@ -6,7 +6,10 @@ import io.moses.model.Implementation;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,16 +17,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The linear program of model.md section 3 for one planning input, and its variants: the hard
- * program, the two phases of the relaxed program and the largest-utilization program of
- * section 4. Columns: x^k_iJ per (class, task) block, then z per (class, flow).
+ * The linear program of docs/model.md ("The linear program") for one planning input, and its
+ * variants: the hard program, the two phases of the relaxed program and the largest-utilization
+ * program ("When the program is infeasible"). Columns: x^k_iJ per (class, task) block, then z per (class, flow).
  */
 final class Program {
     /** The x columns of one (class, task): column {@code first + j} is implementation j. */
     record Block(String serviceClass, TaskRef task, List<ImplementationQos> implementations, int first) {}
 
     /** One (class, composite) pair: its SLA rows and objective terms. */
-    record Unit(ServiceClass serviceClass, CompositeService composite, String label, PlanningInput.Profile profile,
+    record Unit(ServiceClass serviceClass, CompositeService composite, String label, Visits.Profile profile,
                 Map<TaskRef, Double> visits, LinearExpression responseTime, LinearExpression logAvailability,
                 LinearExpression cost, double omega, double load) {}
 
@@ -39,18 +42,18 @@ final class Program {
     final LinearExpression revenue = new LinearExpression();
     /** Tasks with no available concrete service: no program can be built. */
     final Set<TaskRef> uncovered = new LinkedHashSet<>();
+    /** Estimates that were not numbers and were left out (the candidates' and the visits'). */
+    final List<String> ignoredEstimates = new ArrayList<>();
     private final Map<String, Block> blockIndex = new LinkedHashMap<>();
     private final LinearProgram core = new LinearProgram();
 
     Program(PlanningInput in) {
         this.in = in;
         Set<TaskRef> tasks = new LinkedHashSet<>();
-        for (CompositeService c : in.composites()) {
-            tasks.addAll(c.tasks());
-            tasks.addAll(Workflow.tasks(c.root()));
-        }
+        for (CompositeService c : in.composites()) tasks.addAll(Visits.tasks(c));
         candidates = new Candidates(in, tasks);
         capacity = candidates.capacity();
+        ignoredEstimates.addAll(candidates.ignoredEstimates());
         for (TaskRef t : tasks) if (candidates.of(t).isEmpty()) uncovered.add(t);
         if (!uncovered.isEmpty()) return;
 
@@ -59,9 +62,7 @@ final class Program {
         for (ServiceClass k : in.classes()) totalLoad += in.load(k.name());
         for (ServiceClass k : in.classes()) {
             for (CompositeService c : in.composites()) {
-                Set<TaskRef> ct = new LinkedHashSet<>(c.tasks());
-                ct.addAll(Workflow.tasks(c.root()));
-                for (TaskRef t : ct) {
+                for (TaskRef t : Visits.tasks(c)) {
                     List<ImplementationQos> impls = candidates.of(t);
                     int first = core.columns();
                     for (int j = 0; j < impls.size(); j++) core.addColumn(0);
@@ -78,14 +79,18 @@ final class Program {
         for (ServiceClass k : in.classes()) {
             double load = in.load(k.name());
             double omega = (load + eps) / (totalLoad + in.classes().size() * eps);
-            PlanningInput.Profile profile = in.profiles().getOrDefault(k.name(), PlanningInput.Profile.DEFAULT);
+            Visits.Profile profile = in.profiles().getOrDefault(k.name(), Visits.Profile.DEFAULT);
             for (CompositeService c : in.composites()) {
                 String label = in.composites().size() == 1 ? k.name() : k.name() + "/" + c.name();
-                Map<TaskRef, Double> visits = new LinkedHashMap<>(Workflow.visits(c.root(), profile));
-                for (TaskRef t : c.tasks()) visits.putIfAbsent(t, 0.0);
+                Map<TaskRef, Double> visits = new LinkedHashMap<>(Visits.of(c, profile));
                 Map<TaskRef, Double> measured = in.visits().get(k.name());
                 if (measured != null)
-                    for (TaskRef t : visits.keySet()) if (measured.containsKey(t)) visits.put(t, measured.get(t));
+                    for (TaskRef t : visits.keySet()) {
+                        Double v = measured.get(t);
+                        if (v == null) continue;
+                        if (Double.isFinite(v)) visits.put(t, v);
+                        else ignoredEstimates.add("measured visits of " + t + " by " + k.name() + " (" + v + ")");
+                    }
                 LinearExpression r = responseTime(c.root(), profile, k.name(), label);
                 LinearExpression la = new LinearExpression(), co = new LinearExpression();
                 for (var e : visits.entrySet()) {
@@ -122,7 +127,7 @@ final class Program {
     }
 
     /** R(a) as an expression of x and z; each flow adds a z column and one row per branch. */
-    private LinearExpression responseTime(Activity a, PlanningInput.Profile p, String cls, String label) {
+    private LinearExpression responseTime(Activity a, Visits.Profile p, String cls, String label) {
         LinearExpression e = new LinearExpression();
         if (a instanceof Activity.Invoke i) {
             Block b = block(cls, i.task());
@@ -130,16 +135,17 @@ final class Program {
         } else if (a instanceof Activity.Sequence s) {
             for (Activity c : s.children()) e.add(responseTime(c, p, cls, label), 1);
         } else if (a instanceof Activity.Choice c) {
+            List<Double> probs = Visits.probabilities(c, p);
             for (int b = 0; b < c.branches().size(); b++) {
-                double prob = Workflow.probability(c, b, p);
+                double prob = probs.get(b);
                 if (prob > 0) e.add(responseTime(c.branches().get(b), p, cls, label), prob);
             }
         } else if (a instanceof Activity.Loop l) {
-            double n = Workflow.iterations(l, p);
+            double n = Visits.iterations(l, p);
             if (n > 0) e.add(responseTime(l.body(), p, cls, label), n);
         } else if (a instanceof Activity.ParallelForEach f) {
             // N concurrent copies of one body have the same expected time: z >= R(body) is R(body)
-            if (Workflow.copies(f, p) > 0) e.add(responseTime(f.body(), p, cls, label), 1);
+            if (Visits.copies(f, p) > 0) e.add(responseTime(f.body(), p, cls, label), 1);
         } else if (a instanceof Activity.Flow f) {
             List<LinearExpression> branches = new ArrayList<>();
             double constant = 0;
@@ -171,6 +177,57 @@ final class Program {
         return blocks.isEmpty() ? 0 : blocks.get(blocks.size() - 1).first() + blocks.get(blocks.size() - 1).implementations().size();
     }
 
+    /** Per x column, the (class, task) block it belongs to: the groups column generation prices in. */
+    int[] pricingGroups() {
+        int[] g = new int[xColumns()];
+        for (int b = 0; b < blocks.size(); b++) {
+            Block bl = blocks.get(b);
+            Arrays.fill(g, bl.first(), bl.first() + bl.implementations().size(), b);
+        }
+        return g;
+    }
+
+    /**
+     * Where column generation starts, per (class, task): the {@code singles} single services best
+     * for {@code lp}'s objective, the fastest and the most available implementation (they keep
+     * the SLA rows feasible where one can), and the implementations the plan in force uses there
+     * (a warm start: after a small change they are mostly still optimal).
+     */
+    BitSet initialColumns(LinearProgram lp, Map<Plan.Key, List<Plan.Share>> inForce, int singles) {
+        BitSet on = new BitSet(xColumns());
+        double sense = lp.maximize() ? -1 : 1; // smaller key is better
+        for (Block b : blocks) {
+            List<ImplementationQos> impls = b.implementations();
+            int n = impls.size();
+            Integer[] order = new Integer[n];
+            for (int j = 0; j < n; j++) order[j] = j;
+            java.util.Arrays.sort(order, (p, q) -> {
+                int c = Double.compare(sense * lp.objective(b.first() + p), sense * lp.objective(b.first() + q));
+                return c != 0 ? c : Double.compare(impls.get(p).responseTime(), impls.get(q).responseTime());
+            });
+            int taken = 0;
+            for (int k = 0; k < n && taken < singles; k++)
+                if (impls.get(order[k]).implementation().pattern() == Implementation.Pattern.SINGLE) {
+                    on.set(b.first() + order[k]);
+                    taken++;
+                }
+            int fastest = 0, mostAvailable = 0;
+            for (int j = 1; j < n; j++) {
+                if (impls.get(j).responseTime() < impls.get(fastest).responseTime()) fastest = j;
+                if (impls.get(j).availability() > impls.get(mostAvailable).availability()) mostAvailable = j;
+            }
+            on.set(b.first() + order[0]);
+            on.set(b.first() + fastest);
+            on.set(b.first() + mostAvailable);
+            List<Plan.Share> shares = inForce == null ? null : inForce.get(new Plan.Key(b.serviceClass(), b.task()));
+            if (shares != null)
+                for (Plan.Share sh : shares)
+                    for (int j = 0; j < n; j++)
+                        if (impls.get(j).implementation().equals(sh.implementation())) on.set(b.first() + j);
+        }
+        return on;
+    }
+
     /** The hard program: SLA rows without slack, capacity as given, the chosen objective. */
     LinearProgram hard() {
         LinearProgram lp = core.copy();
@@ -182,7 +239,7 @@ final class Program {
     /** Slack columns of a relaxed program, per unit: R, A, C. */
     record Relaxed(LinearProgram lp, int[][] slack, LinearExpression weightedSlack) {}
 
-    /** Phase 1 of section 4: SLA rows with relative slacks, minimize the price-weighted total slack. */
+    /** Phase 1 of the relaxed program: SLA rows with relative slacks, minimize the price-weighted total slack. */
     Relaxed phase1(double capacityScale) {
         LinearProgram lp = core.copy();
         addCapacity(lp, capacityScale);
@@ -220,7 +277,7 @@ final class Program {
         return Math.ceil((s * (1 + 1e-7) + 1e-9) / step) * step;
     }
 
-    /** Minimize u = max_j load_j / l_j with the SLA rows dropped (section 4, capacity overload). */
+    /** Minimize u = max_j load_j / l_j with the SLA rows dropped (capacity overload). */
     LinearProgram minUtilization() {
         LinearProgram lp = core.copy();
         int u = lp.addColumn(1);

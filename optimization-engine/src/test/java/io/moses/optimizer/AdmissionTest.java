@@ -12,10 +12,12 @@ import io.moses.model.Activity;
 import io.moses.model.CompositeService;
 import io.moses.model.TaskRef;
 import java.util.List;
+import java.util.Map;
+import io.moses.model.Visits;
 import org.junit.jupiter.api.Test;
 
 /**
- * Admission (model.md section 5). One task; s1 fast (r .2, l 10), s2 slow (r 1, l 1000). Gold's
+ * Admission (docs/model.md, "Admission and counter-offer"). One task; s1 fast (r .2, l 10), s2 slow (r 1, l 1000). Gold's
  * R_max .3 needs R <= .27, so at least (1 - .27) / (1 - .2) = .9125 of its requests on s1:
  * gold can carry at most 10 / .9125 = 10.959 req/s in all. Silver (R_max 5) is content on s2.
  */
@@ -80,6 +82,45 @@ class AdmissionTest {
             assertFalse(d.accepted());
             assertEquals(0, d.maxFeasibleRate());
             assertTrue(d.reason().contains("overloaded"), d.reason());
+        }
+    }
+
+    /**
+     * The trip planner with SLAs nothing can break, so that capacity alone limits the load: each
+     * task can carry the sum of its services' limits, and class k's extra rate l loads task i with
+     * l V_i (car 0.5, the others 1). The largest extra rate is min_i (capacity_i - load_i) / V_i.
+     */
+    @Test
+    void counterOfferWhereCapacityBindsOnTheTripPlanner() {
+        PlanningInput base = Fixtures.tripPlannerInput(1, 7).build();
+        var b = PlanningInput.builder().composite(Fixtures.tripPlanner()).services(base.services())
+                .serviceClass(serviceClass("gold", 1000, 0.01, 1e6, 5), 20)
+                .serviceClass(serviceClass("silver", 1000, 0.01, 1e6, 1), 30);
+        PlanningInput in = b.build();
+        Map<TaskRef, Double> v = Visits.of(Fixtures.tripPlanner(), Visits.Profile.DEFAULT);
+        double exact = Double.POSITIVE_INFINITY;
+        for (TaskRef t : Fixtures.TRIP_TASKS) {
+            double cap = in.services().stream().filter(s -> s.task().equals(t)).mapToDouble(s -> s.sla().maxRate()).sum();
+            exact = Math.min(exact, (cap - 50 * v.get(t)) / v.get(t));
+        }
+        assertTrue(exact > 10, "the instance leaves room: " + exact);
+        double asked = 2 * exact;
+        List<OptimizationEngine> engines = List.of(Both.LP, Both.OJ, Both.LP.with(OptimizationEngine.Method.COLUMN_GENERATION));
+        for (OptimizationEngine e : engines) {
+            AdmissionDecision d = e.admit(in, "gold", asked);
+            assertFalse(d.accepted(), d.reason());
+            assertTrue(d.maxFeasibleRate() <= exact * (1 + 1e-9) && d.maxFeasibleRate() >= exact - 0.01 * asked,
+                    "counter-offer " + d.maxFeasibleRate() + " against " + exact);
+            assertTrue(d.reason().contains("at most"), d.reason());
+            // the counter-offer is accepted and its plan keeps every SLA; a little more is not
+            AdmissionDecision yes = e.admit(in, "gold", d.maxFeasibleRate());
+            assertTrue(yes.accepted(), yes.reason());
+            assertEquals(PlanResult.Status.OPTIMAL, yes.plan().status());
+            assertFalse(e.admit(in, "gold", exact * 1.01).accepted());
+            // capacity is what binds: beyond it the plan is overloaded, not merely relaxed
+            assertEquals(PlanResult.Status.OVERLOADED, e.plan(in.withLoad("gold", 20 + exact * 1.01)).status());
+            // silver has the same visits: it can take no more than gold could
+            assertEquals(List.of(), d.otherClassesThatAccept());
         }
     }
 

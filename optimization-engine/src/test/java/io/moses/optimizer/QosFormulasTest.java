@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.moses.model.Implementation;
 import io.moses.model.Observation;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +53,7 @@ class QosFormulasTest {
         // 6 singles + C(6,2) + C(6,3) parallel sets + 6*5 alternate pairs
         assertEquals(6 + 15 + 20 + 30, Candidates.implementations(six, 3, 2, 200).size());
         assertEquals(6, Candidates.implementations(six, 1, 1, 200).size());
-        // 6 providers with tuples of 3 give 191 implementations (model.md section 2)
+        // 6 providers with tuples of 3 give 191 implementations (docs/model.md, "Implementations")
         assertEquals(6 + 15 + 20 + 30 + 120, Candidates.implementations(six, 3, 3, 200).size());
     }
 
@@ -108,12 +109,12 @@ class QosFormulasTest {
     @Test
     void visitsMultiplyBranchProbabilitiesAndLoopIterations() {
         var trip = Fixtures.tripPlanner();
-        var v = Workflow.visits(trip.root(), PlanningInput.Profile.DEFAULT);
+        var v = Visits.of(trip.root(), Visits.Profile.DEFAULT);
         assertEquals(0.5, v.get(Fixtures.CAR));
         assertEquals(1.0, v.get(Fixtures.ATTRACTION));
         assertEquals(1.0, v.get(Fixtures.FLIGHT));
-        var profile = new PlanningInput.Profile(Map.of("/seq/if", List.of(0.3, 0.7)), Map.of("/seq/forEach", 3.0));
-        v = Workflow.visits(trip.root(), profile);
+        var profile = new Visits.Profile(Map.of("/seq/if", List.of(0.3, 0.7)), Map.of("/seq/forEach", 3.0));
+        v = Visits.of(trip.root(), profile);
         assertEquals(0.3, v.get(Fixtures.CAR), 1e-12);
         assertEquals(3.0, v.get(Fixtures.ATTRACTION), 1e-12);
         // R: flow is the max of its branches, the if weighs its branches, the loop multiplies
@@ -125,7 +126,7 @@ class QosFormulasTest {
     @Test
     void badProfilesAndSettingsAreRefusedNamingTheField() {
         var ex = assertThrows(IllegalArgumentException.class,
-                () -> new PlanningInput.Profile(Map.of("/if", List.of(0.3, 0.3)), Map.of()));
+                () -> new Visits.Profile(Map.of("/if", List.of(0.3, 0.3)), Map.of()));
         assertTrue(ex.getMessage().contains("/if"), ex.getMessage());
         ex = assertThrows(IllegalArgumentException.class, () -> PlanningInput.Settings.defaults().withWeights(0.5, 0.5, 0.5));
         assertTrue(ex.getMessage().contains("weights"), ex.getMessage());

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Properties on random instances, checked with model.md's formulas written out again here (not
+ * Properties on random instances, checked with docs/model.md's formulas written out again here (not
  * the engine's code): every plan satisfies every constraint it claims to, fractions sum to 1,
  * both solvers agree on the objective.
  */
@@ -90,7 +90,7 @@ class RandomInstancesTest {
         return b.settings(s.withWeights(wr, wa, 1 - wr - wa)).build();
     }
 
-    /** model.md section 2 for one implementation: r, a, c and the share of requests per member. */
+    /** docs/model.md, "Implementations", for one implementation: r, a, c and the share of requests per member. */
     record Qos(double r, double a, double c, Map<String, Double> share) {}
 
     static Qos qos(Implementation impl, Map<String, ConcreteService> byName) {

@@ -34,7 +34,7 @@ class SolversTest {
         assertTrue(ex.getMessage().contains("optimizer.solver"), ex.getMessage());
     }
 
-    /** A solver that proves nothing: the engine must retry with the other one (model.md section 3). */
+    /** A solver that proves nothing: the engine must retry with the other one (docs/model.md, "Solvers"). */
     static final class Stalling implements LpSolver {
         final AtomicInteger calls = new AtomicInteger();
         public String name() { return "stalling"; }
