@@ -19,7 +19,7 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /app moses
 COPY --from=build /app /app
-RUN printf '#!/bin/sh\nexec java $JAVA_OPTS -cp "/app/loadtest/classes:/app/lib/*" io.moses.loadtest.stubs.StubServer "$@"\n' > /app/stubs \
+RUN printf '#!/bin/sh\nexec java -cp "/app/loadtest/classes:/app/lib/*" io.moses.loadtest.stubs.StubServer "$@"\n' > /app/stubs \
  && chmod +x /app/stubs && mkdir -p /app/work && chown moses /app/work
 USER moses
 WORKDIR /app

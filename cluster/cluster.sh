@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ./moses cluster up [--replicas N] [--db SPEC] | down | status
+# ./moses cluster up [--replicas N] [--db SPEC] | down | status | db-stop | db-start
 # A MOSES cluster as plain processes on this machine: MariaDB (a throwaway data directory, or
 # the server given with --db), the stub services, N broker replicas and HAProxy in front
 # (configured from cluster/haproxy.cfg.in), every one on a free port on 127.0.0.1. State, logs
@@ -74,10 +74,15 @@ start_mariadb() {
   local user=(); [[ $(id -u) == 0 ]] && user=(--user=root)
   "$install" --no-defaults --datadir="$data/data" --auth-root-authentication-method=normal --skip-test-db "${user[@]}" \
     > "$DIR/logs/mariadb-install.log" 2>&1 || die "mariadb-install-db failed: $DIR/logs/mariadb-install.log"
-  nohup "$server" --no-defaults --datadir="$data/data" --port="$port" --bind-address=127.0.0.1 --socket="$data/mariadbd.sock" \
-    --pid-file="$data/mariadbd.pid" --log-error="$DIR/logs/mariadb.log" --skip-name-resolve --character-set-server=utf8mb4 \
-    --collation-server=utf8mb4_bin --innodb-buffer-pool-size=64M --max-connections=200 "${user[@]}" >/dev/null 2>&1 &
-  save MARIADB_PID $!
+  # kept as a script: `cluster db-start` starts the same server again after `cluster db-stop`
+  {
+    printf '#!/usr/bin/env bash\n'
+    printf 'nohup %q --no-defaults --datadir=%q --port=%q --bind-address=127.0.0.1 --socket=%q --pid-file=%q --log-error=%q ' \
+      "$server" "$data/data" "$port" "$data/mariadbd.sock" "$data/mariadbd.pid" "$DIR/logs/mariadb.log"
+    printf -- '--skip-name-resolve --character-set-server=utf8mb4 --collation-server=utf8mb4_bin --innodb-buffer-pool-size=64M '
+    printf -- '--max-connections=200 %s >/dev/null 2>&1 &\necho $!\n' "${user[*]}"
+  } > "$data/start.sh"
+  save MARIADB_PID "$(bash "$data/start.sh")"
   save MARIADB_PORT "$port"
   wait_until 60 "MariaDB" "$client" --no-defaults --socket="$data/mariadbd.sock" -uroot -e 'SELECT 1' \
     || die "MariaDB did not start: $DIR/logs/mariadb.log"
@@ -225,9 +230,28 @@ cmd_status() {
   return $bad
 }
 
+# An outage drill: stop the cluster's own MariaDB (SIGTERM) and start it again, same data and port.
+cmd_db() {
+  [[ -f $STATE ]] || die "no cluster"
+  # shellcheck disable=SC1090
+  source "$STATE"
+  [[ -n ${MARIADB_PID:-} ]] || die "the knowledge base is a server given with --db: stop it there"
+  case "$1" in
+    stop) stop_pid "$MARIADB_PID" MariaDB 60; say "MariaDB stopped" ;;
+    start)
+      alive "$MARIADB_PID" && die "MariaDB is running"
+      save MARIADB_PID "$(bash "$DIR/mariadb/start.sh")"
+      local client; client=$(mariadb_bin mariadb mysql)
+      wait_until 60 MariaDB "$client" --no-defaults --socket="$DIR/mariadb/mariadbd.sock" -uroot -e 'SELECT 1' || die "MariaDB did not start"
+      say "MariaDB running again on 127.0.0.1:$MARIADB_PORT" ;;
+  esac
+}
+
 case "${1:-}" in
   up) shift; cmd_up "$@" ;;
+  db-stop) cmd_db stop ;;
+  db-start) cmd_db start ;;
   down) shift; cmd_down ;;
   status) shift; cmd_status ;;
-  *) echo "usage: moses cluster up [--replicas N] [--db SPEC] | down | status" >&2; exit 2 ;;
+  *) echo "usage: moses cluster up [--replicas N] [--db SPEC] | down | status | db-stop | db-start" >&2; exit 2 ;;
 esac

@@ -91,13 +91,11 @@ public final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
         engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, timers), config.engineThreads());
-        // the first lease attempt before the loop starts: a lone replica solves its first plan at once
         Duration windowAge = Duration.ofMillis(Math.max(3_000, 3 * config.adaptation().monitorMillis()));
         lease = new OptimizerLease(kb, cluster.replica(), cluster.lease(), windowAge, () -> {
-            FeedbackLoop l = loop;
-            if (l != null) l.replan("replica " + cluster.replica() + " took over the optimizer lease");
+            // a takeover, not this replica's first lease at start (it has just loaded the latest plan)
+            if (state == State.READY) loop.replan("replica " + cluster.replica() + " took over the optimizer lease");
         });
-        lease.renew();
         loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation(), lease);
         engine.onCompleted(loop::completed);
         engine.start();
@@ -128,6 +126,8 @@ public final class Broker implements AutoCloseable {
             }
         });
         camel.start();
+        // the first lease attempt before the loop starts: a lone replica solves its first plan at once
+        lease.renew();
         loop.start();
         state = State.READY;
         log.info("broker listening on http://{}:{} ({} binding, plan {}, replica {}{})", config.host(), http.port(),

@@ -63,7 +63,7 @@ final class OptimizerLease implements Replicas {
     }
 
     /** Takes or renews the lease; called on a timer, off the request path. */
-    void renew() {
+    synchronized void renew() {
         long started = System.nanoTime();
         boolean before = leads();
         try {
