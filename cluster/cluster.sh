@@ -135,6 +135,7 @@ cmd_up() {
     start_mariadb; DB_USER=moses; DB_PASSWORD_FILE="$DIR/db-password"
   fi
   save DB "$DB"
+  rm -f "$DIR/logs/stubs.log" "$DIR/logs/haproxy.log" "$DIR"/logs/r[0-9]*.log  # before the children open them: a stale line must not be read as theirs
   nohup "$JAVA" -Xmx256m -cp "$(classpath loadtest STUBS)" io.moses.loadtest.stubs.StubServer --port 0 > "$DIR/logs/stubs.log" 2>&1 &
   save STUBS_PID $!
   wait_until 60 "stubs" grep -q "stubs listening on" "$DIR/logs/stubs.log" || die "stubs did not start: $DIR/logs/stubs.log"

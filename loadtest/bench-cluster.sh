@@ -39,8 +39,9 @@ load() { # seconds -> one JSON line
   "$ROOT/moses" load --url "$FRONT/services/TripPlannerService" --action urn:moses:trip-planner/planTrip --body "$BODY" \
     "${USERS[@]}" --clients "$CLIENTS" --seconds "$1" --progress 0 --json
 }
-field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$2" | head -1; }
-p50() { sed -n 's/.*"latencyMs":{[^}]*"p50Ms":\([0-9.]*\).*/\1/p' <<<"$1" | head -1; }
+# the first occurrence: the totals come before the per-user figures
+field() { grep -o "\"$1\":[0-9.]*" <<<"$2" | head -1 | cut -d: -f2; }
+p50() { grep -o '"p50Ms":[0-9.]*' <<<"$1" | head -1 | cut -d: -f2; }
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$(( t + $(awk '{print $14 + $15}' "/proc/$p/stat") )); done; echo "$t"; }
 rotation() { # r2 in or out of HAProxy's rotation
   curl -s -o /dev/null -d "s=r2&action=$1&b=replicas" "http://127.0.0.1:$STATS_PORT/"
