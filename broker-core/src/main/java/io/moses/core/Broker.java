@@ -57,9 +57,20 @@ public final class Broker implements AutoCloseable {
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
     private FeedbackLoop loop;
+    private final ClusterSettings cluster;
+    private OptimizerLease lease;
+    /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
+    private volatile State state = State.STARTING;
+
+    enum State { STARTING, READY, DRAINING, STOPPED }
 
     public Broker(BrokerConfig config) {
+        this(config, ClusterSettings.defaults());
+    }
+
+    public Broker(BrokerConfig config, ClusterSettings cluster) {
         this.config = config;
+        this.cluster = cluster;
     }
 
     public void start() throws Exception {
@@ -81,11 +92,18 @@ public final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
         engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, timers), config.engineThreads());
-        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation());
+        Duration windowAge = Duration.ofMillis(Math.max(3_000, 3 * config.adaptation().monitorMillis()));
+        lease = new OptimizerLease(kb, cluster.replica(), cluster.lease(), windowAge, () -> {
+            // a takeover, not this replica's first lease at start (it has just loaded the latest plan)
+            if (state == State.READY) loop.replan("replica " + cluster.replica() + " took over the optimizer lease");
+        });
+        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation(), lease);
         engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
         http.mount("/health", new HealthServlet(this::health));
+        // liveness: the process answers and its engine runs, whether or not it takes traffic
+        http.mount("/health/live", new HealthServlet(() -> Map.of("status", engine.isRunning() ? "UP" : "DOWN", "readiness", state.name())));
         http.mount("/metrics", new MetricsServlet(metrics));
         http.filter("/admin/*", new OperatorFilter(authenticator));
         http.mount("/admin/*", new AdminServlet(binding::plan, kb));
@@ -96,6 +114,8 @@ public final class Broker implements AutoCloseable {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
+                from("timer:optimizer-lease?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
+                        .routeId("optimizer-lease").process(e -> lease.renew());
                 from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("knowledge-refresh").process(e -> knowledge.refresh());
                 Adaptation a = config.adaptation();
@@ -108,9 +128,13 @@ public final class Broker implements AutoCloseable {
             }
         });
         camel.start();
+        // the first lease attempt before the loop starts: a lone replica solves its first plan at once
+        lease.renew();
         loop.start();
-        log.info("broker listening on http://{}:{} ({} binding, plan {})", config.host(), http.port(),
-                config.staticBinding() ? "static" : "adaptive", knowledge.planVersion());
+        state = State.READY;
+        log.info("broker listening on http://{}:{} ({} binding, plan {}, replica {}{})", config.host(), http.port(),
+                config.staticBinding() ? "static" : "adaptive", knowledge.planVersion(), cluster.replica(),
+                lease.leads() ? ", optimizer leader" : "");
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
@@ -156,10 +180,27 @@ public final class Broker implements AutoCloseable {
         return knowledge.planVersion();
     }
 
+    /** True while this replica holds the optimizer lease. */
+    public boolean leads() {
+        return lease != null && lease.leads();
+    }
+
+    /**
+     * The readiness a balancer checks: UP (200) only when every unit is served, the plan loaded
+     * and the replica not stopping; STARTING, DRAINING or DOWN (503) otherwise. The database is
+     * not part of it: replicas serve through an outage with the plan they have.
+     */
     Map<String, Object> health() {
         Map<String, Object> h = new LinkedHashMap<>();
         boolean up = engine != null && engine.isRunning();
-        h.put("status", up ? "UP" : "DOWN");
+        State st = state;
+        h.put("status", !up && st == State.READY ? "DOWN" : st == State.READY ? "UP" : st == State.STOPPED ? "DOWN" : st.name());
+        h.put("replica", cluster.replica());
+        if (lease != null) {
+            var seen = lease.lastSeen();
+            h.put("optimizerLeader", lease.leads());
+            h.put("lease", seen == null ? "unknown" : seen.holder() + " (term " + seen.term() + ")");
+        }
         h.put("engine", up ? "running" : "stopped");
         h.put("database", kb == null ? "none" : (knowledge.databaseUp() ? "up" : "down") + " (" + kb.description() + ")");
         h.put("planVersion", knowledge == null ? 0 : knowledge.planVersion());
@@ -175,12 +216,25 @@ public final class Broker implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        boolean serving = state == State.READY;
+        state = State.DRAINING;
+        if (serving && !cluster.drain().isZero()) {
+            // still serving while the balancer's health check sees DRAINING and stops sending
+            log.info("draining: /health answers DRAINING for {} ms, then requests in flight finish", cluster.drain().toMillis());
+            try {
+                Thread.sleep(cluster.drain().toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (http != null) http.close(); // closes the port, waits for requests in flight
         if (camel != null) camel.stop();
+        if (lease != null) lease.release(); // another replica takes over at its next renewal
         if (loop != null) loop.close();
-        if (http != null) http.close();
         if (engine != null) engine.close();
         if (kb != null) kb.close();
         metrics.close();
+        state = State.STOPPED;
         log.info("broker stopped");
     }
 }

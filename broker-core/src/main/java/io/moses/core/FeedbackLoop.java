@@ -58,8 +58,15 @@ final class FeedbackLoop implements AutoCloseable {
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedVisits = new ConcurrentHashMap<>();
     private volatile String lastChange = "none yet";
+    private final Replicas replicas;
 
     FeedbackLoop(KnowledgeBase kb, Knowledge knowledge, OutcomeLog outcomes, Adaptation settings) {
+        this(kb, knowledge, outcomes, settings, Replicas.ALONE);
+    }
+
+    /** @param replicas the cluster: only its leader re-plans, on the merged windows of all */
+    FeedbackLoop(KnowledgeBase kb, Knowledge knowledge, OutcomeLog outcomes, Adaptation settings, Replicas replicas) {
+        this.replicas = replicas;
         this.kb = kb;
         this.knowledge = knowledge;
         this.outcomes = outcomes;
@@ -97,7 +104,9 @@ final class FeedbackLoop implements AutoCloseable {
         long now = System.nanoTime();
         if (settings.qosMonitor()) {
             outcomes.drain(qos::record);
-            Map<String, QosMonitor.ServiceStats> stats = qos.snapshot();
+            Map<String, QosMonitor.ServiceStats> local = qos.snapshot();
+            replicas.publish(local);
+            Map<String, QosMonitor.ServiceStats> stats = replicas.merged(local);
             Map<String, Double> r = new HashMap<>();
             Map<String, Double> a = new HashMap<>();
             stats.forEach((name, s) -> {
@@ -172,7 +181,7 @@ final class FeedbackLoop implements AutoCloseable {
 
     /** Builds the program from what is known now, solves it and publishes the plan. */
     private void solve(String why) {
-        if (optimizer == null) return;
+        if (optimizer == null || !replicas.leads()) return;
         Plan before = knowledge.plan();
         PlanningInput.Builder in = PlanningInput.builder();
         Map<String, Double> load = new HashMap<>();
@@ -182,7 +191,7 @@ final class FeedbackLoop implements AutoCloseable {
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
         ws.down().forEach(in::down);
-        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? qos.snapshot() : Map.of();
+        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? replicas.merged(qos.snapshot()) : Map.of();
         Instant now = Instant.now();
         stats.forEach((name, s) -> {
             if (s.successes() == 0) return;
@@ -230,6 +239,11 @@ final class FeedbackLoop implements AutoCloseable {
         return Map.of("qosMonitor", settings.qosMonitor(), "wsMonitor", settings.wsMonitor(), "pathAnalyzer", settings.pathAnalyzer(),
                 "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
                 "down", ws.down(), "lastChange", lastChange);
+    }
+
+    /** A re-plan for a reason outside the monitors (this replica took over the optimizer lease). */
+    void replan(String why) {
+        if (optimizer != null) replanner.request(why);
     }
 
     long solves() {

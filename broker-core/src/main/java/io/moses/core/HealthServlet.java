@@ -8,7 +8,10 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** GET /health: the engine, the database and the plan version, as JSON; 503 when the engine is down. */
+/**
+ * GET /health (readiness) and /health/live (liveness), as JSON: 200 when the status is UP, 503
+ * otherwise (STARTING, DRAINING, DOWN), so a load balancer can check it as it is.
+ */
 final class HealthServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final Supplier<Map<String, Object>> status;

@@ -16,15 +16,18 @@ public final class Main {
 
     public static void main(String[] args) {
         BrokerConfig config;
+        ClusterSettings cluster;
         try {
-            config = parse(args);
+            ClusterSettings.Parsed c = ClusterSettings.parse(args);
+            cluster = c.settings();
+            config = parse(c.rest());
         } catch (IllegalArgumentException e) {
             System.err.println("moses run: " + e.getMessage());
             System.err.println(usage());
             System.exit(2);
             return;
         }
-        Broker broker = new Broker(config);
+        Broker broker = new Broker(config, cluster);
         try {
             broker.start();
         } catch (Exception e) {
@@ -54,10 +57,14 @@ public final class Main {
                                  [--monitors qos,ws,paths|none] [--optimizer auto|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
+                                 [--replica NAME] [--lease MS] [--drain MS]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
-                  --set     a value for ${NAME} in the seed file""";
+                  --set     a value for ${NAME} in the seed file
+                  --replica this replica's name in a cluster (default host-pid-random); --lease: the
+                            optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
+                            /health says DRAINING before the port closes (default 0; 2000 behind HAProxy)""";
     }
 
     static BrokerConfig parse(String[] args) {

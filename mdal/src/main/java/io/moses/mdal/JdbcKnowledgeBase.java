@@ -880,6 +880,71 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
                         rs.getString(4), rs.getString(5)), from));
     }
 
+    // ------------------------------------------------------------------ leases and replica windows
+
+    @Override
+    public Lease acquireLease(String name, String holder, Instant now, java.time.Duration ttl) {
+        name("lease.name", name, NAME_MAX);
+        name("lease.holder", holder, 200);
+        if (now == null) throw KnowledgeBaseException.invalid("lease.now must not be null");
+        if (ttl == null || ttl.isNegative() || ttl.isZero()) throw KnowledgeBaseException.invalid("lease.ttl must be positive, was " + ttl);
+        long at = now.toEpochMilli();
+        long until = at + ttl.toMillis();
+        return upsert("acquire lease '" + name + "'", c -> {
+            // one statement decides: renew (same holder, term kept) or take over (expired, term + 1)
+            int n = update(c, "UPDATE leader_lease SET term = CASE WHEN holder = ? THEN term ELSE term + 1 END, holder = ?, "
+                    + "expires_ms = ?, renewed_ms = ? WHERE name = ? AND (holder = ? OR expires_ms < ?)",
+                    holder, holder, until, at, name, holder, at);
+            if (n == 0 && !exists(c, "SELECT 1 FROM leader_lease WHERE name = ?", name))
+                update(c, "INSERT INTO leader_lease (name, holder, term, expires_ms, renewed_ms) VALUES (?, ?, 1, ?, ?)",
+                        name, holder, until, at);
+            return readLease(c, name).orElseThrow(() -> new SQLException("lease row '" + name + "' missing"));
+        });
+    }
+
+    @Override
+    public boolean releaseLease(String name, String holder) {
+        return tx("release lease '" + name + "'", c ->
+                update(c, "UPDATE leader_lease SET expires_ms = 0 WHERE name = ? AND holder = ?", name, holder) > 0);
+    }
+
+    @Override
+    public Optional<Lease> lease(String name) {
+        return tx("read lease '" + name + "'", c -> readLease(c, name));
+    }
+
+    private static Optional<Lease> readLease(Connection c, String name) throws SQLException {
+        return one(query(c, "SELECT name, holder, term, expires_ms FROM leader_lease WHERE name = ?",
+                rs -> new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), Instant.ofEpochMilli(rs.getLong(4))), name));
+    }
+
+    @Override
+    public void putReplicaWindows(String replica, List<ReplicaWindow> windows) {
+        name("replicaWindow.replica", replica, 200);
+        for (ReplicaWindow w : windows) {
+            if (!replica.equals(w.replica()))
+                throw KnowledgeBaseException.invalid("replicaWindow.replica: a window of '" + w.replica() + "' in the windows of '" + replica + "'");
+            name("replicaWindow.service", w.service(), NAME_MAX);
+            if (w.at() == null) throw KnowledgeBaseException.invalid("replicaWindow.at must not be null");
+        }
+        tx("put windows of replica '" + replica + "'", c -> {
+            update(c, "DELETE FROM replica_window WHERE replica = ?", replica);
+            for (ReplicaWindow w : windows)
+                update(c, "INSERT INTO replica_window (replica, service, successes, failures, response_time, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                        replica, w.service(), w.successes(), w.failures(), w.responseTime(), w.at().toEpochMilli());
+            return null;
+        });
+    }
+
+    @Override
+    public List<ReplicaWindow> replicaWindows(Instant since) {
+        long from = since == null ? Long.MIN_VALUE : since.toEpochMilli();
+        return tx("list replica windows", c -> query(c,
+                "SELECT replica, service, successes, failures, response_time, at_ms FROM replica_window WHERE at_ms >= ? ORDER BY replica, service",
+                rs -> new ReplicaWindow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getDouble(5),
+                        Instant.ofEpochMilli(rs.getLong(6))), from));
+    }
+
     // ------------------------------------------------------------------ connection
 
     @Override

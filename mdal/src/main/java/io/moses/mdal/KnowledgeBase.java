@@ -149,6 +149,28 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Events at or after {@code since}, oldest first, at most {@code limit}. */
     List<SlaEvent> slaEvents(Instant since, int limit);
 
+    // ---- clustered replicas: the leader's lease and the replicas' monitoring windows
+
+    /**
+     * Takes or renews the lease {@code name} for {@code holder} until {@code now + ttl}, if it is
+     * free, expired or already {@code holder}'s; returns the lease as it stands after the
+     * attempt (held by someone else if the attempt lost). {@code now} is the caller's clock:
+     * replicas' clocks must agree to well within {@code ttl}.
+     */
+    Lease acquireLease(String name, String holder, Instant now, java.time.Duration ttl);
+
+    /** Gives the lease up at once if {@code holder} holds it (a replica that stops); true if it did. */
+    boolean releaseLease(String name, String holder);
+
+    /** The lease as it stands, if it was ever taken. */
+    Optional<Lease> lease(String name);
+
+    /** Replaces {@code replica}'s windows with these, in one transaction. */
+    void putReplicaWindows(String replica, List<ReplicaWindow> windows);
+
+    /** Every replica's windows written at or after {@code since}. */
+    List<ReplicaWindow> replicaWindows(Instant since);
+
     // ---- the connection
 
     /** True if the database answers now; never throws. */

@@ -16,6 +16,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +61,9 @@ public final class HttpFrontEnd implements AutoCloseable {
         context.addServlet(holder, "/services/*");
         context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
-        jetty.setHandler(context);
-        jetty.setStopTimeout(5_000);
+        // stop() closes the port at once, then waits up to the stop timeout for requests in flight
+        jetty.setHandler(new GracefulHandler(context));
+        jetty.setStopTimeout(10_000);
     }
 
     public void mount(String path, HttpServlet servlet) {
@@ -94,17 +96,18 @@ public final class HttpFrontEnd implements AutoCloseable {
 
     @Override
     public void close() {
+        // Jetty first: requests in flight finish on live endpoints (graceful stop)
+        try {
+            jetty.stop();
+        } catch (Exception e) {
+            log.warn("HTTP stop: {}", e.toString());
+        }
         for (EndpointImpl ep : endpoints) {
             try {
                 ep.stop();
             } catch (RuntimeException ignored) {
                 // shutting down anyway
             }
-        }
-        try {
-            jetty.stop();
-        } catch (Exception e) {
-            log.warn("HTTP stop: {}", e.toString());
         }
         bus.shutdown(false);
     }

@@ -1,0 +1,109 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docker-compose.yml, the Dockerfile and HAProxy's compose configuration, checked without a
+ * Docker engine: by parsing, by HAProxy's own configuration check, and by {@code docker compose
+ * config} where the client has the compose plugin.
+ */
+class DockerComposeTest {
+    static final Path ROOT = Path.of("..");
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    static JsonNode compose() throws Exception {
+        return YAML.readTree(ROOT.resolve("docker-compose.yml").toFile());
+    }
+
+    @Test
+    void theTopologyIsTheClustersAndStartsInDependencyOrder() throws Exception {
+        JsonNode services = compose().path("services");
+        Set<String> names = new TreeSet<>();
+        services.fieldNames().forEachRemaining(names::add);
+        assertEquals(Set.of("mariadb", "stubs", "broker-1", "broker-2", "haproxy"), names);
+        // every replica waits for a healthy database and stubs; the second for the first (which seeds)
+        for (String b : List.of("broker-1", "broker-2")) {
+            JsonNode s = services.path(b);
+            assertEquals("service_healthy", s.path("depends_on").path("mariadb").path("condition").asText(), b);
+            assertEquals("service_healthy", s.path("depends_on").path("stubs").path("condition").asText(), b);
+            assertTrue(s.path("healthcheck").path("test").toString().contains("/health"), b + " is checked on /health");
+            String cmd = s.path("command").toString();
+            assertTrue(cmd.contains("jdbc:mariadb://mariadb:3306/moses") && cmd.contains("\"--replica\",\"" + b + "\"")
+                    && cmd.contains("\"--drain\""), cmd);
+            assertEquals("moses", s.path("environment").path("MOSES_DB_USER").asText());
+        }
+        assertTrue(services.path("broker-1").path("command").toString().contains("--seed"), "broker-1 seeds");
+        assertTrue(!services.path("broker-2").path("command").toString().contains("--seed"), "only broker-1 seeds");
+        assertEquals("service_healthy", services.path("broker-2").path("depends_on").path("broker-1").path("condition").asText());
+        JsonNode haproxy = services.path("haproxy");
+        assertEquals("service_healthy", haproxy.path("depends_on").path("broker-1").path("condition").asText());
+        assertEquals("service_healthy", haproxy.path("depends_on").path("broker-2").path("condition").asText());
+        List<String> ports = new ArrayList<>();
+        haproxy.path("ports").forEach(p -> ports.add(p.asText()));
+        assertEquals(List.of("8080:8080", "8404:8404"), ports, "the front and the stats page");
+        assertTrue(haproxy.path("volumes").toString().contains("./cluster/haproxy-compose.cfg:"));
+        assertTrue(services.path("mariadb").path("healthcheck").path("test").toString().contains("healthcheck.sh"));
+        assertTrue(services.path("mariadb").path("command").toString().contains("utf8mb4_bin"), "the collation MDAL expects");
+    }
+
+    @Test
+    void theDockerfileBuildsTheBrokerAndTheStubs() throws Exception {
+        String d = Files.readString(ROOT.resolve("Dockerfile"));
+        assertTrue(d.contains("mvn -B -q -DskipTests install"), d);
+        assertTrue(d.contains("\"io.moses.core.Main\"") && d.contains("ENTRYPOINT [\"java\""), "exec form: the JVM gets SIGTERM");
+        assertTrue(d.contains("io.moses.loadtest.stubs.StubServer") && d.contains("EXPOSE 8080") && d.contains("HEALTHCHECK"));
+        // the entry points name classes that exist
+        assertTrue(Files.exists(ROOT.resolve("broker-core/src/main/java/io/moses/core/Main.java")));
+        assertTrue(Files.exists(ROOT.resolve("loadtest/src/main/java/io/moses/loadtest/stubs/StubServer.java")));
+    }
+
+    @Test
+    void haproxysComposeConfigurationIsValidAndKeepsTheTemplatesSettings() throws Exception {
+        String compose = Files.readString(ROOT.resolve("cluster/haproxy-compose.cfg"));
+        String template = Files.readString(HaProxyProcess.TEMPLATE);
+        for (String setting : List.of("option httpchk GET /health", "http-check expect status 200", "option redispatch 1",
+                "retry-on conn-failure empty-response junk-response", "option http-buffer-request", "inter 500ms fall 2 rise 2", "stats enable"))
+            assertTrue(compose.contains(setting) && template.contains(setting), setting);
+        assertTrue(compose.contains("server broker-1 broker-1:8080 check") && compose.contains("server broker-2 broker-2:8080 check"));
+        if (HaProxyProcess.installed()) {
+            Process p = new ProcessBuilder(HaProxyProcess.BINARY.toString(), "-c", "-f", ROOT.resolve("cluster/haproxy-compose.cfg").toString())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), out);
+        }
+    }
+
+    @Test
+    void dockerComposeAcceptsTheFileWhereItIsInstalled() throws Exception {
+        Process v;
+        try {
+            v = new ProcessBuilder("docker", "compose", "version").redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("docker client not installed: docker compose config not run");
+            return;
+        }
+        v.getInputStream().readAllBytes();
+        Assumptions.assumeTrue(v.waitFor(30, TimeUnit.SECONDS) && v.exitValue() == 0,
+                "docker compose plugin not installed: docker compose config not run");
+        Process p = new ProcessBuilder("docker", "compose", "-f", ROOT.resolve("docker-compose.yml").toString(), "config", "--quiet")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+    }
+}

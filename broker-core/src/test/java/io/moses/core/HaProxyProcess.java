@@ -1,0 +1,123 @@
+package io.moses.core;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * HAProxy as a real process, configured from the repository's template (cluster/haproxy.cfg.in)
+ * exactly as {@code ./moses cluster up} renders it: one server line per replica slot.
+ */
+final class HaProxyProcess implements AutoCloseable {
+    static final Path BINARY = Path.of("/usr/sbin/haproxy");
+    static final Path TEMPLATE = Path.of("../cluster/haproxy.cfg.in");
+
+    final int frontPort;
+    final int statsPort;
+    private final Process process;
+    private final Path log;
+
+    /** @param servers replica name to port */
+    HaProxyProcess(Path dir, Map<String, Integer> servers) throws IOException, InterruptedException {
+        frontPort = freePort();
+        statsPort = freePort();
+        Path cfg = dir.resolve("haproxy.cfg");
+        Files.writeString(cfg, render(Files.readString(TEMPLATE), "127.0.0.1", frontPort, statsPort, servers));
+        log = dir.resolve("haproxy.log");
+        process = new ProcessBuilder(BINARY.toString(), "-f", cfg.toString(), "-db").redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                stats();
+                return;
+            } catch (IOException e) {
+                if (!process.isAlive()) throw new IllegalStateException("haproxy exited: " + Files.readString(log));
+                if (System.nanoTime() > deadline) throw new IllegalStateException("haproxy did not start: " + Files.readString(log));
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    static String render(String template, String bind, int front, int stats, Map<String, Integer> servers) {
+        StringBuilder lines = new StringBuilder();
+        servers.forEach((name, port) -> lines.append("    server ").append(name).append(" 127.0.0.1:").append(port).append(" check\n"));
+        return template.replace("@BIND@", bind).replace("@FRONT_PORT@", Integer.toString(front))
+                .replace("@STATS_PORT@", Integer.toString(stats)).replace("@SERVERS@", lines.toString().stripTrailing());
+    }
+
+    static boolean installed() {
+        return Files.isExecutable(BINARY);
+    }
+
+    String front() {
+        return "http://127.0.0.1:" + frontPort;
+    }
+
+    /** The stats page (CSV): server name to status (UP, DOWN, ...), backend "replicas" only. */
+    Map<String, String> serverStatus() throws IOException, InterruptedException {
+        String csv = stats();
+        String[] lines = csv.split("\n");
+        List<String> header = List.of(lines[0].replaceFirst("^# ", "").split(","));
+        int px = header.indexOf("pxname");
+        int sv = header.indexOf("svname");
+        int st = header.indexOf("status");
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            String[] f = lines[i].split(",", -1);
+            if (f.length > st && f[px].equals("replicas") && !f[sv].equals("BACKEND")) out.put(f[sv], f[st]);
+        }
+        return out;
+    }
+
+    String stats() throws IOException, InterruptedException {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + statsPort + "/;csv"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IOException("stats page answered " + r.statusCode());
+        return r.body();
+    }
+
+    /** Waits until HAProxy's health checks see exactly these replicas UP. */
+    void awaitUp(List<String> up, long seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        Map<String, String> s = Map.of();
+        while (System.nanoTime() < deadline) {
+            s = serverStatus();
+            List<String> nowUp = new ArrayList<>();
+            s.forEach((k, v) -> {
+                if (v.equals("UP")) nowUp.add(k);
+            });
+            if (nowUp.containsAll(up) && up.containsAll(nowUp)) return;
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("HAProxy did not see " + up + " (and only them) UP within " + seconds + " s: " + s);
+    }
+
+    String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+    }
+}
