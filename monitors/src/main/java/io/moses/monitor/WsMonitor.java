@@ -69,6 +69,17 @@ public final class WsMonitor {
         }
     }
 
+    /** The services whose last probe succeeded. */
+    public Set<String> answering() {
+        Set<String> out = new java.util.HashSet<>();
+        streaks.forEach((k, s) -> {
+            synchronized (s) {
+                if (s[0] > 0) out.add(k);
+            }
+        });
+        return out;
+    }
+
     public Set<String> down() {
         return Set.copyOf(down);
     }
