@@ -80,7 +80,7 @@ public final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
         engine = new BpelEngine(config.workDir(), new MeteredInvokeHandler(handler, timers), config.engineThreads());
-        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation());
+        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation().withInvokeTimeout(config.invokeTimeout()));
         engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());

@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.adaptation.AdaptiveBinding;
 import io.moses.adaptation.OutcomeLog;
 import io.moses.core.engine.CompletedRequest;
 import io.moses.mdal.KnowledgeBase;
@@ -43,8 +44,17 @@ final class FeedbackLoop implements AutoCloseable {
     private final OutcomeLog outcomes;
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
+    /**
+     * Weight of the Beta prior on a provider's promised availability, in calls: a few seconds of
+     * successes do not read as 1.0 (docs/model.md, "Estimates from observations").
+     */
+    static final double PRIOR_WEIGHT = 30;
+    /** Recent outcomes of a service the plan does not use (explorations) that can show it changed. */
+    static final int EXPLORED_SAMPLES = 3;
+
     // a short window: the plan must follow a service that changes within seconds
-    private final QosMonitor qos = new QosMonitor(500, 5_000);
+    private final QosMonitor qos;
+    private final AdaptiveBinding binding;
     private final ClassMonitor classes = new ClassMonitor(500);
     private final PathAnalyzer paths = new PathAnalyzer(500);
     private final WsMonitor ws;
@@ -53,6 +63,9 @@ final class FeedbackLoop implements AutoCloseable {
     private final DriftDetector<String> availabilityDrift;
     private final DriftDetector<String> visitsDrift;
     private final DriftDetector<String> slaBreaks;
+    private final DriftDetector<String> exploredDrift;
+    /** Last measured failure-detection time f_j per service [s]: kept when the window has no failures. */
+    private final Map<String, Double> failureTime = new ConcurrentHashMap<>();
     /** What the plan in force assumed: r and a per service, visits per class/task. */
     private final Map<String, Double> assumedResponseTime = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
@@ -65,24 +78,64 @@ final class FeedbackLoop implements AutoCloseable {
         this.outcomes = outcomes;
         this.settings = settings;
         this.optimizer = settings.optimizer() ? new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver())) : null;
+        this.qos = new QosMonitor(500, 5_000, settings.minSamples(), System::nanoTime);
+        this.binding = knowledge.binding();
         this.replanner = new Replanner(this::solve);
-        this.responseTimeDrift = new DriftDetector<>(settings.responseTimeDrift(), 0.001, settings.holdMillis());
-        this.availabilityDrift = new DriftDetector<>(settings.availabilityDrift(), 0.01, settings.holdMillis());
+        // a slowdown 10 -> 300 ms acts within a monitor period; a small drift still waits the hold
+        this.responseTimeDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
+        this.exploredDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
+        this.availabilityDrift = DriftDetector.proportional(settings.availabilityDrift(), 0.01, settings.holdMillis());
         this.visitsDrift = new DriftDetector<>(settings.visitsDrift(), 0.1, settings.holdMillis());
         // an SLA break (observed R above R_max, or A below A_min) is a drift of 0 from 0
         this.slaBreaks = new DriftDetector<>(0, 1, settings.holdMillis());
         this.ws = new WsMonitor(Duration.ofMillis(Math.max(200, settings.probeMillis() / 2)), 2, 2,
                 (service, up) -> {
-                    // back up: its failures while down no longer describe it
-                    if (up) qos.forget(service);
+                    if (up) {
+                        // back up: its failures while down no longer describe it
+                        qos.forget(service);
+                        failureTime.remove(service);
+                        binding.reinstate(service, "the WS Monitor finds it back up");
+                    } else {
+                        binding.eject(service, "the WS Monitor finds it down");
+                    }
                     replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
                 });
+        // consecutive failures on the request path: a plan without it at once, not after the probes
+        binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
     }
 
-    /** Solves a first plan when the knowledge base has none, so the broker starts adaptive. */
+    /**
+     * Solves at start whenever the plan in force was not made by the optimizer for the services
+     * now registered (no plan, a seed's hand-written plan, a plan naming services that are gone
+     * or leaving a registered task unbound), so the broker starts on an optimal plan.
+     */
     void start() {
-        if (optimizer != null && knowledge.planVersion() == 0) replanner.request("broker start: no plan yet");
+        String why = optimizer == null ? null : startReason(knowledge.plan(), knowledge.services());
+        if (why != null) replanner.request("broker start: " + why);
         rememberAssumptions(Map.of());
+    }
+
+    /** Why the plan in force needs a solve at start, or null if the optimizer made it for these services. */
+    static String startReason(Plan plan, List<ConcreteService> services) {
+        if (plan == null) return "no plan yet";
+        if (!plan.solver().equals("lp_solve") && !plan.solver().equals("ojAlgo") && !plan.solver().startsWith("optimizer"))
+            return "plan " + plan.version() + " was not made by the optimizer (" + plan.solver() + ")";
+        java.util.Set<String> registered = new java.util.HashSet<>();
+        java.util.Set<io.moses.model.TaskRef> tasks = new java.util.HashSet<>();
+        for (ConcreteService s : services) {
+            registered.add(s.name());
+            tasks.add(s.task());
+        }
+        java.util.Set<io.moses.model.TaskRef> bound = new java.util.HashSet<>();
+        for (var e : plan.bindings().entrySet()) {
+            bound.add(e.getKey().task());
+            for (Plan.Share share : e.getValue())
+                for (String m : share.implementation().members())
+                    if (!registered.contains(m)) return "plan " + plan.version() + " names " + m + ", which is not registered";
+        }
+        for (io.moses.model.TaskRef t : tasks)
+            if (!bound.contains(t)) return "plan " + plan.version() + " binds no class to " + t;
+        return null;
     }
 
     /** Every finished composite request (on its thread: cheap). */
@@ -97,19 +150,24 @@ final class FeedbackLoop implements AutoCloseable {
         long now = System.nanoTime();
         if (settings.qosMonitor()) {
             outcomes.drain(qos::record);
-            Map<String, QosMonitor.ServiceStats> stats = qos.snapshot();
+            Map<String, QosMonitor.ServiceStats> stats = qos.snapshot(slowInFlight());
+            Map<String, ConcreteService> services = new HashMap<>();
+            for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
             Map<String, Double> r = new HashMap<>();
             Map<String, Double> a = new HashMap<>();
             stats.forEach((name, s) -> {
-                if (s.samples() < settings.minSamples()) return;
-                if (s.successes() > 0) r.put(name, s.responseTime());
-                a.put(name, s.availability());
+                if (s.successes() + s.censored() >= settings.minSamples() && !Double.isNaN(s.responseTime()))
+                    r.put(name, s.responseTime());
+                ConcreteService cs = services.get(name);
+                // the Beta posterior is honest with few samples: no minimum needed
+                if (cs != null && s.samples() > 0) a.put(name, s.availability(cs.sla().availability(), PRIOR_WEIGHT));
             });
             for (var d : responseTimeDrift.check(r, assumedResponseTime, now))
                 replanner.request(String.format("concrete service %s: response time %.3f s, plan assumed %.3f s", d.key(), d.observed(), d.baseline()));
             for (var d : availabilityDrift.check(a, assumedAvailability, now))
                 replanner.request(String.format("concrete service %s: availability %.4f, plan assumed %.4f", d.key(), d.observed(), d.baseline()));
-            writeObservations(stats);
+            checkExplored(now);
+            writeObservations(stats, services);
         }
         if (settings.pathAnalyzer()) {
             Map<String, Double> v = new HashMap<>();
@@ -151,12 +209,54 @@ final class FeedbackLoop implements AutoCloseable {
         }
     }
 
-    private void writeObservations(Map<String, QosMonitor.ServiceStats> stats) {
+    /**
+     * Calls in flight longer than the plan assumed (by more than the drift threshold), as
+     * censored samples: a slowdown shows before its slow replies arrive.
+     */
+    private Map<String, double[]> slowInFlight() {
+        Map<String, double[]> out = new HashMap<>();
+        binding.inFlight().forEach((name, ages) -> {
+            Double assumed = assumedResponseTime.get(name);
+            if (assumed == null) return;
+            double limit = assumed * (1 + settings.responseTimeDrift());
+            double[] slow = java.util.Arrays.stream(ages).filter(age -> age > limit).toArray();
+            if (slow.length > 0) out.put(name, slow);
+        });
+        return out;
+    }
+
+    /**
+     * A service the plan does not use is called only by exploration: a few recent calls that
+     * differ from what the plan assumed mean it changed (a provider that recovered); its older
+     * outcomes are forgotten and the optimizer plans with what it is now.
+     */
+    private void checkExplored(long now) {
+        Plan plan = knowledge.plan();
+        if (plan == null) return;
+        java.util.Set<String> used = new java.util.HashSet<>();
+        plan.bindings().values().forEach(shares -> shares.forEach(sh -> {
+            if (sh.fraction() > 0) used.addAll(sh.implementation().members());
+        }));
+        Map<String, Double> r = new HashMap<>();
+        qos.recent().forEach((name, s) -> {
+            if (!used.contains(name) && s.successes() >= EXPLORED_SAMPLES) r.put(name, s.responseTime());
+        });
+        for (var d : exploredDrift.check(r, assumedResponseTime, now)) {
+            qos.forgetOld(d.key());
+            replanner.request(String.format("concrete service %s (explored): response time %.3f s, plan assumed %.3f s",
+                    d.key(), d.observed(), d.baseline()));
+        }
+    }
+
+    private void writeObservations(Map<String, QosMonitor.ServiceStats> stats, Map<String, ConcreteService> services) {
         Instant at = Instant.now();
         try {
-            for (QosMonitor.ServiceStats s : stats.values())
-                if (s.successes() > 0)
-                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(), Math.max(1e-6, s.availability()), s.samples(), at));
+            for (QosMonitor.ServiceStats s : stats.values()) {
+                ConcreteService cs = services.get(s.service());
+                if (s.successes() > 0 && cs != null)
+                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(),
+                            Math.max(1e-6, s.availability(cs.sla().availability(), PRIOR_WEIGHT)), s.samples(), at));
+            }
         } catch (KnowledgeBaseException e) {
             // the database is away: the next period writes again
         }
@@ -168,6 +268,11 @@ final class FeedbackLoop implements AutoCloseable {
         Map<String, URI> endpoints = new HashMap<>();
         for (ConcreteService s : knowledge.services()) endpoints.put(s.name(), s.endpoint());
         ws.probe(endpoints);
+        // an ejected service that answered its probe is back in selection (and in the plan)
+        java.util.Set<String> answering = ws.answering();
+        for (String s : binding.ejected())
+            if (answering.contains(s) && !ws.down().contains(s) && binding.reinstate(s, "it answered a probe"))
+                replanner.request("concrete service " + s + " answered a probe after its ejection");
     }
 
     /** Builds the program from what is known now, solves it and publishes the plan. */
@@ -182,13 +287,21 @@ final class FeedbackLoop implements AutoCloseable {
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
         ws.down().forEach(in::down);
-        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? qos.snapshot() : Map.of();
+        binding.ejected().forEach(in::down);
+        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? qos.snapshot(slowInFlight()) : Map.of();
         Instant now = Instant.now();
-        stats.forEach((name, s) -> {
-            if (s.successes() == 0) return;
-            in.observed(new Observation.ServiceQos(name, s.responseTime(), Math.max(1e-6, s.availability()), s.samples(), now));
-            in.successSamples(name, s.successLatencies());
-        });
+        for (ConcreteService cs : services) {
+            String name = cs.name();
+            QosMonitor.ServiceStats s = stats.get(name);
+            if (s != null && s.failures() > 0) failureTime.put(name, s.failureTime());
+            // f_j: measured when failures were seen, else the timeout (a failure may be a hang)
+            in.failureDetection(name, failureTime.getOrDefault(name, settings.unknownFailureMillis() / 1000.0));
+            if (s == null || s.samples() + s.censored() == 0) continue;
+            double r = Double.isNaN(s.responseTime()) ? cs.sla().responseTime() : s.responseTime();
+            double a = s.samples() == 0 ? cs.sla().availability() : s.availability(cs.sla().availability(), PRIOR_WEIGHT);
+            in.observed(new Observation.ServiceQos(name, r, Math.max(1e-6, a), Math.max(s.samples(), s.successes() + s.censored()), now));
+            if (s.successes() > 0) in.successSamples(name, s.successLatencies());
+        }
         Map<String, PathAnalyzer.Visits> visits = settings.pathAnalyzer() ? paths.visits() : Map.of();
         visits.forEach((cls, v) -> {
             if (v.requests() >= settings.minSamples()) in.visits(cls, v.perTask());
@@ -218,18 +331,21 @@ final class FeedbackLoop implements AutoCloseable {
             QosMonitor.ServiceStats o = observed.get(s.name());
             boolean useObserved = o != null && o.samples() >= settings.minSamples() && o.successes() > 0;
             assumedResponseTime.put(s.name(), useObserved ? o.responseTime() : s.sla().responseTime());
-            assumedAvailability.put(s.name(), useObserved ? o.availability() : s.sla().availability());
+            assumedAvailability.put(s.name(), o == null || o.samples() == 0 ? s.sla().availability()
+                    : o.availability(s.sla().availability(), PRIOR_WEIGHT));
         }
         paths.visits().forEach((cls, v) -> v.perTask().forEach((task, n) -> assumedVisits.put(cls + " " + task, n)));
         responseTimeDrift.reset();
         availabilityDrift.reset();
         visitsDrift.reset();
+        exploredDrift.reset();
     }
 
     Map<String, Object> status() {
         return Map.of("qosMonitor", settings.qosMonitor(), "wsMonitor", settings.wsMonitor(), "pathAnalyzer", settings.pathAnalyzer(),
                 "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
-                "down", ws.down(), "lastChange", lastChange);
+                "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
+                "explorations", binding.explorations(), "lastChange", lastChange);
     }
 
     long solves() {
