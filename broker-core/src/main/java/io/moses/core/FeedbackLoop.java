@@ -162,8 +162,12 @@ final class FeedbackLoop implements AutoCloseable {
                 // the Beta posterior is honest with few samples: no minimum needed
                 if (cs != null && s.samples() > 0) a.put(name, s.availability(cs.sla().availability(), PRIOR_WEIGHT));
             });
-            for (var d : responseTimeDrift.check(r, assumedResponseTime, now))
+            for (var d : responseTimeDrift.check(r, assumedResponseTime, now)) {
+                // the service changed about when the drift began (the window mean lags by up to a
+                // period): the plan is made from what it does since
+                qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L);
                 replanner.request(String.format("concrete service %s: response time %.3f s, plan assumed %.3f s", d.key(), d.observed(), d.baseline()));
+            }
             for (var d : availabilityDrift.check(a, assumedAvailability, now))
                 replanner.request(String.format("concrete service %s: availability %.4f, plan assumed %.4f", d.key(), d.observed(), d.baseline()));
             checkExplored(now);

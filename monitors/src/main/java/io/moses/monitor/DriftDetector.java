@@ -21,8 +21,8 @@ public final class DriftDetector<K> {
     private final Map<K, Long> driftingSince = new HashMap<>();
     private final Map<K, Boolean> fired = new HashMap<>();
 
-    /** A value that drifted: what the plan assumed, what is observed now. */
-    public record Drift<K>(K key, double baseline, double observed) {}
+    /** A value that drifted: what the plan assumed, what is observed now, since when [nanos] it drifts. */
+    public record Drift<K>(K key, double baseline, double observed, long sinceNanos) {}
 
     public DriftDetector(double threshold, double floor, long holdMillis) {
         this(threshold, floor, holdMillis, false);
@@ -62,7 +62,7 @@ public final class DriftDetector<K> {
             long hold = proportional && allowed > 0 ? (long) (holdNanos * Math.min(1, allowed / Math.abs(obs - base))) : holdNanos;
             if (nowNanos - since >= hold && !fired.getOrDefault(e.getKey(), false)) {
                 fired.put(e.getKey(), true);
-                out.add(new Drift<>(e.getKey(), base, obs));
+                out.add(new Drift<>(e.getKey(), base, obs, since));
             }
         }
         return out;

@@ -161,13 +161,26 @@ public final class QosMonitor {
 
     /** Forgets a service's outcomes older than the maximum age: they no longer describe it. */
     public synchronized void forgetOld(String service) {
+        keep(service, clock.getAsLong() - maxAgeNanos, 0);
+    }
+
+    /**
+     * Forgets a service's outcomes from before {@code nanos} (a change point: the service changed
+     * then), keeping at least the newest {@code minSamples} so that its estimate stays observed.
+     */
+    public synchronized void forgetBefore(String service, long nanos) {
+        keep(service, nanos, minSamples);
+    }
+
+    private void keep(String service, long fromNanos, int atLeast) {
         Window w = windows.get(service);
         if (w == null) return;
-        long now = clock.getAsLong();
+        int kept = 0;
+        while (kept < w.size && (w.at[w.newest(kept)] >= fromNanos || kept < atLeast)) kept++;
         Window fresh = new Window(capacity);
-        for (int i = w.size - 1; i >= 0; i--) {
+        for (int i = kept - 1; i >= 0; i--) {
             int j = w.newest(i);
-            if (now - w.at[j] <= maxAgeNanos) fresh.add(w.at[j], w.seconds[j], w.kind[j]);
+            fresh.add(w.at[j], w.seconds[j], w.kind[j]);
         }
         if (fresh.size == 0) windows.remove(service);
         else windows.put(service, fresh);

@@ -91,6 +91,19 @@ class QosMonitorTest {
     }
 
     @Test
+    void forgettingBeforeAChangePointKeepsTheNewestMinimum() {
+        long[] now = {1_000_000_000_000L};
+        QosMonitor m = new QosMonitor(100, 5_000, 4, () -> now[0]);
+        for (int i = 0; i < 50; i++) m.record(o("g", 0.01, Outcome.Kind.OK, now[0] + i));
+        long change = now[0] + 1_000;
+        for (int i = 0; i < 2; i++) m.record(o("g", 1.0, Outcome.Kind.OK, change + i));
+        now[0] = change + 10;
+        assertEquals((2 * 1.0 + 50 * 0.01) / 52, m.snapshot().get("g").responseTime(), 1e-9);
+        m.forgetBefore("g", change);
+        assertEquals((2 * 1.0 + 2 * 0.01) / 4, m.snapshot().get("g").responseTime(), 1e-9, "two after the change and the two newest before");
+    }
+
+    @Test
     void theWindowForgetsOldAndExcessOutcomes() {
         QosMonitor m = new QosMonitor(10, 1_000);
         long now = System.nanoTime();
