@@ -127,8 +127,9 @@ public final class AdaptiveBinding implements InvokeHandler {
     }
 
     /**
-     * Replaces the plan (and the set of concrete services) atomically. An ejected service the
-     * new plan uses is back in selection: the plan was made knowing what the monitors know.
+     * Replaces the plan (and the set of concrete services) atomically. An ejected service that a
+     * plan solved after the ejection uses is back in selection: that plan was made knowing what
+     * the monitors know.
      */
     public void update(Plan plan, Collection<ConcreteService> services) {
         Compiled next = compile(plan, services);
@@ -136,7 +137,9 @@ public final class AdaptiveBinding implements InvokeHandler {
         health.retain(next.services().keySet());
         if (health.anyEjected() && plan != null)
             for (String s : health.ejectedServices())
-                if (uses(plan, s)) health.reinstate(s, "plan " + plan.version() + " uses it");
+                // a plan solved before the ejection did not know of it
+                if (uses(plan, s) && health.ejectedBefore(s, plan.created()))
+                    health.reinstate(s, "plan " + plan.version() + " uses it");
         log.info("plan {} in force (was {})", plan == null ? "none" : plan.version(),
                 prev.plan() == null ? "none" : prev.plan().version());
     }

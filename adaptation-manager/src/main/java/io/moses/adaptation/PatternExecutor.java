@@ -57,6 +57,8 @@ final class PatternExecutor {
         final ConcreteService service;
         final SoapClient.Call call;
         final long start = health.now();
+        /** Releases the permit and the in-flight entry; run before anyone sees the result. */
+        private Runnable done = () -> {};
 
         Pending(Invocation inv, ConcreteService service, boolean cancellable) {
             this.service = service;
@@ -72,14 +74,22 @@ final class PatternExecutor {
             state.inFlight.put(this, start);
             this.call = client.send(service.endpoint(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
                     timeouts.apply(service.name()), cancellable);
-            call.result().whenComplete((r, e) -> {
-                state.inFlight.remove(this);
-                state.permits.release();
-            });
+            java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+            done = () -> {
+                if (released.compareAndSet(false, true)) {
+                    state.inFlight.remove(this);
+                    state.permits.release();
+                }
+            };
+            // also when nobody asks for the attempt (never the case today): no permit leaks
+            call.result().whenComplete((r, e) -> done.run());
         }
 
         CompletableFuture<Attempt> attempt() {
-            return call.result().thenApply(r -> new Attempt(service, r, health.now() - start));
+            return call.result().thenApply(r -> {
+                done.run();
+                return new Attempt(service, r, health.now() - start);
+            });
         }
     }
 

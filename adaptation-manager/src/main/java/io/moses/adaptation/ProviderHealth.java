@@ -40,6 +40,8 @@ final class ProviderHealth {
         final AtomicInteger consecutiveFailures = new AtomicInteger();
         final AtomicLong lastExplored;
         volatile boolean ejected;
+        /** Wall-clock time of the ejection: only a plan solved after it may bring the service back. */
+        volatile java.time.Instant ejectedAt = java.time.Instant.MIN;
 
         State(String name, int maxInFlight, long now) {
             this.name = name;
@@ -117,6 +119,7 @@ final class ProviderHealth {
         synchronized (s) {
             if (s.ejected) return false;
             s.ejected = true;
+            s.ejectedAt = java.time.Instant.now();
             ejectedCount.incrementAndGet();
         }
         log.info("concrete service {} ejected from selection: {}", service, why);
@@ -136,6 +139,12 @@ final class ProviderHealth {
         }
         log.info("concrete service {} back in selection: {}", service, why);
         return true;
+    }
+
+    /** True if {@code service} is ejected and was ejected before {@code instant}. */
+    boolean ejectedBefore(String service, java.time.Instant instant) {
+        State s = states.get(service);
+        return s != null && s.ejected && s.ejectedAt.isBefore(instant);
     }
 
     /**

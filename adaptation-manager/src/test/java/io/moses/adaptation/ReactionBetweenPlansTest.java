@@ -43,7 +43,7 @@ class ReactionBetweenPlansTest {
     }
 
     static AdaptiveBinding binding(Plan plan, List<ConcreteService> services, AdaptiveBinding.Options options) {
-        return new AdaptiveBinding(services, plan, client, new OutcomeLog(256), Duration.ofSeconds(2), Map.of(), options);
+        return new AdaptiveBinding(services, plan, client, new OutcomeLog(256), Duration.ofSeconds(10), Map.of(), options);
     }
 
     static InvokeOutcome call(AdaptiveBinding b) throws Exception {
@@ -123,9 +123,16 @@ class ReactionBetweenPlansTest {
         assertEquals(0, stubs().calls("g1"));
         b.update(plan(Implementation.single("g2")), services);
         assertEquals(java.util.Set.of("g1"), b.ejected(), "a plan that does not use it leaves it out");
-        b.update(plan(Implementation.single("g1")), services);
-        assertTrue(b.ejected().isEmpty(), "a plan that uses it brings it back");
+        b.update(planAt(Instant.now().minusSeconds(60), "g1"), services);
+        assertEquals(java.util.Set.of("g1"), b.ejected(), "a plan solved before the ejection does not bring it back");
+        b.update(planAt(Instant.now().plusMillis(1), "g1"), services);
+        assertTrue(b.ejected().isEmpty(), "a plan solved after the ejection that uses it brings it back");
         assertEquals("g1", by(call(b)));
+    }
+
+    static Plan planAt(Instant created, String service) {
+        return new Plan(2, created, Map.of(new Plan.Key("gold", AdaptiveBindingTest.TASK),
+                List.of(new Plan.Share(Implementation.single(service), 1.0))), Map.of(), 0, "test", 0, List.of(), "test");
     }
 
     @Test

@@ -51,6 +51,8 @@ final class FeedbackLoop implements AutoCloseable {
     static final double PRIOR_WEIGHT = 30;
     /** Recent outcomes of a service the plan does not use (explorations) that can show it changed. */
     static final int EXPLORED_SAMPLES = 3;
+    /** Samples (replies, censored included) the last monitor period needs to stand for the service's response time. */
+    static final int LATEST_SAMPLES = 5;
 
     // a short window: the plan must follow a service that changes within seconds
     private final QosMonitor qos;
@@ -66,6 +68,11 @@ final class FeedbackLoop implements AutoCloseable {
     private final DriftDetector<String> exploredDrift;
     /** Last measured failure-detection time f_j per service [s]: kept when the window has no failures. */
     private final Map<String, Double> failureTime = new ConcurrentHashMap<>();
+    /**
+     * Services whose response time drifted: their outcomes from before the change are forgotten,
+     * and what they did since stands for them even with fewer than the minimum samples.
+     */
+    private final Map<String, Long> changed = new ConcurrentHashMap<>();
     /** What the plan in force assumed: r and a per service, visits per class/task. */
     private final Map<String, Double> assumedResponseTime = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
@@ -150,13 +157,20 @@ final class FeedbackLoop implements AutoCloseable {
         long now = System.nanoTime();
         if (settings.qosMonitor()) {
             outcomes.drain(qos::record);
-            Map<String, QosMonitor.ServiceStats> stats = qos.snapshot(slowInFlight());
+            Map<String, double[]> slow = slowInFlight();
+            Map<String, QosMonitor.ServiceStats> stats = qos.snapshot(slow);
+            Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
             Map<String, ConcreteService> services = new HashMap<>();
             for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
             Map<String, Double> r = new HashMap<>();
             Map<String, Double> a = new HashMap<>();
             stats.forEach((name, s) -> {
-                if (s.successes() + s.censored() >= settings.minSamples() && !Double.isNaN(s.responseTime()))
+                // the last period when it has enough replies (a slowdown is not diluted by the
+                // seconds before it), else the whole window
+                QosMonitor.ServiceStats l = latest.get(name);
+                if (l != null && l.successes() + l.censored() >= LATEST_SAMPLES && !Double.isNaN(l.responseTime()))
+                    r.put(name, l.responseTime());
+                else if (observedResponseTime(name, s) != null)
                     r.put(name, s.responseTime());
                 ConcreteService cs = services.get(name);
                 // the Beta posterior is honest with few samples: no minimum needed
@@ -165,7 +179,8 @@ final class FeedbackLoop implements AutoCloseable {
             for (var d : responseTimeDrift.check(r, assumedResponseTime, now)) {
                 // the service changed about when the drift began (the window mean lags by up to a
                 // period): the plan is made from what it does since
-                qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L);
+                qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L, LATEST_SAMPLES);
+                changed.put(d.key(), d.sinceNanos());
                 replanner.request(String.format("concrete service %s: response time %.3f s, plan assumed %.3f s", d.key(), d.observed(), d.baseline()));
             }
             for (var d : availabilityDrift.check(a, assumedAvailability, now))
@@ -247,6 +262,7 @@ final class FeedbackLoop implements AutoCloseable {
         });
         for (var d : exploredDrift.check(r, assumedResponseTime, now)) {
             qos.forgetOld(d.key());
+            changed.put(d.key(), d.sinceNanos());
             replanner.request(String.format("concrete service %s (explored): response time %.3f s, plan assumed %.3f s",
                     d.key(), d.observed(), d.baseline()));
         }
@@ -301,7 +317,8 @@ final class FeedbackLoop implements AutoCloseable {
             // f_j: measured when failures were seen, else the timeout (a failure may be a hang)
             in.failureDetection(name, failureTime.getOrDefault(name, settings.unknownFailureMillis() / 1000.0));
             if (s == null || s.samples() + s.censored() == 0) continue;
-            double r = Double.isNaN(s.responseTime()) ? cs.sla().responseTime() : s.responseTime();
+            Double observedR = observedResponseTime(name, s);
+            double r = observedR == null ? cs.sla().responseTime() : observedR;
             double a = s.samples() == 0 ? cs.sla().availability() : s.availability(cs.sla().availability(), PRIOR_WEIGHT);
             in.observed(new Observation.ServiceQos(name, r, Math.max(1e-6, a), Math.max(s.samples(), s.successes() + s.censored()), now));
             if (s.successes() > 0) in.successSamples(name, s.successLatencies());
@@ -312,7 +329,7 @@ final class FeedbackLoop implements AutoCloseable {
         });
         PlanningInput.Settings d = PlanningInput.Settings.defaults();
         in.settings(new PlanningInput.Settings(d.weightResponseTime(), d.weightAvailability(), d.weightCost(), d.margin(),
-                d.objective(), d.maxParallel(), d.maxAlternate(), d.defaultFailureDetection(), settings.minSamples(),
+                d.objective(), d.maxParallel(), d.maxAlternate(), d.defaultFailureDetection(), 1, // gated here (observedResponseTime)
                 d.empiricalMinSamples(), d.timeoutSeconds()));
         PlanResult result = optimizer.plan(in.build(), why);
         if (!result.hasPlan()) {
@@ -329,12 +346,26 @@ final class FeedbackLoop implements AutoCloseable {
                 published.atRisk().isEmpty() ? "" : ", classes at risk " + published.atRisk().stream().map(Plan.ClassAtRisk::serviceClass).toList());
     }
 
+    /**
+     * The observed response time that replaces the provider's promise: once the window holds
+     * the minimum samples (replies, censored included), or at once for a service whose
+     * response time drifted (what it does since the change); null to keep the promise.
+     */
+    private Double observedResponseTime(String service, QosMonitor.ServiceStats s) {
+        if (Double.isNaN(s.responseTime())) return null;
+        if (s.successes() + s.censored() >= settings.minSamples()) {
+            changed.remove(service);
+            return s.responseTime();
+        }
+        return changed.containsKey(service) ? s.responseTime() : null;
+    }
+
     /** After a new plan, what it assumed becomes the baseline of the drift rules. */
     private void rememberAssumptions(Map<String, QosMonitor.ServiceStats> observed) {
         for (ConcreteService s : knowledge.services()) {
             QosMonitor.ServiceStats o = observed.get(s.name());
-            boolean useObserved = o != null && o.samples() >= settings.minSamples() && o.successes() > 0;
-            assumedResponseTime.put(s.name(), useObserved ? o.responseTime() : s.sla().responseTime());
+            Double r = o == null ? null : observedResponseTime(s.name(), o);
+            assumedResponseTime.put(s.name(), r != null ? r : s.sla().responseTime());
             assumedAvailability.put(s.name(), o == null || o.samples() == 0 ? s.sla().availability()
                     : o.availability(s.sla().availability(), PRIOR_WEIGHT));
         }

@@ -141,6 +141,24 @@ public final class QosMonitor {
     }
 
     /**
+     * The outcomes of the last {@code periodMillis} only, and the calls in flight: the freshest
+     * view, which a drift rule reads so that a slowdown is not diluted by the seconds before it.
+     */
+    public synchronized Map<String, ServiceStats> latest(Map<String, double[]> inFlight, long periodMillis) {
+        long now = clock.getAsLong();
+        long age = TimeUnit.MILLISECONDS.toNanos(periodMillis);
+        Map<String, ServiceStats> out = new HashMap<>();
+        for (var e : windows.entrySet()) {
+            ServiceStats s = stats(e.getKey(), e.getValue(), now, 0, inFlight.get(e.getKey()), age);
+            if (s != null) out.put(e.getKey(), s);
+        }
+        inFlight.forEach((name, ages) -> {
+            if (!out.containsKey(name) && ages.length > 0) out.put(name, stats(name, new Window(1), now, 0, ages, age));
+        });
+        return out;
+    }
+
+    /**
      * Only the outcomes within the maximum age, however few: what a service the plan does not
      * use (explored now and then) looks like now.
      */
@@ -172,6 +190,11 @@ public final class QosMonitor {
         keep(service, nanos, minSamples);
     }
 
+    /** Like {@link #forgetBefore(String, long)}, keeping at least the newest {@code keepAtLeast}. */
+    public synchronized void forgetBefore(String service, long nanos, int keepAtLeast) {
+        keep(service, nanos, keepAtLeast);
+    }
+
     private void keep(String service, long fromNanos, int atLeast) {
         Window w = windows.get(service);
         if (w == null) return;
@@ -187,6 +210,10 @@ public final class QosMonitor {
     }
 
     private ServiceStats stats(String service, Window w, long now, int atLeast, double[] inFlight) {
+        return stats(service, w, now, atLeast, inFlight, maxAgeNanos);
+    }
+
+    private static ServiceStats stats(String service, Window w, long now, int atLeast, double[] inFlight, long maxAgeNanos) {
         double[] ok = new double[w.size];
         int n = 0, failures = 0, censored = 0;
         double failureSum = 0;

@@ -116,4 +116,16 @@ class QosMonitorTest {
         for (int i = 0; i < 30; i++) m.record(o("b", 0.01, i < 20 ? Outcome.Kind.FAILURE : Outcome.Kind.OK, now));
         assertEquals(1.0, m.snapshot().get("b").availability(), 1e-9, "only the last 10 outcomes count");
     }
+
+    @Test
+    void theLatestPeriodIsNotDilutedByTheSecondsBefore() {
+        long[] now = {1_000_000_000_000L};
+        QosMonitor m = new QosMonitor(100, 5_000, 1, () -> now[0]);
+        for (int i = 0; i < 40; i++) m.record(o("h", 0.01, Outcome.Kind.OK, now[0] - 2_000_000_000L));
+        for (int i = 0; i < 5; i++) m.record(o("h", 0.3, Outcome.Kind.OK, now[0] - 100_000_000L));
+        assertEquals((40 * 0.01 + 5 * 0.3) / 45, m.snapshot().get("h").responseTime(), 1e-9);
+        var latest = m.latest(java.util.Map.of("h", new double[] {0.2}), 1_000).get("h");
+        assertEquals((5 * 0.3 + 0.3) / 6, latest.responseTime(), 1e-9, "a call in flight for 0.2 s counts as at least the mean");
+        assertEquals(5, latest.successes());
+    }
 }
