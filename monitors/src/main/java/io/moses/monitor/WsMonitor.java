@@ -61,9 +61,13 @@ public final class WsMonitor {
 
     /** A refused connection: nothing listens there (unlike a timeout, which a busy machine can cause). */
     private static boolean refusal(Throwable err) {
-        for (Throwable t = err; t != null; t = t.getCause())
-            if (t instanceof java.net.ConnectException && !(t instanceof java.net.http.HttpConnectTimeoutException)) return true;
-        return false;
+        boolean connect = false;
+        for (Throwable t = err; t != null; t = t.getCause()) {
+            // the JDK's connect timeout carries a ConnectException as its cause: not a refusal
+            if (t instanceof java.net.http.HttpTimeoutException) return false;
+            connect |= t instanceof java.net.ConnectException;
+        }
+        return connect;
     }
 
     /**
