@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Time from a change at a concrete service (down, or slowed to 1 s) to the new plan in force,
-# under a steady load; monitor and probe period 1 s unless --period says otherwise.
-#   loadtest/bench-adaptation.sh [--trials 5] [--period 1000]
+# How the broker keeps every class's SLA through a provider outage and a slowdown: failures per class
+# during an outage, time to a plan without the down service, time back in the plan after recovery,
+# time to a plan after a 10 -> 300 ms slowdown and to each class's mean response time recovered; medians.
+#   loadtest/bench-adaptation.sh [--trials 3] [--period 1000]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/moses" build

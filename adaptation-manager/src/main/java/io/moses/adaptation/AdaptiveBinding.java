@@ -7,21 +7,41 @@ import io.moses.model.TaskRef;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Adaptation Manager's binding (model.md section 6): for each invoke of task i by a
+ * The Adaptation Manager's binding (docs/model.md section 6): for each invoke of task i by a
  * class-k request, picks an implementation by smooth weighted round-robin over the plan's
  * fractions for (k, i) and executes its pattern. The plan lives in memory and is replaced
  * atomically; nothing here reads the database.
+ *
+ * <p>Between plans it reacts on the request path (docs/model.md, "Reaction between plans"):
+ * <ul>
+ *   <li>a service that failed {@link Options#ejectAfter()} times in a row is ejected: its share
+ *       goes to the plan's other implementations of the task, else to the task's other services,
+ *       until a new plan that uses it or a successful probe ({@link #reinstate}) brings it back;
+ *   <li>an implementation whose every member failed without processing the request
+ *       ({@link FailureKind#neverProcessed()}: connection refused, HTTP 503, refused locally) is
+ *       retried at once on another provider of the task; a call that may have been processed
+ *       (a timeout, a dropped connection, a fault) is never sent twice;
+ *   <li>at most one call per {@link Options#explorePeriod()} goes to each registered service the
+ *       plan does not use, so its estimate stays current and a recovered provider is seen.
+ * </ul>
  *
  * <p>A (class, task) the plan does not cover (an anonymous caller, a plan still to come) is
  * bound like {@link StaticBinding}: the first concrete service of the task, else the WSDL
@@ -33,12 +53,49 @@ public final class AdaptiveBinding implements InvokeHandler {
     private final SoapClient client;
     private final PatternExecutor executor;
     private final OutcomeLog outcomes;
+    private final ProviderHealth health;
     private final AtomicReference<Compiled> current;
     private final Duration defaultTimeout;
+    private final long exploreNanos;
+    private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong explorations = new AtomicLong();
+
+    /**
+     * How the binding reacts between plans.
+     *
+     * @param maxInFlight   calls a concrete service may have in flight before more fail at once
+     * @param ejectAfter    consecutive failures that eject a service from selection (0: never)
+     * @param explorePeriod at most one call per period to each service the plan does not use
+     *                      (zero: no exploration)
+     * @param clock         nanosecond clock for in-flight ages and exploration
+     */
+    public record Options(int maxInFlight, int ejectAfter, Duration explorePeriod, LongSupplier clock) {
+        public static Options defaults() {
+            return new Options(256, 3, Duration.ofSeconds(2), System::nanoTime);
+        }
+
+        public Options withMaxInFlight(int n) {
+            return new Options(n, ejectAfter, explorePeriod, clock);
+        }
+
+        public Options withEjectAfter(int n) {
+            return new Options(maxInFlight, n, explorePeriod, clock);
+        }
+
+        public Options withExplorePeriod(Duration d) {
+            return new Options(maxInFlight, ejectAfter, d, clock);
+        }
+
+        public Options withClock(LongSupplier c) {
+            return new Options(maxInFlight, ejectAfter, explorePeriod, c);
+        }
+    }
 
     /** The plan, compiled for the request path. */
     private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Implementation>> selectors,
-                            Map<String, ConcreteService> services, Map<TaskRef, ConcreteService> fallback) {}
+                            Map<String, ConcreteService> services, Map<TaskRef, ConcreteService> fallback,
+                            Map<Plan.Key, List<String>> preferred, Map<TaskRef, List<String>> byTask,
+                            Map<TaskRef, List<String>> unused) {}
 
     /**
      * @param services       every concrete service
@@ -48,26 +105,50 @@ public final class AdaptiveBinding implements InvokeHandler {
      */
     public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts) {
-        this(services, plan, client, outcomes, defaultTimeout, timeouts, 256);
+        this(services, plan, client, outcomes, defaultTimeout, timeouts, Options.defaults());
     }
 
     /** @param maxInFlight calls a concrete service may have in flight before more fail at once */
     public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts, int maxInFlight) {
+        this(services, plan, client, outcomes, defaultTimeout, timeouts, Options.defaults().withMaxInFlight(maxInFlight));
+    }
+
+    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
+                           Duration defaultTimeout, Map<String, Duration> timeouts, Options options) {
         this.client = client;
         this.outcomes = outcomes;
         this.defaultTimeout = defaultTimeout;
+        this.exploreNanos = options.explorePeriod().toNanos();
+        this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock());
         Map<String, Duration> t = Map.copyOf(timeouts);
-        this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), maxInFlight);
+        this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health);
         this.current = new AtomicReference<>(compile(plan, services));
     }
 
-    /** Replaces the plan (and the set of concrete services) atomically. */
+    /**
+     * Replaces the plan (and the set of concrete services) atomically. An ejected service that a
+     * plan solved after the ejection uses is back in selection: that plan was made knowing what
+     * the monitors know.
+     */
     public void update(Plan plan, Collection<ConcreteService> services) {
         Compiled next = compile(plan, services);
         Compiled prev = current.getAndSet(next);
+        health.retain(next.services().keySet());
+        if (health.anyEjected() && plan != null)
+            for (String s : health.ejectedServices())
+                // a plan solved before the ejection did not know of it
+                if (uses(plan, s) && health.ejectedBefore(s, plan.created()))
+                    health.reinstate(s, "plan " + plan.version() + " uses it");
         log.info("plan {} in force (was {})", plan == null ? "none" : plan.version(),
                 prev.plan() == null ? "none" : prev.plan().version());
+    }
+
+    private static boolean uses(Plan plan, String service) {
+        for (List<Plan.Share> shares : plan.bindings().values())
+            for (Plan.Share s : shares)
+                if (s.fraction() > 0 && s.implementation().members().contains(service)) return true;
+        return false;
     }
 
     public Plan plan() {
@@ -78,54 +159,190 @@ public final class AdaptiveBinding implements InvokeHandler {
         return outcomes;
     }
 
+    /** Called (on a request thread: keep it cheap) with (service, why) when a service is ejected. */
+    public void onEjected(BiConsumer<String, String> listener) {
+        health.onEjected(listener);
+    }
+
+    /** Takes a service out of selection now (the WS Monitor found it down). */
+    public boolean eject(String service, String why) {
+        return health.eject(service, why);
+    }
+
+    /** Brings an ejected service back into selection (a successful probe); true if it was ejected. */
+    public boolean reinstate(String service, String why) {
+        return health.reinstate(service, why);
+    }
+
+    /** The services ejected from selection now. */
+    public Set<String> ejected() {
+        return health.ejectedServices();
+    }
+
+    /** Ages [s] of the calls in flight now, per concrete service: the QoS Monitor's early view of a slowdown. */
+    public Map<String, double[]> inFlight() {
+        return health.inFlightAges();
+    }
+
+    /** Calls sent again to another provider because the first never reached its provider. */
+    public long retries() {
+        return retries.get();
+    }
+
+    /** Calls sent to a service the plan does not use, to keep its estimate current. */
+    public long explorations() {
+        return explorations.get();
+    }
+
+    /**
+     * Compiles a plan for the request path. Shares that name a service no longer registered are
+     * dropped (one log line); a (class, task) left with none is bound like a plan-less one.
+     */
     private static Compiled compile(Plan plan, Collection<ConcreteService> services) {
         Map<String, ConcreteService> byName = new HashMap<>();
         Map<TaskRef, ConcreteService> fallback = new LinkedHashMap<>();
+        Map<TaskRef, List<String>> byTask = new HashMap<>();
         for (ConcreteService s : services) {
             byName.put(s.name(), s);
             fallback.putIfAbsent(s.task(), s);
+            byTask.computeIfAbsent(s.task(), k -> new ArrayList<>()).add(s.name());
         }
         Map<Plan.Key, SmoothWeightedRoundRobin<Implementation>> selectors = new HashMap<>();
+        Map<Plan.Key, List<String>> preferred = new HashMap<>();
+        Map<TaskRef, Set<String>> used = new HashMap<>();
+        Set<String> unknown = new java.util.TreeSet<>();
         if (plan != null) {
             for (var e : plan.bindings().entrySet()) {
                 List<Implementation> impls = new ArrayList<>();
                 List<Double> weights = new ArrayList<>();
-                for (Plan.Share share : e.getValue()) {
+                List<Plan.Share> shares = new ArrayList<>(e.getValue());
+                shares.sort(Comparator.comparingDouble(Plan.Share::fraction).reversed());
+                Set<String> order = new LinkedHashSet<>();
+                for (Plan.Share share : shares) {
                     if (share.fraction() <= 0) continue;
-                    for (String m : share.implementation().members())
-                        if (!byName.containsKey(m))
-                            throw new IllegalArgumentException("plan " + plan.version() + " binds " + e.getKey().task()
-                                    + " to unknown concrete service " + m);
+                    List<String> missing = share.implementation().members().stream().filter(m -> !byName.containsKey(m)).toList();
+                    if (!missing.isEmpty()) {
+                        unknown.addAll(missing);
+                        continue;
+                    }
                     impls.add(share.implementation());
                     weights.add(share.fraction());
+                    order.addAll(share.implementation().members());
                 }
+                used.computeIfAbsent(e.getKey().task(), k -> new HashSet<>()).addAll(order);
+                order.addAll(byTask.getOrDefault(e.getKey().task(), List.of()));
+                preferred.put(e.getKey(), List.copyOf(order));
                 if (!impls.isEmpty())
                     selectors.put(e.getKey(), new SmoothWeightedRoundRobin<>(impls,
                             weights.stream().mapToDouble(Double::doubleValue).toArray()));
             }
+            if (!unknown.isEmpty())
+                log.warn("plan {} names concrete services that are not registered, their shares are dropped: {}",
+                        plan.version(), unknown);
         }
-        return new Compiled(plan, Map.copyOf(selectors), Map.copyOf(byName), Map.copyOf(fallback));
+        Map<TaskRef, List<String>> unused = new HashMap<>();
+        used.forEach((task, u) -> {
+            List<String> rest = byTask.getOrDefault(task, List.of()).stream().filter(s -> !u.contains(s)).toList();
+            if (!rest.isEmpty()) unused.put(task, rest);
+        });
+        Map<TaskRef, List<String>> tasks = new HashMap<>();
+        byTask.forEach((k, v) -> tasks.put(k, List.copyOf(v)));
+        return new Compiled(plan, Map.copyOf(selectors), Map.copyOf(byName), Map.copyOf(fallback), Map.copyOf(preferred),
+                Map.copyOf(tasks), Map.copyOf(unused));
     }
 
     @Override
     public CompletionStage<InvokeOutcome> invoke(Invocation inv) {
         Compiled c = current.get();
-        SmoothWeightedRoundRobin<Implementation> selector =
-                inv.serviceClass() == null ? null : c.selectors().get(new Plan.Key(inv.serviceClass(), inv.task()));
-        if (selector != null) {
-            Implementation impl = selector.next();
-            List<ConcreteService> members = new ArrayList<>(impl.members().size());
-            for (String m : impl.members()) members.add(c.services().get(m));
-            return executor.execute(inv, impl, members);
-        }
+        Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
+        SmoothWeightedRoundRobin<Implementation> selector = key == null ? null : c.selectors().get(key);
+        if (selector != null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null);
         ConcreteService fixed = c.fallback().get(inv.task());
-        if (fixed != null) return executor.execute(inv, Implementation.single(fixed.name()), List.of(fixed));
+        if (fixed != null) {
+            String pick = fixed.name();
+            if (health.anyEjected() && health.ejected(pick))
+                for (String s : c.byTask().getOrDefault(inv.task(), List.of()))
+                    if (!health.ejected(s)) {
+                        pick = s;
+                        break;
+                    }
+            return run(inv, c, key, Implementation.single(pick), new ArrayList<>(), null);
+        }
         if (inv.defaultEndpoint() == null)
             return CompletableFuture.completedFuture(new InvokeOutcome.Failure(inv.task()
                     + ": no concrete service registered and no address in the WSDL", List.of()));
         String name = inv.defaultEndpoint().toString();
         return client.call(inv.defaultEndpoint(), inv.soapAction(), inv.body(), defaultTimeout)
                 .thenApply(r -> StaticBinding.outcome(inv, name, io.moses.model.PayloadMapping.IDENTITY, r));
+    }
+
+    /** The plan's pick, or an exploration, or the pick without its ejected members. */
+    private Implementation choose(Compiled c, Plan.Key key, SmoothWeightedRoundRobin<Implementation> selector) {
+        if (exploreNanos > 0) {
+            List<String> unused = c.unused().get(key.task());
+            if (unused != null)
+                for (String s : unused)
+                    if (health.tryExplore(s, exploreNanos)) {
+                        explorations.incrementAndGet();
+                        return Implementation.single(s);
+                    }
+        }
+        Implementation impl = selector.next();
+        if (!health.anyEjected()) return impl;
+        for (int i = 0; i <= selector.size(); i++) {
+            Implementation alive = withoutEjected(impl);
+            if (alive != null) return alive;
+            impl = selector.next();
+        }
+        for (String s : c.preferred().getOrDefault(key, List.of()))
+            if (!health.ejected(s)) return Implementation.single(s);
+        return impl; // every provider of the task is ejected: trying is better than failing
+    }
+
+    /** The implementation without its ejected members (null if none is left). */
+    private Implementation withoutEjected(Implementation impl) {
+        List<String> alive = null;
+        List<String> members = impl.members();
+        for (int i = 0; i < members.size(); i++) {
+            boolean out = health.ejected(members.get(i));
+            if (out && alive == null) alive = new ArrayList<>(members.subList(0, i));
+            else if (!out && alive != null) alive.add(members.get(i));
+        }
+        if (alive == null) return impl;
+        if (alive.isEmpty()) return null;
+        return alive.size() == 1 ? Implementation.single(alive.get(0)) : new Implementation(impl.pattern(), alive);
+    }
+
+    /**
+     * Executes {@code impl}; if it failed without any member processing the request, sends the
+     * call to the next provider of the task not tried yet (the plan's own members first).
+     */
+    private CompletableFuture<InvokeOutcome> run(Invocation inv, Compiled c, Plan.Key key, Implementation impl,
+                                                 List<String> tried, String earlier) {
+        List<ConcreteService> members = new ArrayList<>(impl.members().size());
+        for (String m : impl.members()) members.add(c.services().get(m));
+        return executor.execute(inv, impl, members).thenCompose(ex -> {
+            InvokeOutcome out = ex.outcome();
+            if (!(out instanceof InvokeOutcome.Failure f)) return CompletableFuture.completedFuture(out);
+            tried.addAll(ex.tried());
+            String why = earlier == null ? f.reason() : earlier + "; then " + f.reason();
+            String next = ex.neverProcessed() ? retryTarget(c, key, inv.task(), tried) : null;
+            if (next == null) return CompletableFuture.completedFuture(new InvokeOutcome.Failure(why, tried));
+            retries.incrementAndGet();
+            return run(inv, c, key, Implementation.single(next), tried, why);
+        });
+    }
+
+    private String retryTarget(Compiled c, Plan.Key key, TaskRef task, List<String> tried) {
+        List<String> order = key == null ? null : c.preferred().get(key);
+        if (order == null) order = c.byTask().getOrDefault(task, List.of());
+        String ejectedCandidate = null;
+        for (String s : order) {
+            if (tried.contains(s)) continue;
+            if (!health.ejected(s)) return s;
+            if (ejectedCandidate == null) ejectedCandidate = s;
+        }
+        return ejectedCandidate;
     }
 
     /** Which implementation each (class, task) of the current plan would pick next: for tests and the console. */

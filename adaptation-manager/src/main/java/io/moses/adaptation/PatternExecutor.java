@@ -5,6 +5,7 @@ import io.moses.model.Implementation;
 import io.moses.model.PayloadMapping;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,29 +15,28 @@ import java.util.function.Function;
  * Executes one implementation of a task: a single service, 1-out-of-n parallel redundancy
  * (all members at once, first successful reply wins, the others are cancelled) or alternate
  * (members in order, moving on at a fault, a connection error or a timeout). Records every
- * member's outcome.
+ * member's outcome, and tells the caller whether the whole implementation failed without any
+ * member processing the request (so it may be sent to another provider).
  */
 final class PatternExecutor {
     private final SoapClient client;
     private final OutcomeLog outcomes;
     private final Function<String, Duration> timeouts;
-    private final int maxInFlight;
-    private final java.util.Map<String, java.util.concurrent.Semaphore> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ProviderHealth health;
 
-    /**
-     * @param maxInFlight calls one concrete service may have in flight; one more fails at once
-     *                    (an alternate then moves on) instead of queueing behind a stalled provider
-     */
-    PatternExecutor(SoapClient client, OutcomeLog outcomes, Function<String, Duration> timeouts, int maxInFlight) {
+    /** What executing one implementation gave. */
+    record Executed(InvokeOutcome outcome, boolean neverProcessed, List<String> tried) {}
+
+    PatternExecutor(SoapClient client, OutcomeLog outcomes, Function<String, Duration> timeouts, ProviderHealth health) {
         this.client = client;
         this.outcomes = outcomes;
         this.timeouts = timeouts;
-        this.maxInFlight = maxInFlight;
+        this.health = health;
     }
 
-    CompletableFuture<InvokeOutcome> execute(Invocation inv, Implementation impl, List<ConcreteService> members) {
+    CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<ConcreteService> members) {
         return switch (impl.pattern()) {
-            case SINGLE -> callOne(inv, members.get(0)).thenApply(a -> finish(inv, List.of(a), a));
+            case SINGLE -> new Pending(inv, members.get(0), false).attempt().thenApply(a -> single(inv, a));
             case PARALLEL -> parallel(inv, members);
             case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>());
         };
@@ -47,80 +47,109 @@ final class PatternExecutor {
         boolean succeeded() {
             return result instanceof SoapClient.Result.Reply;
         }
+
+        boolean neverProcessed() {
+            return result instanceof SoapClient.Result.Failure f && f.kind().neverProcessed();
+        }
     }
 
     private final class Pending {
         final ConcreteService service;
         final SoapClient.Call call;
-        final long start = System.nanoTime();
+        final long start = health.now();
+        /** Releases the permit and the in-flight entry; run before anyone sees the result. */
+        private Runnable done = () -> {};
 
         Pending(Invocation inv, ConcreteService service, boolean cancellable) {
             this.service = service;
-            java.util.concurrent.Semaphore permits = inFlight.computeIfAbsent(service.name(), k -> new java.util.concurrent.Semaphore(maxInFlight));
-            if (!permits.tryAcquire()) {
+            ProviderHealth.State state = health.state(service.name());
+            if (!state.permits.tryAcquire()) {
                 CompletableFuture<SoapClient.Result> busy = CompletableFuture.completedFuture(new SoapClient.Result.Failure(
-                        FailureKind.REFUSED_LOCALLY, maxInFlight + " calls already in flight to " + service.name()));
+                        FailureKind.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
                 this.call = new SoapClient.Call(busy, busy);
                 return;
             }
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
+            state.inFlight.put(this, start);
             this.call = client.send(service.endpoint(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
                     timeouts.apply(service.name()), cancellable);
-            call.result().whenComplete((r, e) -> permits.release());
+            java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+            done = () -> {
+                if (released.compareAndSet(false, true)) {
+                    state.inFlight.remove(this);
+                    state.permits.release();
+                }
+            };
+            // also when nobody asks for the attempt (never the case today): no permit leaks
+            call.result().whenComplete((r, e) -> done.run());
         }
 
         CompletableFuture<Attempt> attempt() {
-            return call.result().thenApply(r -> new Attempt(service, r, System.nanoTime() - start));
+            return call.result().thenApply(r -> {
+                done.run();
+                return new Attempt(service, r, health.now() - start);
+            });
         }
     }
 
-    private CompletableFuture<Attempt> callOne(Invocation inv, ConcreteService s) {
-        return new Pending(inv, s, false).attempt();
+    private Executed single(Invocation inv, Attempt a) {
+        record(inv, a, a.succeeded());
+        InvokeOutcome out = a.succeeded() || a.result() instanceof SoapClient.Result.Fault ? toOutcome(inv, a) : allFailed(inv, List.of(a));
+        return new Executed(out, a.neverProcessed(), List.of(a.service().name()));
     }
 
-    private CompletableFuture<InvokeOutcome> parallel(Invocation inv, List<ConcreteService> members) {
-        CompletableFuture<InvokeOutcome> result = new CompletableFuture<>();
+    private CompletableFuture<Executed> parallel(Invocation inv, List<ConcreteService> members) {
+        CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
         for (ConcreteService s : members) calls.add(new Pending(inv, s, true));
-        List<Attempt> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
+        List<String> tried = members.stream().map(ConcreteService::name).toList();
         for (Pending p : calls) {
             p.attempt().thenAccept(a -> {
                 if (a.succeeded() && !result.isDone()) {
-                    InvokeOutcome out = toOutcome(inv, a);
-                    if (result.complete(out)) {
+                    if (result.complete(new Executed(toOutcome(inv, a), false, tried))) {
                         record(inv, a, true);
                         for (Pending other : calls) if (other != p) other.call.cancel();
                         return;
                     }
                 }
-                // a loser: a failure, or a late reply that is discarded
+                // a loser: a failure, a late reply that is discarded, or a cancelled call whose
+                // time (the winner's) is a lower bound of its own: a censored sample
                 record(inv, a, false);
                 if (!a.succeeded()) failed.add(a);
-                if (remaining.decrementAndGet() == 0 && !result.isDone())
-                    result.complete(allFailed(inv, failed));
+                if (remaining.decrementAndGet() == 0 && !result.isDone()) {
+                    List<Attempt> all;
+                    synchronized (failed) {
+                        all = List.copyOf(failed);
+                    }
+                    result.complete(new Executed(allFailed(inv, all), all.stream().allMatch(Attempt::neverProcessed), tried));
+                }
             });
         }
         return result;
     }
 
-    private CompletableFuture<InvokeOutcome> alternate(Invocation inv, List<ConcreteService> members, int i, List<Attempt> failed) {
-        return callOne(inv, members.get(i)).thenCompose(a -> {
+    private CompletableFuture<Executed> alternate(Invocation inv, List<ConcreteService> members, int i, List<Attempt> failed) {
+        return new Pending(inv, members.get(i), false).attempt().thenCompose(a -> {
             if (a.succeeded()) {
                 record(inv, a, true);
-                return CompletableFuture.completedFuture(toOutcome(inv, a));
+                return CompletableFuture.completedFuture(new Executed(toOutcome(inv, a), false, names(failed, a)));
             }
             record(inv, a, false);
             failed.add(a);
             if (i + 1 < members.size()) return alternate(inv, members, i + 1, failed);
-            return CompletableFuture.completedFuture(allFailed(inv, failed));
+            return CompletableFuture.completedFuture(new Executed(allFailed(inv, failed),
+                    failed.stream().allMatch(Attempt::neverProcessed), names(failed, null)));
         });
     }
 
-    private InvokeOutcome finish(Invocation inv, List<Attempt> all, Attempt a) {
-        record(inv, a, a.succeeded());
-        return a.succeeded() || a.result() instanceof SoapClient.Result.Fault ? toOutcome(inv, a) : allFailed(inv, all);
+    private static List<String> names(List<Attempt> attempts, Attempt last) {
+        List<String> out = new ArrayList<>();
+        for (Attempt a : attempts) out.add(a.service().name());
+        if (last != null) out.add(last.service().name());
+        return out;
     }
 
     private static InvokeOutcome toOutcome(Invocation inv, Attempt a) {
@@ -154,5 +183,6 @@ final class PatternExecutor {
             default -> Outcome.Kind.FAILURE;
         };
         outcomes.add(new Outcome(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, System.nanoTime()));
+        health.observe(a.service().name(), kind);
     }
 }

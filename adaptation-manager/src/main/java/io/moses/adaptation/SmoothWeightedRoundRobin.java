@@ -32,6 +32,10 @@ final class SmoothWeightedRoundRobin<T> {
         this.total = sum;
     }
 
+    int size() {
+        return items.size();
+    }
+
     T next() {
         if (items.size() == 1) return items.get(0);
         synchronized (credit) {

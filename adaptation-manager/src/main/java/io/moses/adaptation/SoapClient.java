@@ -132,6 +132,9 @@ public final class SoapClient {
     private static Result read(URI endpoint, HttpResponse<byte[]> response) {
         int status = response.statusCode();
         byte[] bytes = response.body();
+        // 503: the provider declined before processing, whatever the body says (a down
+        // provider often sends a SOAP fault with it); the call may go to another provider
+        if (status == 503) return new Result.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
         if (bytes == null || bytes.length == 0)
             return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;

@@ -73,13 +73,13 @@ class AdaptiveBindingTest {
         AdaptiveBinding b = binding(new Implementation(Implementation.Pattern.PARALLEL, List.of("slow", "fast")),
                 List.of(service("slow"), service("fast")), log, Duration.ofSeconds(2));
         b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS); // warm the connections
-        long start = System.nanoTime();
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
-        long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals("fast", by(o));
         assertEquals("fast", o.answeredBy());
-        assertTrue(ms < 150, "answered in " + ms + " ms, not waiting for the 200 ms member");
-        Thread.sleep(300);
+        // not waiting for the 200 ms member: it was cancelled (asserted below), not answered;
+        // no wall-clock bound, which a loaded 2-core machine breaks
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (log.written() < 4 && System.nanoTime() < deadline) Thread.onSpinWait();
         List<Outcome> seen = new ArrayList<>();
         log.drain(seen::add);
         assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == Outcome.Kind.OK), seen.toString());

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * naming itself, a SOAP fault, or a dropped connection.
  */
 final class TestServices implements AutoCloseable {
-    enum Behaviour { REPLY, FAULT, DROP }
+    /** REFUSE: HTTP 503 with a SOAP fault (a provider that is down); GARBAGE: 200 with a body that is not XML. */
+    enum Behaviour { REPLY, FAULT, DROP, REFUSE, GARBAGE }
 
     record Settings(long delayMillis, Behaviour behaviour) {}
 
@@ -38,6 +39,21 @@ final class TestServices implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             if (s.behaviour() == Behaviour.DROP) {
+                ex.close();
+                return;
+            }
+            if (s.behaviour() == Behaviour.GARBAGE) {
+                byte[] junk = "this is not XML <<<".getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, junk.length);
+                ex.getResponseBody().write(junk);
+                ex.close();
+                return;
+            }
+            if (s.behaviour() == Behaviour.REFUSE) {
+                byte[] down = ("<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body><s:Fault><faultcode>s:Server</faultcode>"
+                        + "<faultstring>" + name + " is down</faultstring></s:Fault></s:Body></s:Envelope>").getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(503, down.length);
+                ex.getResponseBody().write(down);
                 ex.close();
                 return;
             }

@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.adaptation.AdaptiveBinding;
 import io.moses.adaptation.OutcomeLog;
 import io.moses.core.engine.CompletedRequest;
 import io.moses.mdal.KnowledgeBase;
@@ -43,8 +44,19 @@ final class FeedbackLoop implements AutoCloseable {
     private final OutcomeLog outcomes;
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
+    /**
+     * Weight of the Beta prior on a provider's promised availability, in calls: a few seconds of
+     * successes do not read as 1.0 (docs/model.md, "Estimates from observations").
+     */
+    static final double PRIOR_WEIGHT = 30;
+    /** Recent outcomes of a service the plan does not use (explorations) that can show it changed. */
+    static final int EXPLORED_SAMPLES = 3;
+    /** Samples (replies, censored included) the last monitor period needs to stand for the service's response time. */
+    static final int LATEST_SAMPLES = 5;
+
     // a short window: the plan must follow a service that changes within seconds
-    private final QosMonitor qos = new QosMonitor(500, 5_000);
+    private final QosMonitor qos;
+    private final AdaptiveBinding binding;
     private final ClassMonitor classes = new ClassMonitor(500);
     private final PathAnalyzer paths = new PathAnalyzer(500);
     private final WsMonitor ws;
@@ -53,6 +65,14 @@ final class FeedbackLoop implements AutoCloseable {
     private final DriftDetector<String> availabilityDrift;
     private final DriftDetector<String> visitsDrift;
     private final DriftDetector<String> slaBreaks;
+    private final DriftDetector<String> exploredDrift;
+    /** Last measured failure-detection time f_j per service [s]: kept when the window has no failures. */
+    private final Map<String, Double> failureTime = new ConcurrentHashMap<>();
+    /**
+     * Services whose response time drifted: their outcomes from before the change are forgotten,
+     * and what they did since stands for them even with fewer than the minimum samples.
+     */
+    private final Map<String, Long> changed = new ConcurrentHashMap<>();
     /** What the plan in force assumed: r and a per service, visits per class/task. */
     private final Map<String, Double> assumedResponseTime = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
@@ -72,24 +92,64 @@ final class FeedbackLoop implements AutoCloseable {
         this.outcomes = outcomes;
         this.settings = settings;
         this.optimizer = settings.optimizer() ? new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver())) : null;
+        this.qos = new QosMonitor(500, 5_000, settings.minSamples(), System::nanoTime);
+        this.binding = knowledge.binding();
         this.replanner = new Replanner(this::solve);
-        this.responseTimeDrift = new DriftDetector<>(settings.responseTimeDrift(), 0.001, settings.holdMillis());
-        this.availabilityDrift = new DriftDetector<>(settings.availabilityDrift(), 0.01, settings.holdMillis());
+        // a slowdown 10 -> 300 ms acts within a monitor period; a small drift still waits the hold
+        this.responseTimeDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
+        this.exploredDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
+        this.availabilityDrift = DriftDetector.proportional(settings.availabilityDrift(), 0.01, settings.holdMillis());
         this.visitsDrift = new DriftDetector<>(settings.visitsDrift(), 0.1, settings.holdMillis());
         // an SLA break (observed R above R_max, or A below A_min) is a drift of 0 from 0
         this.slaBreaks = new DriftDetector<>(0, 1, settings.holdMillis());
         this.ws = new WsMonitor(Duration.ofMillis(Math.max(200, settings.probeMillis() / 2)), 2, 2,
                 (service, up) -> {
-                    // back up: its failures while down no longer describe it
-                    if (up) qos.forget(service);
+                    if (up) {
+                        // back up: its failures while down no longer describe it
+                        qos.forget(service);
+                        failureTime.remove(service);
+                        binding.reinstate(service, "the WS Monitor finds it back up");
+                    } else {
+                        binding.eject(service, "the WS Monitor finds it down");
+                    }
                     replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
                 });
+        // consecutive failures on the request path: a plan without it at once, not after the probes
+        binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
     }
 
-    /** Solves a first plan when the knowledge base has none, so the broker starts adaptive. */
+    /**
+     * Solves at start whenever the plan in force was not made by the optimizer for the services
+     * now registered (no plan, a seed's hand-written plan, a plan naming services that are gone
+     * or leaving a registered task unbound), so the broker starts on an optimal plan.
+     */
     void start() {
-        if (optimizer != null && knowledge.planVersion() == 0) replanner.request("broker start: no plan yet");
+        String why = optimizer == null ? null : startReason(knowledge.plan(), knowledge.services());
+        if (why != null) replanner.request("broker start: " + why);
         rememberAssumptions(Map.of());
+    }
+
+    /** Why the plan in force needs a solve at start, or null if the optimizer made it for these services. */
+    static String startReason(Plan plan, List<ConcreteService> services) {
+        if (plan == null) return "no plan yet";
+        if (!plan.solver().equals("lp_solve") && !plan.solver().equals("ojAlgo") && !plan.solver().startsWith("optimizer"))
+            return "plan " + plan.version() + " was not made by the optimizer (" + plan.solver() + ")";
+        java.util.Set<String> registered = new java.util.HashSet<>();
+        java.util.Set<io.moses.model.TaskRef> tasks = new java.util.HashSet<>();
+        for (ConcreteService s : services) {
+            registered.add(s.name());
+            tasks.add(s.task());
+        }
+        java.util.Set<io.moses.model.TaskRef> bound = new java.util.HashSet<>();
+        for (var e : plan.bindings().entrySet()) {
+            bound.add(e.getKey().task());
+            for (Plan.Share share : e.getValue())
+                for (String m : share.implementation().members())
+                    if (!registered.contains(m)) return "plan " + plan.version() + " names " + m + ", which is not registered";
+        }
+        for (io.moses.model.TaskRef t : tasks)
+            if (!bound.contains(t)) return "plan " + plan.version() + " binds no class to " + t;
+        return null;
     }
 
     /** Every finished composite request (on its thread: cheap). */
@@ -104,21 +164,38 @@ final class FeedbackLoop implements AutoCloseable {
         long now = System.nanoTime();
         if (settings.qosMonitor()) {
             outcomes.drain(qos::record);
-            Map<String, QosMonitor.ServiceStats> local = qos.snapshot();
+            Map<String, double[]> slow = slowInFlight();
+            Map<String, QosMonitor.ServiceStats> local = qos.snapshot(slow);
             replicas.publish(local);
             Map<String, QosMonitor.ServiceStats> stats = replicas.merged(local);
+            Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
+            Map<String, ConcreteService> services = new HashMap<>();
+            for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
             Map<String, Double> r = new HashMap<>();
             Map<String, Double> a = new HashMap<>();
             stats.forEach((name, s) -> {
-                if (s.samples() < settings.minSamples()) return;
-                if (s.successes() > 0) r.put(name, s.responseTime());
-                a.put(name, s.availability());
+                // the last period when it has enough replies (a slowdown is not diluted by the
+                // seconds before it), else the whole window
+                QosMonitor.ServiceStats l = latest.get(name);
+                if (l != null && l.successes() + l.censored() >= LATEST_SAMPLES && !Double.isNaN(l.responseTime()))
+                    r.put(name, l.responseTime());
+                else if (observedResponseTime(name, s) != null)
+                    r.put(name, s.responseTime());
+                ConcreteService cs = services.get(name);
+                // the Beta posterior is honest with few samples: no minimum needed
+                if (cs != null && s.samples() > 0) a.put(name, s.availability(cs.sla().availability(), PRIOR_WEIGHT));
             });
-            for (var d : responseTimeDrift.check(r, assumedResponseTime, now))
+            for (var d : responseTimeDrift.check(r, assumedResponseTime, now)) {
+                // the service changed about when the drift began (the window mean lags by up to a
+                // period): the plan is made from what it does since
+                qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L, LATEST_SAMPLES);
+                changed.put(d.key(), d.sinceNanos());
                 replanner.request(String.format("concrete service %s: response time %.3f s, plan assumed %.3f s", d.key(), d.observed(), d.baseline()));
+            }
             for (var d : availabilityDrift.check(a, assumedAvailability, now))
                 replanner.request(String.format("concrete service %s: availability %.4f, plan assumed %.4f", d.key(), d.observed(), d.baseline()));
-            writeObservations(stats);
+            checkExplored(now);
+            writeObservations(stats, services);
         }
         if (settings.pathAnalyzer()) {
             Map<String, Double> v = new HashMap<>();
@@ -160,12 +237,55 @@ final class FeedbackLoop implements AutoCloseable {
         }
     }
 
-    private void writeObservations(Map<String, QosMonitor.ServiceStats> stats) {
+    /**
+     * Calls in flight longer than the plan assumed (by more than the drift threshold), as
+     * censored samples: a slowdown shows before its slow replies arrive.
+     */
+    private Map<String, double[]> slowInFlight() {
+        Map<String, double[]> out = new HashMap<>();
+        binding.inFlight().forEach((name, ages) -> {
+            Double assumed = assumedResponseTime.get(name);
+            if (assumed == null) return;
+            double limit = assumed * (1 + settings.responseTimeDrift());
+            double[] slow = java.util.Arrays.stream(ages).filter(age -> age > limit).toArray();
+            if (slow.length > 0) out.put(name, slow);
+        });
+        return out;
+    }
+
+    /**
+     * A service the plan does not use is called only by exploration: a few recent calls that
+     * differ from what the plan assumed mean it changed (a provider that recovered); its older
+     * outcomes are forgotten and the optimizer plans with what it is now.
+     */
+    private void checkExplored(long now) {
+        Plan plan = knowledge.plan();
+        if (plan == null) return;
+        java.util.Set<String> used = new java.util.HashSet<>();
+        plan.bindings().values().forEach(shares -> shares.forEach(sh -> {
+            if (sh.fraction() > 0) used.addAll(sh.implementation().members());
+        }));
+        Map<String, Double> r = new HashMap<>();
+        qos.recent().forEach((name, s) -> {
+            if (!used.contains(name) && s.successes() >= EXPLORED_SAMPLES) r.put(name, s.responseTime());
+        });
+        for (var d : exploredDrift.check(r, assumedResponseTime, now)) {
+            qos.forgetOld(d.key());
+            changed.put(d.key(), d.sinceNanos());
+            replanner.request(String.format("concrete service %s (explored): response time %.3f s, plan assumed %.3f s",
+                    d.key(), d.observed(), d.baseline()));
+        }
+    }
+
+    private void writeObservations(Map<String, QosMonitor.ServiceStats> stats, Map<String, ConcreteService> services) {
         Instant at = Instant.now();
         try {
-            for (QosMonitor.ServiceStats s : stats.values())
-                if (s.successes() > 0)
-                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(), Math.max(1e-6, s.availability()), s.samples(), at));
+            for (QosMonitor.ServiceStats s : stats.values()) {
+                ConcreteService cs = services.get(s.service());
+                if (s.successes() > 0 && cs != null)
+                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(),
+                            Math.max(1e-6, s.availability(cs.sla().availability(), PRIOR_WEIGHT)), s.samples(), at));
+            }
         } catch (KnowledgeBaseException e) {
             // the database is away: the next period writes again
         }
@@ -177,6 +297,11 @@ final class FeedbackLoop implements AutoCloseable {
         Map<String, URI> endpoints = new HashMap<>();
         for (ConcreteService s : knowledge.services()) endpoints.put(s.name(), s.endpoint());
         ws.probe(endpoints);
+        // an ejected service that answered its probe is back in selection (and in the plan)
+        java.util.Set<String> answering = ws.answering();
+        for (String s : binding.ejected())
+            if (answering.contains(s) && !ws.down().contains(s) && binding.reinstate(s, "it answered a probe"))
+                replanner.request("concrete service " + s + " answered a probe after its ejection");
     }
 
     /** Builds the program from what is known now, solves it and publishes the plan. */
@@ -191,20 +316,29 @@ final class FeedbackLoop implements AutoCloseable {
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
         ws.down().forEach(in::down);
-        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? replicas.merged(qos.snapshot()) : Map.of();
+        binding.ejected().forEach(in::down);
+        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? replicas.merged(qos.snapshot(slowInFlight())) : Map.of();
         Instant now = Instant.now();
-        stats.forEach((name, s) -> {
-            if (s.successes() == 0) return;
-            in.observed(new Observation.ServiceQos(name, s.responseTime(), Math.max(1e-6, s.availability()), s.samples(), now));
-            in.successSamples(name, s.successLatencies());
-        });
+        for (ConcreteService cs : services) {
+            String name = cs.name();
+            QosMonitor.ServiceStats s = stats.get(name);
+            if (s != null && s.failures() > 0) failureTime.put(name, s.failureTime());
+            // f_j: measured when failures were seen, else the timeout (a failure may be a hang)
+            in.failureDetection(name, failureTime.getOrDefault(name, settings.unknownFailureMillis() / 1000.0));
+            if (s == null || s.samples() + s.censored() == 0) continue;
+            Double observedR = observedResponseTime(name, s);
+            double r = observedR == null ? cs.sla().responseTime() : observedR;
+            double a = s.samples() == 0 ? cs.sla().availability() : s.availability(cs.sla().availability(), PRIOR_WEIGHT);
+            in.observed(new Observation.ServiceQos(name, r, Math.max(1e-6, a), Math.max(s.samples(), s.successes() + s.censored()), now));
+            if (s.successes() > 0) in.successSamples(name, s.successLatencies());
+        }
         Map<String, PathAnalyzer.Visits> visits = settings.pathAnalyzer() ? paths.visits() : Map.of();
         visits.forEach((cls, v) -> {
             if (v.requests() >= settings.minSamples()) in.visits(cls, v.perTask());
         });
         PlanningInput.Settings d = PlanningInput.Settings.defaults();
         in.settings(new PlanningInput.Settings(d.weightResponseTime(), d.weightAvailability(), d.weightCost(), d.margin(),
-                d.objective(), d.maxParallel(), d.maxAlternate(), d.defaultFailureDetection(), settings.minSamples(),
+                d.objective(), d.maxParallel(), d.maxAlternate(), d.defaultFailureDetection(), 1, // gated here (observedResponseTime)
                 d.empiricalMinSamples(), d.timeoutSeconds()));
         PlanResult result = optimizer.plan(in.build(), why);
         if (!result.hasPlan()) {
@@ -221,24 +355,41 @@ final class FeedbackLoop implements AutoCloseable {
                 published.atRisk().isEmpty() ? "" : ", classes at risk " + published.atRisk().stream().map(Plan.ClassAtRisk::serviceClass).toList());
     }
 
+    /**
+     * The observed response time that replaces the provider's promise: once the window holds
+     * the minimum samples (replies, censored included), or at once for a service whose
+     * response time drifted (what it does since the change); null to keep the promise.
+     */
+    private Double observedResponseTime(String service, QosMonitor.ServiceStats s) {
+        if (Double.isNaN(s.responseTime())) return null;
+        if (s.successes() + s.censored() >= settings.minSamples()) {
+            changed.remove(service);
+            return s.responseTime();
+        }
+        return changed.containsKey(service) ? s.responseTime() : null;
+    }
+
     /** After a new plan, what it assumed becomes the baseline of the drift rules. */
     private void rememberAssumptions(Map<String, QosMonitor.ServiceStats> observed) {
         for (ConcreteService s : knowledge.services()) {
             QosMonitor.ServiceStats o = observed.get(s.name());
-            boolean useObserved = o != null && o.samples() >= settings.minSamples() && o.successes() > 0;
-            assumedResponseTime.put(s.name(), useObserved ? o.responseTime() : s.sla().responseTime());
-            assumedAvailability.put(s.name(), useObserved ? o.availability() : s.sla().availability());
+            Double r = o == null ? null : observedResponseTime(s.name(), o);
+            assumedResponseTime.put(s.name(), r != null ? r : s.sla().responseTime());
+            assumedAvailability.put(s.name(), o == null || o.samples() == 0 ? s.sla().availability()
+                    : o.availability(s.sla().availability(), PRIOR_WEIGHT));
         }
         paths.visits().forEach((cls, v) -> v.perTask().forEach((task, n) -> assumedVisits.put(cls + " " + task, n)));
         responseTimeDrift.reset();
         availabilityDrift.reset();
         visitsDrift.reset();
+        exploredDrift.reset();
     }
 
     Map<String, Object> status() {
         return Map.of("qosMonitor", settings.qosMonitor(), "wsMonitor", settings.wsMonitor(), "pathAnalyzer", settings.pathAnalyzer(),
                 "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
-                "down", ws.down(), "lastChange", lastChange);
+                "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
+                "explorations", binding.explorations(), "lastChange", lastChange);
     }
 
     /** A re-plan for a reason outside the monitors (this replica took over the optimizer lease). */

@@ -69,6 +69,11 @@ final class Knowledge {
         }
     }
 
+    /** The Adaptation Manager's binding this replica serves with. */
+    AdaptiveBinding binding() {
+        return binding;
+    }
+
     User user(String name) {
         return users.get().get(name);
     }

@@ -169,8 +169,9 @@ final class OptimizerLease implements Replicas {
             long samples = c[0] + c[1];
             double r = c[0] > 0 ? weightedTime.get(service) / c[0] : Double.NaN;
             double a = samples > 0 ? (double) c[0] / samples : 1;
-            out.put(service, new QosMonitor.ServiceStats(service, (int) c[0], (int) c[1], r, a,
-                    mine == null ? r : mine.p50(), mine == null ? r : mine.p95(), mine == null ? r : mine.p99(),
+            // censored samples and failure times stay the local ones too: a summary carries neither
+            out.put(service, new QosMonitor.ServiceStats(service, (int) c[0], (int) c[1], mine == null ? 0 : mine.censored(), r, a,
+                    mine == null ? Double.NaN : mine.failureTime(), mine == null ? r : mine.p50(), mine == null ? r : mine.p95(), mine == null ? r : mine.p99(),
                     mine == null ? new double[0] : mine.successLatencies()));
         });
         return out;

@@ -87,6 +87,6 @@ class OptimizerLeaseTest {
     }
 
     static QosMonitor.ServiceStats stats(String service, int ok, int failed, double r) {
-        return new QosMonitor.ServiceStats(service, ok, failed, r, ok / (double) (ok + failed), r, r, r, new double[0]);
+        return new QosMonitor.ServiceStats(service, ok, failed, 0, r, ok / (double) (ok + failed), Double.NaN, r, r, r, new double[0]);
     }
 }

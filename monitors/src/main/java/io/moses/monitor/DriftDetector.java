@@ -17,16 +17,31 @@ public final class DriftDetector<K> {
     private final double threshold;
     private final double floor;
     private final long holdNanos;
+    private final boolean proportional;
     private final Map<K, Long> driftingSince = new HashMap<>();
     private final Map<K, Boolean> fired = new HashMap<>();
 
-    /** A value that drifted: what the plan assumed, what is observed now. */
-    public record Drift<K>(K key, double baseline, double observed) {}
+    /** A value that drifted: what the plan assumed, what is observed now, since when [nanos] it drifts. */
+    public record Drift<K>(K key, double baseline, double observed, long sinceNanos) {}
 
     public DriftDetector(double threshold, double floor, long holdMillis) {
+        this(threshold, floor, holdMillis, false);
+    }
+
+    private DriftDetector(double threshold, double floor, long holdMillis, boolean proportional) {
         this.threshold = threshold;
         this.floor = floor;
         this.holdNanos = holdMillis * 1_000_000L;
+        this.proportional = proportional;
+    }
+
+    /**
+     * A detector whose hold shrinks as the drift grows: a drift of d times the threshold must
+     * last hold / d (a drift just past the threshold the whole hold; 10 ms -> 300 ms with a 50 %
+     * threshold, 1/58 of it). Small drifts still need to persist; large ones act at once.
+     */
+    public static <K> DriftDetector<K> proportional(double threshold, double floor, long holdMillis) {
+        return new DriftDetector<>(threshold, floor, holdMillis, true);
     }
 
     /** Checks every key observed now against its baseline; keys without a baseline are skipped. */
@@ -36,16 +51,18 @@ public final class DriftDetector<K> {
             Double base = baseline.get(e.getKey());
             double obs = e.getValue();
             if (base == null || Double.isNaN(obs)) continue;
-            boolean drifting = Math.abs(obs - base) > threshold * Math.max(Math.abs(base), floor);
+            double allowed = threshold * Math.max(Math.abs(base), floor);
+            boolean drifting = Math.abs(obs - base) > allowed;
             if (!drifting) {
                 driftingSince.remove(e.getKey());
                 fired.remove(e.getKey());
                 continue;
             }
             long since = driftingSince.computeIfAbsent(e.getKey(), k -> nowNanos);
-            if (nowNanos - since >= holdNanos && !fired.getOrDefault(e.getKey(), false)) {
+            long hold = proportional && allowed > 0 ? (long) (holdNanos * Math.min(1, allowed / Math.abs(obs - base))) : holdNanos;
+            if (nowNanos - since >= hold && !fired.getOrDefault(e.getKey(), false)) {
                 fired.put(e.getKey(), true);
-                out.add(new Drift<>(e.getKey(), base, obs));
+                out.add(new Drift<>(e.getKey(), base, obs, since));
             }
         }
         return out;

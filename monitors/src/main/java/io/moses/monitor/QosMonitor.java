@@ -5,86 +5,171 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The QoS Monitor: per concrete service, the recent outcomes of its calls, hence its observed
- * response time (mean of successful replies, and percentiles), its availability, and the raw
- * success latencies the optimizer's empirical E[min] needs. A sliding window of the last N
- * outcomes, no older than a maximum age. One thread feeds it ({@link #record}); snapshots may
- * be taken from any thread.
+ * response time (mean of successful replies, and percentiles), its availability, its
+ * failure-detection time (mean latency of its failures) and the raw success latencies the
+ * optimizer's empirical E[min] needs. A sliding window of the last N outcomes, no older than a
+ * maximum age, but never fewer than the newest {@code minSamples} (a service the plan calls
+ * rarely keeps its last known behaviour instead of reading as unknown). One thread feeds it
+ * ({@link #record}); snapshots may be taken from any thread.
+ *
+ * <p>Censored samples (docs/model.md, "Estimates from observations"): a cancelled 1-out-of-n
+ * loser took at least as long as the winner, and a call still in flight has taken at least its
+ * age. Each counts in the response time as {@code max(bound, mean of the uncensored replies)}
+ * (for any distribution E[T | T >= c] is at least both), and not in the availability.
  */
 public final class QosMonitor {
+    private static final byte OK = 0, FAILED = 1, CENSORED = 2;
+
     private final int capacity;
     private final long maxAgeNanos;
+    private final int minSamples;
+    private final LongSupplier clock;
     private final Map<String, Window> windows = new HashMap<>();
 
-    /** What the monitor has seen of one service. */
-    public record ServiceStats(String service, int successes, int failures, double responseTime, double availability,
-                               double p50, double p95, double p99, double[] successLatencies) {
+    /**
+     * What the monitor has seen of one service.
+     *
+     * @param successes        uncensored successful replies
+     * @param failures         failures that blame the provider (faults, timeouts, errors)
+     * @param censored         censored samples (cancelled losers, slow calls in flight)
+     * @param responseTime     mean response time of a reply [s], censored samples included as
+     *                         above; NaN with neither replies nor censored samples
+     * @param availability     successes / (successes + failures), the raw ratio
+     * @param failureTime      mean latency of the failures [s] (NaN without failures)
+     * @param successLatencies uncensored reply latencies, sorted
+     */
+    public record ServiceStats(String service, int successes, int failures, int censored, double responseTime,
+                               double availability, double failureTime, double p50, double p95, double p99,
+                               double[] successLatencies) {
         public int samples() {
             return successes + failures;
+        }
+
+        /**
+         * The availability estimate that stays honest with little data: the posterior mean of a
+         * Beta prior centred on the provider's promise {@code promised} and worth {@code weight}
+         * calls, updated by the successes and failures seen: (a0 w + s) / (w + s + f).
+         */
+        public double availability(double promised, double weight) {
+            return (promised * weight + successes) / (weight + successes + failures);
         }
     }
 
     private static final class Window {
         final long[] at;
         final double[] seconds;
-        final boolean[] ok;
+        final byte[] kind;
         int next;
         int size;
 
         Window(int capacity) {
             at = new long[capacity];
             seconds = new double[capacity];
-            ok = new boolean[capacity];
+            kind = new byte[capacity];
         }
 
-        void add(long when, double s, boolean success) {
+        void add(long when, double s, byte k) {
             at[next] = when;
             seconds[next] = s;
-            ok[next] = success;
+            kind[next] = k;
             next = (next + 1) % at.length;
             size = Math.min(size + 1, at.length);
         }
+
+        /** Index of the i-th newest outcome (0 = newest). */
+        int newest(int i) {
+            return Math.floorMod(next - 1 - i, at.length);
+        }
     }
 
     /**
-     * @param capacity outcomes kept per service
-     * @param maxAgeMillis older outcomes are ignored
+     * @param capacity     outcomes kept per service
+     * @param maxAgeMillis older outcomes are ignored, except to make up {@code minSamples}
      */
     public QosMonitor(int capacity, long maxAgeMillis) {
-        this.capacity = capacity;
-        this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(maxAgeMillis);
+        this(capacity, maxAgeMillis, 1, System::nanoTime);
     }
 
     /**
-     * A cancelled 1-out-of-n loser and a call the broker refused itself (too many in flight,
-     * never sent) say nothing about the service and are not counted.
+     * @param minSamples the newest outcomes that count however old (at least 1)
+     * @param clock      nanosecond clock, the one {@link Outcome#atNanos()} is read on
+     */
+    public QosMonitor(int capacity, long maxAgeMillis, int minSamples, LongSupplier clock) {
+        this.capacity = capacity;
+        this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(maxAgeMillis);
+        this.minSamples = Math.max(1, minSamples);
+        this.clock = clock;
+    }
+
+    /**
+     * A call the broker refused itself (too many in flight, never sent) says nothing about the
+     * service and is not counted; a cancelled 1-out-of-n loser is a censored sample.
      */
     public synchronized void record(Outcome o) {
-        if (o.kind() == Outcome.Kind.CANCELLED || o.kind() == Outcome.Kind.REFUSED_LOCALLY) return;
-        windows.computeIfAbsent(o.service(), s -> new Window(capacity))
-                .add(o.atNanos(), o.nanos() / 1e9, o.kind() == Outcome.Kind.OK);
+        if (o.kind() == Outcome.Kind.REFUSED_LOCALLY) return;
+        byte k = switch (o.kind()) {
+            case OK -> OK;
+            case CANCELLED -> CENSORED;
+            default -> FAILED;
+        };
+        windows.computeIfAbsent(o.service(), s -> new Window(capacity)).add(o.atNanos(), o.nanos() / 1e9, k);
     }
 
     public synchronized Map<String, ServiceStats> snapshot() {
-        long now = System.nanoTime();
+        return snapshot(Map.of());
+    }
+
+    /**
+     * @param inFlight per service, ages [s] of calls still in flight that already took longer
+     *                 than expected: counted as censored samples
+     */
+    public synchronized Map<String, ServiceStats> snapshot(Map<String, double[]> inFlight) {
+        long now = clock.getAsLong();
         Map<String, ServiceStats> out = new HashMap<>();
         for (var e : windows.entrySet()) {
-            ServiceStats s = stats(e.getKey(), e.getValue(), now);
+            ServiceStats s = stats(e.getKey(), e.getValue(), now, minSamples, inFlight.get(e.getKey()));
             if (s != null) out.put(e.getKey(), s);
         }
+        inFlight.forEach((name, ages) -> {
+            if (!out.containsKey(name) && ages.length > 0) out.put(name, stats(name, new Window(1), now, 0, ages));
+        });
         return out;
     }
 
     /**
-     * The window's outcomes no older than the maximum age; if there are none (the plan stopped
-     * calling the service), the last ones seen, however old: forgetting them would make the
-     * optimizer fall back to the provider's promise and send the traffic straight back.
+     * The outcomes of the last {@code periodMillis} only, and the calls in flight: the freshest
+     * view, which a drift rule reads so that a slowdown is not diluted by the seconds before it.
      */
-    private ServiceStats stats(String service, Window w, long now) {
-        ServiceStats recent = stats(service, w, now, maxAgeNanos);
-        return recent != null ? recent : stats(service, w, now, Long.MAX_VALUE);
+    public synchronized Map<String, ServiceStats> latest(Map<String, double[]> inFlight, long periodMillis) {
+        long now = clock.getAsLong();
+        long age = TimeUnit.MILLISECONDS.toNanos(periodMillis);
+        Map<String, ServiceStats> out = new HashMap<>();
+        for (var e : windows.entrySet()) {
+            ServiceStats s = stats(e.getKey(), e.getValue(), now, 0, inFlight.get(e.getKey()), age);
+            if (s != null) out.put(e.getKey(), s);
+        }
+        inFlight.forEach((name, ages) -> {
+            if (!out.containsKey(name) && ages.length > 0) out.put(name, stats(name, new Window(1), now, 0, ages, age));
+        });
+        return out;
+    }
+
+    /**
+     * Only the outcomes within the maximum age, however few: what a service the plan does not
+     * use (explored now and then) looks like now.
+     */
+    public synchronized Map<String, ServiceStats> recent() {
+        long now = clock.getAsLong();
+        Map<String, ServiceStats> out = new HashMap<>();
+        for (var e : windows.entrySet()) {
+            ServiceStats s = stats(e.getKey(), e.getValue(), now, 0, null);
+            if (s != null) out.put(e.getKey(), s);
+        }
+        return out;
     }
 
     /** Forgets a service's outcomes: it came back up and its past failures no longer describe it. */
@@ -92,20 +177,69 @@ public final class QosMonitor {
         windows.remove(service);
     }
 
-    private static ServiceStats stats(String service, Window w, long now, long maxAgeNanos) {
-        double[] ok = new double[w.size];
-        int n = 0;
-        int failures = 0;
-        for (int i = 0; i < w.size; i++) {
-            if (now - w.at[i] > maxAgeNanos) continue;
-            if (w.ok[i]) ok[n++] = w.seconds[i];
-            else failures++;
+    /** Forgets a service's outcomes older than the maximum age: they no longer describe it. */
+    public synchronized void forgetOld(String service) {
+        keep(service, clock.getAsLong() - maxAgeNanos, 0);
+    }
+
+    /**
+     * Forgets a service's outcomes from before {@code nanos} (a change point: the service changed
+     * then), keeping at least the newest {@code minSamples} so that its estimate stays observed.
+     */
+    public synchronized void forgetBefore(String service, long nanos) {
+        keep(service, nanos, minSamples);
+    }
+
+    /** Like {@link #forgetBefore(String, long)}, keeping at least the newest {@code keepAtLeast}. */
+    public synchronized void forgetBefore(String service, long nanos, int keepAtLeast) {
+        keep(service, nanos, keepAtLeast);
+    }
+
+    private void keep(String service, long fromNanos, int atLeast) {
+        Window w = windows.get(service);
+        if (w == null) return;
+        int kept = 0;
+        while (kept < w.size && (w.at[w.newest(kept)] >= fromNanos || kept < atLeast)) kept++;
+        Window fresh = new Window(capacity);
+        for (int i = kept - 1; i >= 0; i--) {
+            int j = w.newest(i);
+            fresh.add(w.at[j], w.seconds[j], w.kind[j]);
         }
-        if (n + failures == 0) return null;
+        if (fresh.size == 0) windows.remove(service);
+        else windows.put(service, fresh);
+    }
+
+    private ServiceStats stats(String service, Window w, long now, int atLeast, double[] inFlight) {
+        return stats(service, w, now, atLeast, inFlight, maxAgeNanos);
+    }
+
+    private static ServiceStats stats(String service, Window w, long now, int atLeast, double[] inFlight, long maxAgeNanos) {
+        double[] ok = new double[w.size];
+        int n = 0, failures = 0, censored = 0;
+        double failureSum = 0;
+        double[] bounds = new double[w.size + (inFlight == null ? 0 : inFlight.length)];
+        for (int i = 0; i < w.size; i++) {
+            int j = w.newest(i);
+            if (now - w.at[j] > maxAgeNanos && i >= atLeast) break; // newest first: the rest is older
+            switch (w.kind[j]) {
+                case OK -> ok[n++] = w.seconds[j];
+                case FAILED -> {
+                    failures++;
+                    failureSum += w.seconds[j];
+                }
+                default -> bounds[censored++] = w.seconds[j];
+            }
+        }
+        if (inFlight != null) for (double age : inFlight) bounds[censored++] = age;
+        if (n + failures + censored == 0) return null;
         double[] successes = Arrays.copyOf(ok, n);
         Arrays.sort(successes);
-        double mean = n == 0 ? Double.NaN : Arrays.stream(successes).sum() / n;
-        return new ServiceStats(service, n, failures, mean, n / (double) (n + failures),
+        double uncensored = n == 0 ? 0 : Arrays.stream(successes).sum() / n;
+        double sum = uncensored * n;
+        for (int i = 0; i < censored; i++) sum += Math.max(bounds[i], uncensored);
+        double mean = n + censored == 0 ? Double.NaN : sum / (n + censored);
+        return new ServiceStats(service, n, failures, censored, mean,
+                n + failures == 0 ? Double.NaN : n / (double) (n + failures), failures == 0 ? Double.NaN : failureSum / failures,
                 percentile(successes, 0.50), percentile(successes, 0.95), percentile(successes, 0.99), successes);
     }
 

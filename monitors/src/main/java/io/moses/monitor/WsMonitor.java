@@ -48,25 +48,56 @@ public final class WsMonitor {
         for (var e : endpoints.entrySet()) {
             URI wsdl = URI.create(e.getValue() + (e.getValue().getQuery() == null ? "?wsdl" : "&wsdl"));
             probes.add(http.sendAsync(HttpRequest.newBuilder(wsdl).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.discarding())
-                    .handle((r, err) -> err == null && r.statusCode() == 200)
-                    .thenAccept(ok -> observe(e.getKey(), ok)));
+                    .handle((r, err) -> err == null ? r.statusCode() == 200 ? OK : r.statusCode() == 503 ? REFUSED : FAILED
+                            : refusal(err) ? REFUSED : FAILED)
+                    .thenAccept(result -> observe(e.getKey(), result)));
         }
         CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).join();
         streaks.keySet().retainAll(endpoints.keySet());
         down.retainAll(endpoints.keySet());
     }
 
-    private void observe(String service, boolean ok) {
+    private static final int OK = 0, FAILED = 1, REFUSED = 2;
+
+    /** A refused connection: nothing listens there (unlike a timeout, which a busy machine can cause). */
+    private static boolean refusal(Throwable err) {
+        boolean connect = false;
+        for (Throwable t = err; t != null; t = t.getCause()) {
+            // the JDK's connect timeout carries a ConnectException as its cause: not a refusal
+            if (t instanceof java.net.http.HttpTimeoutException) return false;
+            connect |= t instanceof java.net.ConnectException;
+        }
+        return connect;
+    }
+
+    /**
+     * Hysteresis: down after {@code downAfter} failed probes in a row, or at once when the probe
+     * was refused outright (HTTP 503, connection refused), which a busy machine does not cause.
+     */
+    void observe(String service, int result) {
+        boolean ok = result == OK;
         int[] s = streaks.computeIfAbsent(service, k -> new int[2]); // [good in a row, bad in a row]
         boolean changed;
         synchronized (s) {
             if (ok) { s[0]++; s[1] = 0; } else { s[1]++; s[0] = 0; }
-            changed = ok ? s[0] >= upAfter && down.remove(service) : s[1] >= downAfter && down.add(service);
+            changed = ok ? s[0] >= upAfter && down.remove(service)
+                    : (s[1] >= downAfter || result == REFUSED) && down.add(service);
         }
         if (changed) {
             log.info("concrete service {} is {}", service, ok ? "back up" : "down");
             onChange.accept(service, ok);
         }
+    }
+
+    /** The services whose last probe succeeded. */
+    public Set<String> answering() {
+        Set<String> out = new java.util.HashSet<>();
+        streaks.forEach((k, s) -> {
+            synchronized (s) {
+                if (s[0] > 0) out.add(k);
+            }
+        });
+        return out;
     }
 
     public Set<String> down() {

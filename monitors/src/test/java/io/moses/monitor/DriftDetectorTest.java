@@ -3,6 +3,7 @@ package io.moses.monitor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,5 +39,17 @@ class DriftDetectorTest {
         DriftDetector<String> d = new DriftDetector<>(0.25, 0.1, 0);
         assertTrue(d.check(Map.of("v", 0.02), Map.of("v", 0.0), 0).isEmpty(), "0.02 is within 25% of the 0.1 floor");
         assertEquals(1, d.check(Map.of("v", 0.5), Map.of("v", 0.0), 1).size());
+    }
+
+    @Test
+    void aProportionalHoldActsSoonerOnALargerDrift() {
+        DriftDetector<String> d = DriftDetector.proportional(0.5, 0.001, 1000);
+        Map<String, Double> base = Map.of("big", 0.010, "small", 0.010);
+        // big: 10 -> 300 ms is 58 times the allowed 5 ms; small: 10 -> 16 ms is 1.2 times
+        assertTrue(d.check(Map.of("big", 0.300, "small", 0.016), base, 0).isEmpty(), "both start drifting");
+        var at20 = d.check(Map.of("big", 0.300, "small", 0.016), base, 20 * MS);
+        assertEquals(List.of("big"), at20.stream().map(DriftDetector.Drift::key).toList(), "big fires after 1000/58 ms");
+        assertTrue(d.check(Map.of("big", 0.300, "small", 0.016), base, 700 * MS).isEmpty(), "small needs 1000/1.2 ms");
+        assertEquals(1, d.check(Map.of("big", 0.300, "small", 0.016), base, 900 * MS).size());
     }
 }

@@ -14,12 +14,12 @@ import org.junit.jupiter.api.Test;
 
 class WsMonitorTest {
     @Test
-    void aServiceGoesDownAfterTwoFailedProbesAndComesBackAfterTwoGoodOnes() throws Exception {
+    void aServiceGoesDownAfterTwoFailedProbesOrOneRefusalAndComesBackAfterTwoGoodOnes() throws Exception {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 10);
-        boolean[] up = {true};
+        int[] status = {200};
         server.createContext("/svc", ex -> {
             byte[] b = "<definitions/>".getBytes();
-            ex.sendResponseHeaders(up[0] ? 200 : 503, b.length);
+            ex.sendResponseHeaders(status[0], b.length);
             ex.getResponseBody().write(b);
             ex.close();
         });
@@ -30,19 +30,22 @@ class WsMonitorTest {
             Map<String, URI> endpoints = Map.of("svc", URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/svc"),
                     "gone", URI.create("http://127.0.0.1:1/nothing"));
             m.probe(endpoints);
-            assertTrue(m.down().isEmpty(), "one failed probe is not enough");
+            assertEquals(java.util.Set.of("gone"), m.down(), "a refused connection is down at once");
+            status[0] = 500; // a failure that a busy or confused server can give: hysteresis
             m.probe(endpoints);
-            assertEquals(java.util.Set.of("gone"), m.down());
-            up[0] = false;
-            m.probe(endpoints);
+            assertEquals(java.util.Set.of("gone"), m.down(), "one failed probe is not enough");
             m.probe(endpoints);
             assertEquals(java.util.Set.of("gone", "svc"), m.down());
-            up[0] = true;
+            status[0] = 200;
             m.probe(endpoints);
             assertTrue(m.down().contains("svc"), "one good probe is not enough");
+            assertTrue(m.answering().contains("svc"), "but it answered");
             m.probe(endpoints);
             assertEquals(java.util.Set.of("gone"), m.down());
-            assertEquals(List.of("gone down", "svc down", "svc up"), changes);
+            status[0] = 503; // refused outright: down at once
+            m.probe(endpoints);
+            assertEquals(java.util.Set.of("gone", "svc"), m.down());
+            assertEquals(List.of("gone down", "svc down", "svc up", "svc down"), changes);
         } finally {
             server.stop(0);
         }

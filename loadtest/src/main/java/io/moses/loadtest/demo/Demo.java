@@ -94,8 +94,9 @@ public final class Demo {
                 System.out.println(answeredBy(fetch(base + "/metrics")));
                 // degrade: requests fail while a service the plan relies on is down and not yet
                 // out of the plan; success there is the broker adapting
-                ok = degrade ? Degrade.adapted : r.errorCount() == 0;
-                if (degrade) say(ok ? "demo: OK: the broker re-planned around the failed service (the errors above are the requests it failed before)"
+                ok = degrade ? Degrade.adapted && Degrade.slasKept : r.errorCount() == 0;
+                if (degrade) say(ok ? "demo: OK: every class kept its SLA after the reaction window, and the plan no longer uses the service that went down"
+                        : !Degrade.slasKept ? "demo: FAILED: a class's SLA is broken after the reaction window; broker log: " + tmp.resolve("broker.log")
                         : "demo: FAILED: the plan still uses the service that went down");
                 else if (!ok) say("demo: FAILED: " + r.errorCount() + " of " + r.requests() + " requests failed; broker log: " + tmp.resolve("broker.log"));
                 else say("demo: OK: every request succeeded");

@@ -1,0 +1,186 @@
+package io.moses.adaptation;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the request path knows of each concrete service between plans (docs/model.md, "Reaction
+ * between plans"): calls in flight (bounded, and their start times, so the QoS Monitor sees a
+ * slowdown before the slow replies arrive), consecutive failures, and whether the service is
+ * ejected from selection. Ejection is outlier detection: {@code ejectAfter} failures in a row
+ * that blame the provider take it out of selection at once, without waiting for a new plan;
+ * a reply resets the count. A new plan that uses the service, or a successful probe, brings
+ * it back ({@link #reinstate}).
+ */
+final class ProviderHealth {
+    private static final Logger log = LoggerFactory.getLogger(ProviderHealth.class);
+
+    private final int maxInFlight;
+    private final int ejectAfter;
+    private final LongSupplier clock;
+    private final Map<String, State> states = new ConcurrentHashMap<>();
+    private final AtomicInteger ejectedCount = new AtomicInteger();
+    private volatile BiConsumer<String, String> onEjected = (s, why) -> {};
+
+    /** One concrete service's state on the request path. */
+    static final class State {
+        final String name;
+        final Semaphore permits;
+        /** Start times (clock nanos) of the calls in flight, by call. */
+        final Map<Object, Long> inFlight = new ConcurrentHashMap<>();
+        final AtomicInteger consecutiveFailures = new AtomicInteger();
+        final AtomicLong lastExplored;
+        volatile boolean ejected;
+        /** Wall-clock time of the ejection: only a plan solved after it may bring the service back. */
+        volatile java.time.Instant ejectedAt = java.time.Instant.MIN;
+
+        State(String name, int maxInFlight, long now) {
+            this.name = name;
+            this.permits = new Semaphore(maxInFlight);
+            this.lastExplored = new AtomicLong(now);
+        }
+    }
+
+    /**
+     * @param maxInFlight calls one service may have in flight before more are refused locally
+     * @param ejectAfter  consecutive failures that eject a service (0: never)
+     * @param clock       nanosecond clock (System::nanoTime; a fake one in tests)
+     */
+    ProviderHealth(int maxInFlight, int ejectAfter, LongSupplier clock) {
+        this.maxInFlight = maxInFlight;
+        this.ejectAfter = ejectAfter;
+        this.clock = clock;
+    }
+
+    long now() {
+        return clock.getAsLong();
+    }
+
+    State state(String service) {
+        State s = states.get(service);
+        return s != null ? s : states.computeIfAbsent(service, k -> new State(k, maxInFlight, clock.getAsLong()));
+    }
+
+    void onEjected(BiConsumer<String, String> listener) {
+        this.onEjected = listener;
+    }
+
+    /** True if any service is ejected: the request path skips every check otherwise. */
+    boolean anyEjected() {
+        return ejectedCount.get() > 0;
+    }
+
+    boolean ejected(String service) {
+        State s = states.get(service);
+        return s != null && s.ejected;
+    }
+
+    Set<String> ejectedServices() {
+        Set<String> out = new java.util.TreeSet<>();
+        states.forEach((k, s) -> {
+            if (s.ejected) out.add(k);
+        });
+        return out;
+    }
+
+    /** Counts one finished call; returns true if this call ejected the service. */
+    boolean observe(String service, Outcome.Kind kind) {
+        State s = state(service);
+        switch (kind) {
+            case OK -> {
+                s.consecutiveFailures.set(0);
+                return false;
+            }
+            case FAILURE, TIMEOUT -> {
+                int n = s.consecutiveFailures.incrementAndGet();
+                if (ejectAfter > 0 && n >= ejectAfter) return eject(service, n + " consecutive failures");
+                return false;
+            }
+            default -> {
+                // a SOAP fault is an answer (often a business fault); cancelled and locally
+                // refused calls say nothing about the provider
+                return false;
+            }
+        }
+    }
+
+    /** Takes a service out of selection; returns true if it was in. */
+    boolean eject(String service, String why) {
+        State s = state(service);
+        synchronized (s) {
+            if (s.ejected) return false;
+            s.ejected = true;
+            s.ejectedAt = java.time.Instant.now();
+            ejectedCount.incrementAndGet();
+        }
+        log.info("concrete service {} ejected from selection: {}", service, why);
+        onEjected.accept(service, why);
+        return true;
+    }
+
+    /** Brings a service back into selection; returns true if it was ejected. */
+    boolean reinstate(String service, String why) {
+        State s = states.get(service);
+        if (s == null) return false;
+        synchronized (s) {
+            if (!s.ejected) return false;
+            s.ejected = false;
+            s.consecutiveFailures.set(0);
+            ejectedCount.decrementAndGet();
+        }
+        log.info("concrete service {} back in selection: {}", service, why);
+        return true;
+    }
+
+    /** True if {@code service} is ejected and was ejected before {@code instant}. */
+    boolean ejectedBefore(String service, java.time.Instant instant) {
+        State s = states.get(service);
+        return s != null && s.ejected && s.ejectedAt.isBefore(instant);
+    }
+
+    /**
+     * Whether this call may explore {@code service} (a service the plan does not use): at most
+     * one call per {@code periodNanos}, never while it is ejected.
+     */
+    boolean tryExplore(String service, long periodNanos) {
+        State s = state(service);
+        if (s.ejected) return false;
+        long now = clock.getAsLong();
+        long last = s.lastExplored.get();
+        return now - last >= periodNanos && s.lastExplored.compareAndSet(last, now);
+    }
+
+    /** Ages [s] of the calls in flight now, per service (services with none are left out). */
+    Map<String, double[]> inFlightAges() {
+        long now = clock.getAsLong();
+        Map<String, double[]> out = new HashMap<>();
+        states.forEach((name, s) -> {
+            Object[] starts = s.inFlight.values().toArray();
+            if (starts.length == 0) return;
+            double[] ages = new double[starts.length];
+            for (int i = 0; i < starts.length; i++) ages[i] = Math.max(0, now - (Long) starts[i]) / 1e9;
+            out.put(name, ages);
+        });
+        return out;
+    }
+
+    /** Forgets services no longer registered. */
+    void retain(Set<String> services) {
+        for (var it = states.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (!services.contains(e.getKey()) && e.getValue().inFlight.isEmpty()) {
+                if (e.getValue().ejected) ejectedCount.decrementAndGet();
+                it.remove();
+            }
+        }
+    }
+}
