@@ -22,6 +22,10 @@ import io.moses.mdal.Seed;
 import io.moses.model.CompositeService;
 import io.moses.model.ConcreteService;
 import io.moses.model.TaskRef;
+import io.moses.optimizer.OptimizationEngine;
+import io.moses.sla.Callers;
+import io.moses.sla.SlaManager;
+import io.moses.sla.SlaManagerEndpoint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,6 +94,7 @@ public final class Broker implements AutoCloseable {
         http.filter("/admin/*", new OperatorFilter(authenticator));
         http.mount("/admin/*", new AdminServlet(binding::plan, kb));
         http.start();
+        startManagement();
         for (Path unit : config.deployments()) deploy(unit);
         camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("moses");
@@ -111,6 +116,16 @@ public final class Broker implements AutoCloseable {
         loop.start();
         log.info("broker listening on http://{}:{} ({} binding, plan {})", config.host(), http.port(),
                 config.staticBinding() ? "static" : "adaptive", knowledge.planVersion());
+    }
+
+    /** The SLA Manager at /manage/sla (admission on its own optimizer instance: it works with the loop's off too). */
+    private void startManagement() {
+        OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
+        Callers callers = new Callers(kb);
+        SlaManager sla = new SlaManager(kb, admission, new LoopPlanning(loop, knowledge),
+                config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
+        http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
+                SlaManagerEndpoint.PORT);
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
@@ -154,6 +169,11 @@ public final class Broker implements AutoCloseable {
 
     public long planVersion() {
         return knowledge.planVersion();
+    }
+
+    /** The knowledge base this replica uses (tests check that refused calls changed nothing). */
+    KnowledgeBase knowledgeBase() {
+        return kb;
     }
 
     Map<String, Object> health() {

@@ -54,10 +54,13 @@ public final class Main {
                                  [--monitors qos,ws,paths|none] [--optimizer auto|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
+                                 [--registration open|closed]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
-                  --set     a value for ${NAME} in the seed file""";
+                  --set     a value for ${NAME} in the seed file
+                  --registration  open (default): anyone may Subscribe at /manage/sla;
+                            closed: only an operator subscribes new users""";
     }
 
     static BrokerConfig parse(String[] args) {
@@ -112,6 +115,12 @@ public final class Main {
                 case "--hold" -> {
                     Adaptation ad = c.adaptation();
                     c = c.withAdaptation(ad.withPeriods(ad.monitorMillis(), ad.probeMillis(), intArg(args, ++i, a)));
+                }
+                case "--registration" -> {
+                    String r = arg(args, ++i, a);
+                    if (!r.equals("open") && !r.equals("closed"))
+                        throw new IllegalArgumentException("--registration is open or closed, got '" + r + "'");
+                    c = c.withOpenRegistration(r.equals("open"));
                 }
                 case "--set" -> {
                     String kv = arg(args, ++i, a);
