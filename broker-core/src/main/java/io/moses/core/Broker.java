@@ -26,6 +26,9 @@ import io.moses.optimizer.OptimizationEngine;
 import io.moses.sla.Callers;
 import io.moses.sla.SlaManager;
 import io.moses.sla.SlaManagerEndpoint;
+import io.moses.sla.ServiceManager;
+import io.moses.sla.ServiceManagerEndpoint;
+import io.moses.sla.ServicesServlet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +64,7 @@ public final class Broker implements AutoCloseable {
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
     private FeedbackLoop loop;
+    private ServicesServlet servicesServlet;
 
     public Broker(BrokerConfig config) {
         this.config = config;
@@ -93,8 +97,10 @@ public final class Broker implements AutoCloseable {
         http.mount("/metrics", new MetricsServlet(metrics));
         http.filter("/admin/*", new OperatorFilter(authenticator));
         http.mount("/admin/*", new AdminServlet(binding::plan, kb));
-        http.start();
         startManagement();
+        http.mount("/admin/services", servicesServlet);
+        http.mount("/admin/services/*", servicesServlet);
+        http.start();
         for (Path unit : config.deployments()) deploy(unit);
         camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("moses");
@@ -118,14 +124,22 @@ public final class Broker implements AutoCloseable {
                 config.staticBinding() ? "static" : "adaptive", knowledge.planVersion());
     }
 
-    /** The SLA Manager at /manage/sla (admission on its own optimizer instance: it works with the loop's off too). */
+    /**
+     * The SLA Manager at /manage/sla (admission on its own optimizer instance: it works with the
+     * loop's off too) and the Service Manager at /manage/services and /admin/services (JSON).
+     */
     private void startManagement() {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
         Callers callers = new Callers(kb);
-        SlaManager sla = new SlaManager(kb, admission, new LoopPlanning(loop, knowledge),
+        LoopPlanning planning = new LoopPlanning(loop, knowledge);
+        SlaManager sla = new SlaManager(kb, admission, planning,
                 config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
                 SlaManagerEndpoint.PORT);
+        ServiceManager services = new ServiceManager(kb, planning);
+        http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
+                ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
+        servicesServlet = new ServicesServlet(services);
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
