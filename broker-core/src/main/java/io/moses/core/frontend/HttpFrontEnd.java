@@ -103,6 +103,17 @@ public final class HttpFrontEnd implements AutoCloseable {
         log.info("serving {} at /services{}", service.service().getLocalPart(), service.path());
     }
 
+    /** Stops serving a composite's provided service (its unit was undeployed). */
+    public void unpublish(ProvidedService service) {
+        for (EndpointImpl ep : List.copyOf(endpoints)) {
+            if (service.path().equals(ep.getAddress()) && ep.getBus() == bus) {
+                ep.stop();
+                endpoints.remove(ep);
+                log.info("no longer serving {} at /services{}", service.service().getLocalPart(), service.path());
+            }
+        }
+    }
+
     /**
      * Serves a WSDL-first management service at {@code /manage<path>}, its WSDL (the one given,
      * with this address) at {@code ?wsdl}. Requests are validated against the WSDL's schema, so
