@@ -319,4 +319,50 @@ class SlaManagerSoapTest {
             assertTrue(mean < rMax.get(cls), cls + ": mean response time " + mean + " s within R_max " + rMax.get(cls));
         });
     }
+
+    /** Runs a command-line client in its own JVM: exit code and output. */
+    static Map.Entry<Integer, String> cli(String mainClass, Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), mainClass));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().remove("MOSES_USER");
+        pb.environment().remove("MOSES_PASSWORD");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        return Map.entry(p.exitValue(), out);
+    }
+
+    @Test
+    @Order(7)
+    void theCommandLineClientsSpeakTheSameOperations() throws Exception {
+        String sla = "io.moses.sla.cli.SlaCommand", services = "io.moses.sla.cli.ServicesCommand";
+        var help = cli(sla, Map.of(), "--help");
+        assertEquals(0, help.getKey());
+        assertTrue(help.getValue().contains("usage: moses sla"), help.getValue());
+        var classes = cli(sla, Map.of(), "classes", "--broker", base);
+        assertEquals(0, classes.getKey(), classes.getValue());
+        assertTrue(classes.getValue().contains("gold") && classes.getValue().contains("bronze"), classes.getValue());
+        var tooMuch = cli(sla, Map.of("MOSES_PASSWORD", "cli-user-password"), "subscribe", "--broker", base, "--user", "cliuser",
+                "--class", "gold", "--rate", "100");
+        assertEquals(1, tooMuch.getKey(), tooMuch.getValue());
+        assertTrue(tooMuch.getValue().contains("rejected") && tooMuch.getValue().contains("counter-offer"), tooMuch.getValue());
+        assertTrue(broker.knowledgeBase().user("cliuser").isEmpty());
+        var lower = cli(sla, Map.of("MOSES_USER", "user2", "MOSES_PASSWORD", "user2-password"), "change", "--broker", base, "--rate", "2");
+        assertEquals(0, lower.getKey(), lower.getValue());
+        assertTrue(lower.getValue().contains("accepted"), lower.getValue());
+        assertEquals(2.0, broker.knowledgeBase().user("user2").orElseThrow().rate());
+        var bad = cli(sla, Map.of("MOSES_USER", "user2", "MOSES_PASSWORD", "user2-password"), "change", "--broker", base, "--rate", "-1");
+        assertEquals(1, bad.getKey(), bad.getValue());
+        assertTrue(bad.getValue().contains("refused (INVALID)"), bad.getValue());
+        var list = cli(services, Map.of("MOSES_USER", "olga", "MOSES_PASSWORD", "olga-secret"), "list", "--broker", base);
+        assertEquals(0, list.getKey(), list.getValue());
+        assertTrue(list.getValue().contains("left-1") && list.getValue().contains("right-1"), list.getValue());
+        var forbidden = cli(services, Map.of("MOSES_USER", "user2", "MOSES_PASSWORD", "user2-password"), "list", "--broker", base);
+        assertEquals(1, forbidden.getKey(), forbidden.getValue());
+        assertTrue(forbidden.getValue().contains("FORBIDDEN"), forbidden.getValue());
+        assertEquals(0, cli(services, Map.of(), "--help").getKey());
+    }
 }
