@@ -9,6 +9,7 @@ import io.moses.adaptation.SoapClient;
 import io.moses.adaptation.StaticBinding;
 import io.moses.core.composition.BehavioralModelBuilder;
 import io.moses.core.engine.BpelEngine;
+import io.moses.core.engine.Bundle;
 import io.moses.core.engine.ProvidedService;
 import io.moses.core.frontend.Authenticator;
 import io.moses.core.frontend.BasicAuthenticator;
@@ -22,6 +23,13 @@ import io.moses.mdal.Seed;
 import io.moses.model.CompositeService;
 import io.moses.model.ConcreteService;
 import io.moses.model.TaskRef;
+import io.moses.optimizer.OptimizationEngine;
+import io.moses.sla.Callers;
+import io.moses.sla.SlaManager;
+import io.moses.sla.SlaManagerEndpoint;
+import io.moses.sla.ServiceManager;
+import io.moses.sla.ServiceManagerEndpoint;
+import io.moses.sla.ServicesServlet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +69,8 @@ public final class Broker implements AutoCloseable {
     private OptimizerLease lease;
     /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
     private volatile State state = State.STARTING;
+
+    private ServicesServlet servicesServlet;
 
     enum State { STARTING, READY, DRAINING, STOPPED }
 
@@ -107,6 +117,12 @@ public final class Broker implements AutoCloseable {
         http.mount("/metrics", new MetricsServlet(metrics));
         http.filter("/admin/*", new OperatorFilter(authenticator));
         http.mount("/admin/*", new AdminServlet(binding::plan, kb));
+        startManagement();
+        http.mount("/admin/services", servicesServlet);
+        http.mount("/admin/services/*", servicesServlet);
+        ProcessesServlet processesServlet = new ProcessesServlet(this);
+        http.mount("/admin/processes", processesServlet);
+        http.mount("/admin/processes/*", processesServlet);
         http.start();
         for (Path unit : config.deployments()) deploy(unit);
         camel = new DefaultCamelContext();
@@ -137,6 +153,24 @@ public final class Broker implements AutoCloseable {
                 lease.leads() ? ", optimizer leader" : "");
     }
 
+    /**
+     * The SLA Manager at /manage/sla (admission on its own optimizer instance: it works with the
+     * loop's off too) and the Service Manager at /manage/services and /admin/services (JSON).
+     */
+    private void startManagement() {
+        OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
+        Callers callers = new Callers(kb);
+        LoopPlanning planning = new LoopPlanning(loop, knowledge);
+        SlaManager sla = new SlaManager(kb, admission, planning,
+                config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
+        http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
+                SlaManagerEndpoint.PORT);
+        ServiceManager services = new ServiceManager(kb, planning);
+        http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
+                ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
+        servicesServlet = new ServicesServlet(services);
+    }
+
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
         Map<TaskRef, ConcreteService> first = new LinkedHashMap<>();
         for (ConcreteService s : all) first.putIfAbsent(s.task(), s);
@@ -162,6 +196,146 @@ public final class Broker implements AutoCloseable {
     }
 
 
+    // ------------------------------------------------------------------ process management
+
+    private final Object processes = new Object();
+
+    /** The deployed units. */
+    public List<BpelEngine.Deployment> deployments() {
+        return engine.deployments();
+    }
+
+    /**
+     * Deploys a process bundle (a zip of a deployment unit) as a new unit {@code name}:
+     * compiled, modelled, served and planned for, or (on any refusal) nothing at all.
+     *
+     * @throws io.moses.core.engine.DeploymentException with the reason (ODE's compiler messages included)
+     */
+    public BpelEngine.Deployment deployBundle(String name, byte[] zip) {
+        synchronized (processes) {
+            Path dir = Bundle.unpack(zip, uploadDir(), name);
+            BpelEngine.Deployment d;
+            try {
+                d = engine.deploy(dir); // ODE's compiler first: its messages are the ones a BPEL author needs
+            } catch (RuntimeException e) {
+                deleteQuietly(dir.getParent());
+                throw e;
+            }
+            List<CompositeService> models;
+            try {
+                models = models(dir);
+            } catch (RuntimeException e) {
+                engine.undeploy(name);
+                throw e;
+            }
+            try {
+                for (CompositeService m : models) kb.putCompositeService(m);
+            } catch (RuntimeException e) {
+                engine.undeploy(name);
+                models.forEach(m -> removeModelQuietly(m.name()));
+                throw e;
+            }
+            models.forEach(m -> composites.put(m.name(), m));
+            for (ProvidedService s : d.services()) {
+                http.publish(engine, s, config.requestTimeout(), authenticator, timers);
+                services.add(s);
+            }
+            replan("process " + name + " deployed");
+            return d;
+        }
+    }
+
+    /**
+     * Deploys a new version of unit {@code name} while requests run: running requests finish on
+     * the old version, new ones start on the new one. Nothing changes if it is refused.
+     */
+    public BpelEngine.Deployment redeployBundle(String name, byte[] zip) {
+        synchronized (processes) {
+            Path dir = Bundle.unpack(zip, uploadDir(), name);
+            List<CompositeService> models = models(dir);
+            BpelEngine.Deployment d;
+            try {
+                d = engine.redeploy(name, dir);
+            } catch (RuntimeException e) {
+                deleteQuietly(dir.getParent());
+                throw e;
+            }
+            for (CompositeService m : models) {
+                try {
+                    kb.putCompositeService(m);
+                } catch (RuntimeException e) {
+                    log.warn("redeploy of {}: behavioral model of {} not stored ({}); the next start stores it", name, m.name(), e.getMessage());
+                }
+                composites.put(m.name(), m);
+            }
+            replan("process " + name + " redeployed");
+            return d;
+        }
+    }
+
+    /** Removes unit {@code name}: its services are no longer served, its composites no longer planned for. */
+    public void undeployUnit(String name) {
+        synchronized (processes) {
+            BpelEngine.Deployment d = engine.deployments().stream().filter(x -> x.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new io.moses.core.engine.DeploymentException("no deployed unit '" + name + "'"));
+            for (ProvidedService s : engine.undeploy(name)) {
+                http.unpublish(s);
+                services.removeIf(x -> x.service().equals(s.service()));
+            }
+            for (javax.xml.namespace.QName process : d.processes().keySet()) {
+                composites.remove(process.getLocalPart());
+                removeModelQuietly(process.getLocalPart());
+            }
+            replan("process " + name + " undeployed");
+        }
+    }
+
+    /** The behavioral models of every process in an unpacked unit, built before anything is deployed. */
+    private static List<CompositeService> models(Path dir) {
+        try (var files = java.nio.file.Files.walk(dir)) {
+            List<CompositeService> out = new ArrayList<>();
+            for (Path bpel : files.filter(f -> f.toString().endsWith(".bpel")).sorted().toList()) out.add(BehavioralModelBuilder.build(bpel));
+            return out;
+        } catch (java.io.IOException e) {
+            throw new io.moses.core.engine.DeploymentException("cannot read the unpacked bundle: " + e.getMessage());
+        } catch (io.moses.core.engine.DeploymentException e) {
+            deleteQuietly(dir.getParent());
+            throw e;
+        } catch (RuntimeException e) {
+            deleteQuietly(dir.getParent());
+            throw new io.moses.core.engine.DeploymentException("the process cannot be modelled: " + e.getMessage());
+        }
+    }
+
+    private Path uploadDir() {
+        return config.workDir().resolve("uploads").resolve(Long.toString(System.nanoTime(), 36));
+    }
+
+    private void removeModelQuietly(String composite) {
+        try {
+            kb.removeCompositeService(composite);
+        } catch (RuntimeException e) {
+            log.warn("behavioral model of {} not removed: {}", composite, e.getMessage());
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) return;
+        try (var files = java.nio.file.Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (java.io.IOException | RuntimeException ignored) {
+            // a leftover upload directory is harmless
+        }
+    }
+
+    private void replan(String why) {
+        try {
+            loop.solveNow(why, java.util.Set.of());
+        } catch (RuntimeException e) {
+            log.warn("re-plan after {} failed: {}", why, e.getMessage());
+        }
+    }
+
     public int port() {
         return http.port();
     }
@@ -178,6 +352,11 @@ public final class Broker implements AutoCloseable {
 
     public long planVersion() {
         return knowledge.planVersion();
+    }
+
+    /** The knowledge base this replica uses (tests check that refused calls changed nothing). */
+    KnowledgeBase knowledgeBase() {
+        return kb;
     }
 
     /** True while this replica holds the optimizer lease. */

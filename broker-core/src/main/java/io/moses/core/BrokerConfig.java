@@ -23,11 +23,12 @@ import java.util.Map;
  * @param refreshMillis  how often the replica checks the knowledge base for a new plan
  * @param staticBinding  bind every task to its first concrete service, ignoring the plan (baseline)
  * @param adaptation     monitors, rules and optimizer
+ * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
  */
 public record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                            Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                            int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
-                           boolean staticBinding, Adaptation adaptation) {
+                           boolean staticBinding, Adaptation adaptation, boolean openRegistration) {
     public BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -37,7 +38,7 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
 
     public static BrokerConfig defaults() {
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10), 400, 16, 1 << 20, 1000, false, Adaptation.defaults());
+                Duration.ofSeconds(30), Duration.ofSeconds(10), 400, 16, 1 << 20, 1000, false, Adaptation.defaults(), true);
     }
 
     public BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -57,17 +58,19 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
     public BrokerConfig withRefreshMillis(long m) { return new Builder(this).refreshMillis(m).build(); }
     public BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
     public BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
+    public BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
 
     private static final class Builder {
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
-        long refreshMillis; boolean staticBinding; Adaptation adaptation;
+        long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
+            openRegistration = c.openRegistration;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -82,10 +85,11 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
         Builder refreshMillis(long v) { refreshMillis = v; return this; }
         Builder staticBinding(boolean v) { staticBinding = v; return this; }
         Builder adaptation(Adaptation v) { adaptation = v; return this; }
+        Builder openRegistration(boolean v) { openRegistration = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
-                    httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding, adaptation);
+                    httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding, adaptation, openRegistration);
         }
     }
 }

@@ -306,8 +306,45 @@ final class FeedbackLoop implements AutoCloseable {
 
     /** Builds the program from what is known now, solves it and publishes the plan. */
     private void solve(String why) {
-        if (optimizer == null || !replicas.leads()) return;
+        if (!replicas.leads()) return; // in a cluster only the optimizer leader re-plans on the monitors' rules
+        solveNow(why, java.util.Set.of());
+    }
+
+    /** What the optimizer plans with now: the knowledge base plus what the monitors observed. */
+    PlanningInput planningInput() {
+        return input(observedStats(), java.util.Set.of());
+    }
+
+    private Map<String, QosMonitor.ServiceStats> observedStats() {
+        return settings.qosMonitor() ? replicas.merged(qos.snapshot(slowInFlight())) : Map.of();
+    }
+
+    /**
+     * Solves and publishes a plan on the caller's thread (the SLA and Service Managers: the
+     * change is planned before they reply), leaving out the services in {@code without}.
+     * One solve at a time, with the Replanner's. Null when the optimizer is off.
+     */
+    synchronized PlanResult solveNow(String why, java.util.Set<String> without) {
+        if (optimizer == null) return null;
         Plan before = knowledge.plan();
+        Map<String, QosMonitor.ServiceStats> stats = observedStats();
+        PlanResult result = optimizer.plan(input(stats, without), why);
+        if (!result.hasPlan()) {
+            log.warn("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
+            return result;
+        }
+        Plan published = kb.publish(result.plan());
+        knowledge.refresh();
+        rememberAssumptions(stats);
+        lastChange = why;
+        log.info("plan {} ({}): objective {} -> {}, {} by {} in {} ms{}", published.version(), why,
+                before == null ? "none" : String.format("%.4f", before.objective()), String.format("%.4f", published.objective()),
+                result.status(), published.solver(), String.format("%.1f", published.solveMillis()),
+                published.atRisk().isEmpty() ? "" : ", classes at risk " + published.atRisk().stream().map(Plan.ClassAtRisk::serviceClass).toList());
+        return new PlanResult(result.status(), published, result.message(), result.overloadedProviders(), result.diagnostics());
+    }
+
+    private PlanningInput input(Map<String, QosMonitor.ServiceStats> stats, java.util.Set<String> without) {
         PlanningInput.Builder in = PlanningInput.builder();
         Map<String, Double> load = new HashMap<>();
         for (User u : kb.users()) load.merge(u.serviceClass(), u.rate(), Double::sum);
@@ -317,7 +354,7 @@ final class FeedbackLoop implements AutoCloseable {
         in.services(services);
         ws.down().forEach(in::down);
         binding.ejected().forEach(in::down);
-        Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? replicas.merged(qos.snapshot(slowInFlight())) : Map.of();
+        without.forEach(in::down);
         Instant now = Instant.now();
         for (ConcreteService cs : services) {
             String name = cs.name();
@@ -340,19 +377,7 @@ final class FeedbackLoop implements AutoCloseable {
         in.settings(new PlanningInput.Settings(d.weightResponseTime(), d.weightAvailability(), d.weightCost(), d.margin(),
                 d.objective(), d.maxParallel(), d.maxAlternate(), d.defaultFailureDetection(), 1, // gated here (observedResponseTime)
                 d.empiricalMinSamples(), d.timeoutSeconds()));
-        PlanResult result = optimizer.plan(in.build(), why);
-        if (!result.hasPlan()) {
-            log.warn("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
-            return;
-        }
-        Plan published = kb.publish(result.plan());
-        knowledge.refresh();
-        rememberAssumptions(stats);
-        lastChange = why;
-        log.info("plan {} ({}): objective {} -> {}, {} by {} in {} ms{}", published.version(), why,
-                before == null ? "none" : String.format("%.4f", before.objective()), String.format("%.4f", published.objective()),
-                result.status(), published.solver(), String.format("%.1f", published.solveMillis()),
-                published.atRisk().isEmpty() ? "" : ", classes at risk " + published.atRisk().stream().map(Plan.ClassAtRisk::serviceClass).toList());
+        return in.build();
     }
 
     /**

@@ -58,13 +58,16 @@ public final class Main {
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
+                                 [--registration open|closed]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
                   --set     a value for ${NAME} in the seed file
                   --replica this replica's name in a cluster (default host-pid-random); --lease: the
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
-                            /health says DRAINING before the port closes (default 0; 2000 behind HAProxy)""";
+                            /health says DRAINING before the port closes (default 0; 2000 behind HAProxy)
+                  --registration  open (default): anyone may Subscribe at /manage/sla;
+                            closed: only an operator subscribes new users""";
     }
 
     static BrokerConfig parse(String[] args) {
@@ -119,6 +122,12 @@ public final class Main {
                 case "--hold" -> {
                     Adaptation ad = c.adaptation();
                     c = c.withAdaptation(ad.withPeriods(ad.monitorMillis(), ad.probeMillis(), intArg(args, ++i, a)));
+                }
+                case "--registration" -> {
+                    String r = arg(args, ++i, a);
+                    if (!r.equals("open") && !r.equals("closed"))
+                        throw new IllegalArgumentException("--registration is open or closed, got '" + r + "'");
+                    c = c.withOpenRegistration(r.equals("open"));
                 }
                 case "--set" -> {
                     String kv = arg(args, ++i, a);

@@ -52,6 +52,8 @@ public final class BpelEngine implements AutoCloseable {
     private final AtomicLong versions = new AtomicLong(1);
     private final Map<QName, Provided> provided = new ConcurrentHashMap<>();
     private final List<Deployment> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Unit name -> its process configurations, every version still registered (newest last). */
+    private final Map<String, List<ProcessConfiguration>> unitVersions = new ConcurrentHashMap<>();
     private volatile boolean running;
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
 
@@ -179,9 +181,96 @@ public final class BpelEngine implements AutoCloseable {
         }
         Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
         deployments.add(d);
+        unitVersions.computeIfAbsent(unit.name, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).addAll(confs);
         log.info("deployed {} ({} process(es), services {})", unit.name, confs.size(),
                 services.stream().map(s -> s.service().getLocalPart()).toList());
         return d;
+    }
+
+    /**
+     * Deploys a new version of a deployed unit while requests run: requests already running
+     * finish on the old version (it stays registered, retired), new ones start on the new one.
+     * The new version must provide the same services. Nothing changes if it does not compile.
+     *
+     * @throws DeploymentException with a reason when the unit is invalid or not a new version of {@code name}
+     */
+    public synchronized Deployment redeploy(String name, Path unitDir) {
+        Deployment old = deployments.stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new DeploymentException("no deployed unit '" + name + "'"));
+        List<ProcessConfiguration> olderConfs = unitVersions.getOrDefault(name, List.of());
+        DeploymentUnit unit = DeploymentUnit.load(unitDir, workDir.resolve("processes"), versions.getAndIncrement());
+        if (!unit.name.equals(name)) throw new DeploymentException("the new version's directory is '" + unit.name + "', not '" + name + "'");
+        List<ProcessConfiguration> confs = new ArrayList<>();
+        Map<QName, Provided> next = new java.util.LinkedHashMap<>();
+        List<ProvidedService> services = new ArrayList<>();
+        for (TDeployment.Process p : unit.descriptor.getDeploy().getProcessArray()) {
+            ProcessConfiguration conf = new ProcessConfiguration(unit, p);
+            ProcessConfiguration previous = null;
+            for (ProcessConfiguration c : olderConfs) if (c.type().equals(conf.type())) previous = c;
+            if (previous == null) throw new DeploymentException("process " + conf.type() + " is not part of '" + name
+                    + "': a new version must redeploy the same processes (undeploy and deploy instead)");
+            conf.succeed(previous);
+            for (Endpoint ep : conf.getProvideEndpoints().values()) {
+                Definition def = conf.getDefinitionForService(ep.serviceName);
+                SoapBinding binding = SoapBinding.of(def, ep.serviceName, ep.portName);
+                try {
+                    ProvidedService ps = new ProvidedService(conf.getType().getLocalPart(), ep.serviceName, ep.portName,
+                            wsdlFile(unit, def).toUri().toURL(), binding.operations().keySet(), binding.soap12);
+                    services.add(ps);
+                    next.put(ep.serviceName, new Provided(ps, binding));
+                } catch (Exception e) {
+                    throw new DeploymentException("cannot locate the WSDL of " + ep.serviceName + ": " + e.getMessage());
+                }
+            }
+            confs.add(conf);
+        }
+        java.util.Set<QName> before = old.services().stream().map(ProvidedService::service).collect(java.util.stream.Collectors.toSet());
+        if (!before.equals(next.keySet()))
+            throw new DeploymentException("a new version must provide the same services " + before + ", not " + next.keySet()
+                    + " (undeploy and deploy instead)");
+        List<ProcessConfiguration> registered = new ArrayList<>();
+        for (ProcessConfiguration conf : confs) {
+            endpoints.add(conf);
+            try {
+                server.register(conf); // retired until activated: requests still go to the old version
+                registered.add(conf);
+            } catch (RuntimeException e) {
+                for (ProcessConfiguration r : registered) unregisterQuietly(r.getProcessId());
+                throw new DeploymentException("ODE refused process " + conf.getType() + ": " + e.getMessage());
+            }
+        }
+        provided.putAll(next);
+        for (ProcessConfiguration conf : confs) conf.activate();
+        Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
+        deployments.replaceAll(x -> x.name().equals(name) ? d : x);
+        unitVersions.get(name).addAll(confs);
+        log.info("redeployed {} as version {} ({} process(es)); running requests finish on the old version", name, unit.version, confs.size());
+        return d;
+    }
+
+    /**
+     * Removes a deployed unit, every version: its services are no longer provided. Requests
+     * still running on it fail.
+     *
+     * @return the services it provided
+     */
+    public synchronized List<ProvidedService> undeploy(String name) {
+        Deployment d = deployments.stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new DeploymentException("no deployed unit '" + name + "'"));
+        for (ProvidedService s : d.services()) provided.remove(s.service());
+        for (ProcessConfiguration conf : unitVersions.getOrDefault(name, List.of())) unregisterQuietly(conf.getProcessId());
+        unitVersions.remove(name);
+        deployments.remove(d);
+        log.info("undeployed {}", name);
+        return d.services();
+    }
+
+    private void unregisterQuietly(QName pid) {
+        try {
+            server.unregister(pid);
+        } catch (RuntimeException e) {
+            log.warn("unregister {}: {}", pid, e.getMessage());
+        }
     }
 
     private static Path wsdlFile(DeploymentUnit unit, Definition def) {

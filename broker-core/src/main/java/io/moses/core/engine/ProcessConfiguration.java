@@ -109,7 +109,32 @@ final class ProcessConfiguration implements ProcessConf {
     @Override public URI getBaseURI() { return unit.dir.toUri(); }
     @Override public Date getDeployDate() { return deployed; }
     @Override public String getDeployer() { return "moses"; }
-    @Override public ProcessState getState() { return ProcessState.ACTIVE; }
+    /**
+     * The process id of the version of this process type that takes new requests, shared by
+     * every version of the type; null while there is only one. One write switches a redeploy:
+     * ODE reads the versions' states in deployment order, so a request never sees none active.
+     */
+    private volatile java.util.concurrent.atomic.AtomicReference<QName> activeVersion;
+
+    @Override public ProcessState getState() {
+        java.util.concurrent.atomic.AtomicReference<QName> a = activeVersion;
+        return a == null || pid.equals(a.get()) ? ProcessState.ACTIVE : ProcessState.RETIRED;
+    }
+
+    /** Makes this configuration a version of {@code older}'s type; it takes requests after {@link #activate()}. */
+    void succeed(ProcessConfiguration older) {
+        if (older.activeVersion == null) older.activeVersion = new java.util.concurrent.atomic.AtomicReference<>(older.pid);
+        activeVersion = older.activeVersion;
+    }
+
+    /** New requests of this process type start on this version from now on. */
+    void activate() {
+        if (activeVersion != null) activeVersion.set(pid);
+    }
+
+    QName type() {
+        return type;
+    }
 
     @Override
     public List<File> getFiles() {

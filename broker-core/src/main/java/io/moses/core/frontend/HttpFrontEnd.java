@@ -31,6 +31,8 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final Server jetty;
     private final ServletContextHandler context;
     private final Bus bus;
+    /** The management services (/manage/...) on their own bus: their paths never mix with composites'. */
+    private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
 
     /**
@@ -59,6 +61,15 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
+        managementBus = BusFactory.newInstance().createBus();
+        managementBus.setProperty("faultStackTraceEnabled", "false");
+        managementBus.setProperty("exceptionMessageCauseEnabled", "false");
+        CXFNonSpringServlet manage = new CXFNonSpringServlet();
+        manage.setBus(managementBus);
+        ServletHolder manageHolder = new ServletHolder("manage", manage);
+        manageHolder.setInitParameter("hide-service-list-page", "true");
+        manageHolder.setInitOrder(1);
+        context.addServlet(manageHolder, "/manage/*");
         context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
@@ -94,6 +105,33 @@ public final class HttpFrontEnd implements AutoCloseable {
         log.info("serving {} at /services{}", service.service().getLocalPart(), service.path());
     }
 
+    /** Stops serving a composite's provided service (its unit was undeployed). */
+    public void unpublish(ProvidedService service) {
+        for (EndpointImpl ep : List.copyOf(endpoints)) {
+            if (service.path().equals(ep.getAddress()) && ep.getBus() == bus) {
+                ep.stop();
+                endpoints.remove(ep);
+                log.info("no longer serving {} at /services{}", service.service().getLocalPart(), service.path());
+            }
+        }
+    }
+
+    /**
+     * Serves a WSDL-first management service at {@code /manage<path>}, its WSDL (the one given,
+     * with this address) at {@code ?wsdl}. Requests are validated against the WSDL's schema, so
+     * a missing or mistyped element is a fault before the implementation runs.
+     */
+    public void publishManagement(String path, Object implementor, String wsdlLocation, QName service, QName port) {
+        EndpointImpl ep = new EndpointImpl(managementBus, implementor);
+        ep.setWsdlLocation(wsdlLocation);
+        ep.setServiceName(service);
+        ep.setEndpointName(port);
+        ep.getProperties().put("schema-validation-enabled", "true");
+        ep.publish(path);
+        endpoints.add(ep);
+        log.info("serving {} at /manage{}", service.getLocalPart(), path);
+    }
+
     @Override
     public void close() {
         // Jetty first: requests in flight finish on live endpoints (graceful stop)
@@ -110,5 +148,6 @@ public final class HttpFrontEnd implements AutoCloseable {
             }
         }
         bus.shutdown(false);
+        managementBus.shutdown(false);
     }
 }

@@ -1,0 +1,224 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Process management over the admin API: a zipped deployment unit is deployed, hostile and
+ * broken bundles are refused with nothing applied, a new version is deployed under load with
+ * zero failed requests (running ones finish on the old version, new ones start on the new),
+ * and the unit is undeployed.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ProcessManagementTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final Path UNIT = Path.of("src/test/resources/processes/echo-pair");
+    @TempDir static Path work;
+    static EchoPartner partner;
+    static Broker broker;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
+                "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
+        partner = new EchoPartner(20);
+        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:processes")
+                .withAdaptation(Adaptation.off().withOptimizer(true, "auto")).withMaxBodyBytes(256 * 1024)
+                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")));
+        broker = new Broker(config);
+        broker.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) broker.close();
+        if (partner != null) partner.close();
+    }
+
+    /** The unit's files, with replacements applied to the .bpel. */
+    static Map<String, byte[]> unit(String from, String to) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        try (var list = Files.list(UNIT)) {
+            for (Path f : list.sorted().toList()) {
+                String text = Files.readString(f);
+                if (f.toString().endsWith(".bpel") && from != null) text = text.replace(from, to);
+                files.put(f.getFileName().toString(), text.getBytes());
+            }
+        }
+        return files;
+    }
+
+    static byte[] zip(Map<String, byte[]> files) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(out)) {
+            for (var e : files.entrySet()) {
+                z.putNextEntry(new ZipEntry(e.getKey()));
+                z.write(e.getValue());
+                z.closeEntry();
+            }
+        }
+        return out.toByteArray();
+    }
+
+    static HttpResponse<String> admin(String method, String path, byte[] body, String user, String password) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + path)).method(method,
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (user != null) b.header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes()));
+        return HTTP.send(b.header("Content-Type", "application/zip").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> operator(String method, String path, byte[] body) throws Exception {
+        return admin(method, path, body, "olga", "olga-secret");
+    }
+
+    static String state() {
+        return broker.deployments().stream().map(d -> d.name() + "@" + d.dir().getFileName()).toList() + " models "
+                + broker.knowledgeBase().compositeServices().stream().map(c -> c.name()).toList() + " plan " + broker.planVersion();
+    }
+
+    static void refused(int status, String reason, HttpResponse<String> r, String before) {
+        assertEquals(status, r.statusCode(), r.body());
+        assertTrue(r.body().contains(reason), "expected '" + reason + "' in [" + r.body() + "] " + r.headers().map());
+        assertEquals(before, state(), "a refused call changes nothing");
+    }
+
+    @Test
+    @Order(1)
+    void deploysAZippedUnitAndServesIt() throws Exception {
+        HttpResponse<String> r = operator("POST", "/admin/processes/echo-pair", zip(unit(null, null)));
+        assertEquals(201, r.statusCode(), r.body());
+        assertTrue(r.body().contains("/services/EchoPairService"), r.body());
+        HttpResponse<String> call = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
+        assertEquals(200, call.statusCode(), call.body());
+        assertTrue(call.body().contains("kb via /left"), call.body());
+        assertTrue(broker.knowledgeBase().compositeService("EchoPair").isPresent(), "the behavioral model is stored");
+        assertTrue(operator("GET", "/admin/processes", null).body().contains("\"echo-pair\""));
+    }
+
+    @Test
+    @Order(2)
+    void badBundlesAreRefusedAndChangeNothing() throws Exception {
+        String before = state();
+        refused(409, "is deployed", operator("POST", "/admin/processes/echo-pair", zip(unit(null, null))), before);
+        refused(400, "not a zip", operator("POST", "/admin/processes/other", "this is not a zip".getBytes()), before);
+        refused(400, "not a zip of a deployment unit", operator("POST", "/admin/processes/other", new byte[0]), before);
+        Map<String, byte[]> evil = unit(null, null);
+        evil.put("../evil.txt", "x".getBytes());
+        refused(400, "contains '..'", operator("POST", "/admin/processes/other", zip(evil)), before);
+        assertFalse(Files.exists(work.resolve("uploads").resolve("evil.txt")));
+        Map<String, byte[]> absolute = unit(null, null);
+        absolute.put("/tmp/moses-absolute.txt", "x".getBytes());
+        refused(400, "absolute path", operator("POST", "/admin/processes/other", zip(absolute)), before);
+        assertFalse(Files.exists(Path.of("/tmp/moses-absolute.txt")));
+        Map<String, byte[]> noDescriptor = unit(null, null);
+        noDescriptor.remove("deploy.xml");
+        refused(400, "no deploy.xml", operator("POST", "/admin/processes/other", zip(noDescriptor)), before);
+        HttpResponse<String> invalid = operator("POST", "/admin/processes/other",
+                zip(unit("<receive name=\"start\" partnerLink=\"client\" operation=\"pair\" variable=\"input\"",
+                        "<receive name=\"start\" partnerLink=\"client\" operation=\"pair\" variable=\"undeclared\"")));
+        refused(400, "invalid BPEL", invalid, before);
+        assertTrue(invalid.body().contains("undeclared"), "ODE's compiler message names the problem: " + invalid.body());
+        refused(413, "larger than the limit", operator("POST", "/admin/processes/other", new byte[512 * 1024]), before);
+        refused(400, "process bundle name", operator("POST", "/admin/processes/a%20b", zip(unit(null, null))), before);
+        refused(404, "no deployed unit 'ghost'", operator("PUT", "/admin/processes/ghost", zip(unit(null, null))), before);
+        refused(404, "no deployed unit 'ghost'", operator("DELETE", "/admin/processes/ghost", null), before);
+        refused(403, "not an operator", admin("POST", "/admin/processes/other", zip(unit(null, null)), "alice", "alice-secret"), before);
+        refused(401, "authentication required", admin("DELETE", "/admin/processes/echo-pair", null, null, null), before);
+    }
+
+    @Test
+    @Order(3)
+    void redeploysANewVersionUnderLoadWithZeroFailedRequests() throws Exception {
+        byte[] v2 = zip(unit("<copy><from>$input.parameters/tns:text</from><to>$leftIn.parameters/pt:text</to></copy>",
+                "<copy><from>concat('v2:', $input.parameters/tns:text)</from><to>$leftIn.parameters/pt:text</to></copy>"));
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger failures = new AtomicInteger();
+        AtomicInteger ok = new AtomicInteger();
+        AtomicInteger onV2 = new AtomicInteger();
+        List<String> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> clients = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Thread t = new Thread(() -> {
+                while (running.get()) {
+                    try {
+                        HttpResponse<String> r = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
+                        if (r.statusCode() != 200) {
+                            failures.incrementAndGet();
+                            failed.add(r.body());
+                        } else {
+                            ok.incrementAndGet();
+                            if (r.body().contains("v2:kb")) onV2.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        failures.incrementAndGet();
+                        failed.add(e.toString());
+                    }
+                }
+            });
+            t.start();
+            clients.add(t);
+        }
+        try {
+            long until = System.currentTimeMillis() + 30_000; // a busy machine: wait for the load to run, not a fixed time
+            while (ok.get() < 10 && System.currentTimeMillis() < until) Thread.sleep(50);
+            assertEquals(0, onV2.get());
+            int beforeRedeploy = ok.get();
+            HttpResponse<String> r = operator("PUT", "/admin/processes/echo-pair", v2);
+            assertEquals(200, r.statusCode(), r.body());
+            assertTrue(beforeRedeploy > 0, "load ran before the redeploy");
+            // from the reply on, new requests run the new version
+            HttpResponse<String> after = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
+            assertEquals(200, after.statusCode(), after.body());
+            assertTrue(after.body().contains("v2:kb"), after.body());
+            int atSwitch = ok.get();
+            until = System.currentTimeMillis() + 30_000;
+            while (ok.get() < atSwitch + 10 && System.currentTimeMillis() < until) Thread.sleep(50);
+        } finally {
+            running.set(false);
+            for (Thread t : clients) t.join(10_000);
+        }
+        assertEquals(0, failures.get(), "failed requests during the redeploy: " + failed.stream().limit(3).toList());
+        assertTrue(onV2.get() > 0, "requests after the redeploy ran on the new version");
+        assertTrue(ok.get() > onV2.get(), "requests before it ran on the old one");
+    }
+
+    @Test
+    @Order(4)
+    void undeploysTheUnit() throws Exception {
+        HttpResponse<String> r = operator("DELETE", "/admin/processes/echo-pair", null);
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(broker.deployments().isEmpty());
+        assertTrue(broker.knowledgeBase().compositeService("EchoPair").isEmpty(), "the behavioral model is gone");
+        HttpResponse<String> call = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
+        assertTrue(call.statusCode() == 404 || call.statusCode() == 500, call.statusCode() + " " + call.body());
+        // and it can be deployed again under the same name
+        assertEquals(201, operator("POST", "/admin/processes/echo-pair", zip(unit(null, null))).statusCode());
+        assertEquals(200, BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret").statusCode());
+    }
+}

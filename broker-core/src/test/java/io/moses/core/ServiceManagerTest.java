@@ -1,0 +1,274 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.model.ConcreteService;
+import io.moses.sla.wsdl.services.AddService;
+import io.moses.sla.wsdl.services.ChangeResponse;
+import io.moses.sla.wsdl.services.ListServices;
+import io.moses.sla.wsdl.services.ListServicesResponse;
+import io.moses.sla.wsdl.services.ProviderSla;
+import io.moses.sla.wsdl.services.RemoveService;
+import io.moses.sla.wsdl.services.ServiceFault_Exception;
+import io.moses.sla.wsdl.services.ServiceManagerPort;
+import io.moses.sla.wsdl.services.ServiceManagerService;
+import io.moses.sla.wsdl.services.UpdateService;
+import jakarta.xml.ws.BindingProvider;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Service Manager, over SOAP through the wsdl2java-generated client and as JSON in the
+ * admin API: every change re-planned before the reply, removing a used service under load moves
+ * its traffic before the call returns with no failed request, refusals change nothing.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ServiceManagerTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir static Path work;
+    static EchoPartner partner;
+    static Broker broker;
+    static String base;
+    static ServiceManagerService service;
+
+    @BeforeAll
+    static void start() throws Exception {
+        io.moses.sla.ManagementClients.useJdkXPath();
+        Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
+                "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
+        partner = new EchoPartner(5);
+        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:service-manager")
+                .withAdaptation(Adaptation.off().withOptimizer(true, "auto"))
+                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
+                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
+        broker = new Broker(config);
+        broker.start();
+        base = "http://127.0.0.1:" + broker.port();
+        service = new ServiceManagerService(new URL(base + "/manage/services?wsdl"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) broker.close();
+        if (partner != null) partner.close();
+    }
+
+    static ServiceManagerPort client(String user, String password) {
+        ServiceManagerPort port = service.getServiceManagerPort();
+        if (user != null) {
+            ((BindingProvider) port).getRequestContext().put(BindingProvider.USERNAME_PROPERTY, user);
+            ((BindingProvider) port).getRequestContext().put(BindingProvider.PASSWORD_PROPERTY, password);
+        }
+        return port;
+    }
+
+    static ServiceManagerPort operator() {
+        return client("olga", "olga-secret");
+    }
+
+    static io.moses.sla.wsdl.services.ConcreteService service(String name, String task, String endpoint, double availability) {
+        var s = new io.moses.sla.wsdl.services.ConcreteService();
+        s.setName(name);
+        s.setComposite("EchoPair");
+        s.setTask(task);
+        s.setEndpoint(endpoint);
+        ProviderSla sla = new ProviderSla();
+        sla.setResponseTime(0.1);
+        sla.setAvailability(availability);
+        sla.setCost(1);
+        sla.setMaxRate(100);
+        s.setSla(sla);
+        return s;
+    }
+
+    static AddService add(io.moses.sla.wsdl.services.ConcreteService s) {
+        AddService a = new AddService();
+        a.setService(s);
+        return a;
+    }
+
+    static String state() {
+        return broker.knowledgeBase().concreteServices().stream().map(ConcreteService::toString).toList() + " plan "
+                + broker.knowledgeBase().latestPlanVersion();
+    }
+
+    interface Call {
+        void run() throws Exception;
+    }
+
+    static void refused(String code, String reason, Call call) {
+        String before = state();
+        ServiceFault_Exception f = assertThrows(ServiceFault_Exception.class, call::run);
+        assertEquals(code, f.getFaultInfo().getCode(), f.getFaultInfo().getMessage());
+        assertTrue(f.getFaultInfo().getMessage().contains(reason), f.getFaultInfo().getMessage());
+        assertEquals(before, state(), "a refused call changes nothing");
+    }
+
+    static HttpResponse<String> admin(String method, String path, String body, String user, String password) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).method(method,
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (user != null) b.header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes()));
+        return HTTP.send(b.header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    @Order(1)
+    void listsAndAddsServicesEachReplanned() throws Exception {
+        ListServicesResponse list = operator().listServices(new ListServices());
+        assertEquals(List.of("left-1", "left-2", "right-1"), list.getService().stream().map(s -> s.getName()).toList());
+        assertTrue(list.getService().stream().filter(s -> s.getName().equals("right-1")).findFirst().orElseThrow().isUsed());
+        long plan = broker.planVersion();
+        ChangeResponse added = operator().addService(add(service("left-3", "left.echo", partner.url("/left3"), 0.999)));
+        assertTrue(added.getPlanVersion() > plan, "re-planned: " + added.getMessage());
+        assertEquals(added.getPlanVersion(), broker.planVersion());
+        assertTrue(broker.knowledgeBase().concreteService("left-3").isPresent());
+
+        UpdateService u = new UpdateService();
+        u.setName("left-3");
+        ProviderSla slower = new ProviderSla();
+        slower.setResponseTime(0.5);
+        slower.setAvailability(0.95);
+        slower.setCost(2);
+        slower.setMaxRate(50);
+        u.setSla(slower);
+        ChangeResponse updated = operator().updateService(u);
+        assertTrue(updated.getPlanVersion() > added.getPlanVersion());
+        assertEquals(0.5, broker.knowledgeBase().concreteService("left-3").orElseThrow().sla().responseTime());
+        assertEquals(partner.url("/left3"), updated.getService().getEndpoint(), "the endpoint is unchanged");
+    }
+
+    @Test
+    @Order(2)
+    void badInputIsRefusedPreciselyAndChangesNothing() {
+        refused("UNKNOWN_TASK", "no task EchoPair/middle.echo", () -> operator().addService(add(service("m-1", "middle.echo", partner.url("/m"), 0.9))));
+        refused("INVALID", "task must be partnerLink.operation", () -> operator().addService(add(service("m-1", "echo", partner.url("/m"), 0.9))));
+        refused("INVALID", "endpoint is not a URL", () -> operator().addService(add(service("left-4", "left.echo", "not a url", 0.9))));
+        refused("INVALID", "endpoint must be an http:// or https:// URL", () -> operator().addService(add(service("left-4", "left.echo", "relative/path", 0.9))));
+        refused("INVALID", "endpoint must be an http:// or https:// URL", () -> operator().addService(add(service("left-4", "left.echo", "ftp://h/x", 0.9))));
+        refused("INVALID", "endpoint is not a URL", () -> operator().addService(add(service("left-4", "left.echo", "http://h/a b^", 0.9))));
+        refused("INVALID", "availability must be in (0, 1]", () -> operator().addService(add(service("left-4", "left.echo", partner.url("/l4"), 1.5))));
+        refused("DUPLICATE_SERVICE", "'left-1' already exists", () -> operator().addService(add(service("left-1", "left.echo", partner.url("/l4"), 0.9))));
+        refused("INVALID", "name must be", () -> operator().addService(add(service("../x", "left.echo", partner.url("/l4"), 0.9))));
+        refused("FORBIDDEN", "not an operator", () -> client("alice", "alice-secret").addService(add(service("left-4", "left.echo", partner.url("/l4"), 0.9))));
+        refused("UNAUTHENTICATED", "authentication required", () -> client(null, null).listServices(new ListServices()));
+        refused("UNAUTHENTICATED", "unknown user or wrong password", () -> client("olga", "nope").listServices(new ListServices()));
+        RemoveService ghost = new RemoveService();
+        ghost.setName("ghost");
+        refused("UNKNOWN_SERVICE", "no concrete service 'ghost'", () -> operator().removeService(ghost));
+        UpdateService badEndpoint = new UpdateService();
+        badEndpoint.setName("left-3");
+        badEndpoint.setEndpoint("mailto:x@y");
+        refused("INVALID", "endpoint must be", () -> operator().updateService(badEndpoint));
+        RemoveService last = new RemoveService();
+        last.setName("right-1");
+        refused("LAST_SERVICE", "the only concrete service of EchoPair/right.echo", () -> operator().removeService(last));
+    }
+
+    @Test
+    @Order(3)
+    void removingAUsedServiceUnderLoadMovesItsTrafficBeforeTheCallReturns() throws Exception {
+        String used = ServiceManagerTestSupport.usedLeft(broker);
+        String path = broker.knowledgeBase().concreteService(used).orElseThrow().endpoint().getPath();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger failures = new AtomicInteger();
+        AtomicInteger requests = new AtomicInteger();
+        List<Thread> clients = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Thread t = new Thread(() -> {
+                while (running.get()) {
+                    try {
+                        HttpResponse<String> r = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
+                        requests.incrementAndGet();
+                        if (r.statusCode() != 200) failures.incrementAndGet();
+                    } catch (Exception e) {
+                        failures.incrementAndGet();
+                    }
+                }
+            });
+            t.start();
+            clients.add(t);
+        }
+        try {
+            Thread.sleep(500);
+            RemoveService r = new RemoveService();
+            r.setName(used);
+            ChangeResponse removed = operator().removeService(r);
+            assertTrue(removed.getMessage().contains("traffic moved"), removed.getMessage());
+            assertFalse(broker.knowledgeBase().concreteService(used).isPresent());
+            // from the reply on, no request reaches the removed service
+            for (int i = 0; i < 20; i++) {
+                HttpResponse<String> after = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
+                assertEquals(200, after.statusCode(), after.body());
+                assertFalse(after.body().contains("via " + path + "<"), "request " + i + " went to the removed " + used + ": " + after.body());
+            }
+            Thread.sleep(300);
+        } finally {
+            running.set(false);
+            for (Thread t : clients) t.join(5000);
+        }
+        assertTrue(requests.get() > 10, "load ran: " + requests.get());
+        assertEquals(0, failures.get(), "no request failed while the service was removed (of " + requests.get() + ")");
+    }
+
+    @Test
+    @Order(4)
+    void theAdminApiManagesServicesAsJson() throws Exception {
+        HttpResponse<String> list = admin("GET", "/admin/services", null, "olga", "olga-secret");
+        assertEquals(200, list.statusCode(), list.body());
+        JsonNode services = JSON.readTree(list.body()).path("services");
+        assertTrue(services.size() >= 2, list.body());
+        assertEquals(403, admin("GET", "/admin/services", null, "alice", "alice-secret").statusCode());
+        assertEquals(401, admin("GET", "/admin/services", null, null, null).statusCode());
+
+        String before = state();
+        HttpResponse<String> badJson = admin("POST", "/admin/services", "{\"name\":", "olga", "olga-secret");
+        assertEquals(400, badJson.statusCode(), badJson.body());
+        assertTrue(badJson.body().contains("not JSON"), badJson.body());
+        HttpResponse<String> unknownField = admin("POST", "/admin/services", "{\"nme\":\"x\"}", "olga", "olga-secret");
+        assertEquals(400, unknownField.statusCode());
+        assertTrue(unknownField.body().contains("nme: unknown field"), unknownField.body());
+        String json = "{\"name\":\"left-9\",\"composite\":\"EchoPair\",\"task\":\"TASK\",\"endpoint\":\"" + partner.url("/left9")
+                + "\",\"responseTime\":0.1,\"availability\":AV,\"cost\":1,\"maxRate\":100}";
+        assertEquals(404, admin("POST", "/admin/services", json.replace("TASK", "nope.echo").replace("AV", "0.9"), "olga", "olga-secret").statusCode());
+        HttpResponse<String> badAv = admin("POST", "/admin/services", json.replace("TASK", "left.echo").replace("AV", "0"), "olga", "olga-secret");
+        assertEquals(400, badAv.statusCode());
+        assertTrue(badAv.body().contains("availability"), badAv.body());
+        assertEquals(404, admin("DELETE", "/admin/services/ghost", null, "olga", "olga-secret").statusCode());
+        assertEquals(before, state(), "refusals change nothing");
+
+        long plan = broker.planVersion();
+        HttpResponse<String> created = admin("POST", "/admin/services", json.replace("TASK", "left.echo").replace("AV", "0.99"), "olga", "olga-secret");
+        assertEquals(201, created.statusCode(), created.body());
+        assertTrue(JSON.readTree(created.body()).path("planVersion").asLong() > plan);
+        HttpResponse<String> updated = admin("PUT", "/admin/services/left-9", "{\"maxRate\": 7}", "olga", "olga-secret");
+        assertEquals(200, updated.statusCode(), updated.body());
+        assertEquals(7.0, broker.knowledgeBase().concreteService("left-9").orElseThrow().sla().maxRate());
+        assertEquals(0.99, broker.knowledgeBase().concreteService("left-9").orElseThrow().sla().availability(), "other fields kept");
+        assertEquals(200, admin("DELETE", "/admin/services/left-9", null, "olga", "olga-secret").statusCode());
+        assertTrue(broker.knowledgeBase().concreteService("left-9").isEmpty());
+    }
+}

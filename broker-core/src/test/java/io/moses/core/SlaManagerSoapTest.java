@@ -1,0 +1,358 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.mdal.KnowledgeBase;
+import io.moses.model.User;
+import io.moses.sla.wsdl.sla.Cancel;
+import io.moses.sla.wsdl.sla.ChangeSubscription;
+import io.moses.sla.wsdl.sla.GetClasses;
+import io.moses.sla.wsdl.sla.GetClassesResponse;
+import io.moses.sla.wsdl.sla.ServiceClassOffer;
+import io.moses.sla.wsdl.sla.SlaFault_Exception;
+import io.moses.sla.wsdl.sla.SlaManagerPort;
+import io.moses.sla.wsdl.sla.SlaManagerService;
+import io.moses.sla.wsdl.sla.Subscribe;
+import io.moses.sla.wsdl.sla.SubscriptionResult;
+import jakarta.xml.ws.BindingProvider;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The SLA Manager over SOAP, driven only through the client that CXF wsdl2java generated (in the
+ * sla-manager build) from the WSDL the broker publishes at /manage/sla?wsdl: admission until a
+ * refusal, the counter-offer taken, the race for the last capacity, refusals that change
+ * nothing, and the admitted users' SLAs kept under their load.
+ *
+ * <p>One concrete service per task, 10 req/s each: the broker can admit 10 req/s in total.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SlaManagerSoapTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final String SEED = """
+            composite: EchoPair
+            classes:
+              - {name: gold, maxResponseTime: 1.0, minAvailability: 0.9, maxCost: 10, price: 5}
+              - {name: bronze, maxResponseTime: 3.0, minAvailability: 0.5, maxCost: 10, price: 1}
+            users:
+              - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}
+            services:
+              - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left1", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 10}
+              - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right1", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 10}
+            """;
+    @TempDir static Path work;
+    static EchoPartner partner;
+    static Broker broker;
+    static String base;
+    static SlaManagerService service;
+
+    @BeforeAll
+    static void start() throws Exception {
+        io.moses.sla.ManagementClients.useJdkXPath();
+        Files.writeString(work.resolve("seed.yaml"), SEED);
+        partner = new EchoPartner(5);
+        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:sla-soap")
+                .withAdaptation(Adaptation.off().withOptimizer(true, "auto"))
+                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
+                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
+        broker = new Broker(config);
+        broker.start();
+        base = "http://127.0.0.1:" + broker.port();
+        // the generated service class reads the WSDL the broker publishes
+        service = new SlaManagerService(new URL(base + "/manage/sla?wsdl"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) broker.close();
+        if (partner != null) partner.close();
+    }
+
+    static SlaManagerPort client(String user, String password) {
+        SlaManagerPort port = service.getSlaManagerPort();
+        if (user != null) {
+            ((BindingProvider) port).getRequestContext().put(BindingProvider.USERNAME_PROPERTY, user);
+            ((BindingProvider) port).getRequestContext().put(BindingProvider.PASSWORD_PROPERTY, password);
+        }
+        return port;
+    }
+
+    static SubscriptionResult subscribe(String user, String cls, double rate) throws SlaFault_Exception {
+        Subscribe s = new Subscribe();
+        s.setUser(user);
+        s.setPassword(user + "-password");
+        s.setServiceClass(cls);
+        s.setRate(rate);
+        return client(null, null).subscribe(s).getResult();
+    }
+
+    static SubscriptionResult change(String caller, String target, String cls, Double rate) throws SlaFault_Exception {
+        ChangeSubscription c = new ChangeSubscription();
+        c.setUser(target);
+        c.setServiceClass(cls);
+        c.setRate(rate);
+        return client(caller, caller + "-password").changeSubscription(c).getResult();
+    }
+
+    /** Users with their classes and rates, and the plan version: what a refused call must leave alone. */
+    static String state() {
+        KnowledgeBase kb = broker.knowledgeBase();
+        return kb.users().stream().map(User::toString).toList() + " plan " + kb.latestPlanVersion() + " subscriptions "
+                + kb.subscriptionsVersion();
+    }
+
+    static void refused(String code, String reason, Executable call) {
+        String before = state();
+        SlaFault_Exception f = assertThrows(SlaFault_Exception.class, call::execute);
+        assertEquals(code, f.getFaultInfo().getCode(), f.getFaultInfo().getMessage());
+        assertTrue(f.getFaultInfo().getMessage().contains(reason), f.getFaultInfo().getMessage());
+        assertEquals(before, state(), "a refused call changes nothing");
+    }
+
+    interface Executable {
+        void execute() throws Exception;
+    }
+
+    @Test
+    @Order(1)
+    void thePublishedWsdlIsTheOneTheClientWasGeneratedFrom() throws Exception {
+        String wsdl = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/manage/sla?wsdl")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        for (String op : List.of("GetClasses", "Subscribe", "ChangeSubscription", "Cancel"))
+            assertTrue(wsdl.contains("<wsdl:operation name=\"" + op + "\">"), op);
+        assertTrue(wsdl.contains("location=\"" + base + "/manage/sla\""), "the address is the broker's");
+        GetClassesResponse classes = client(null, null).getClasses(new GetClasses());
+        assertEquals(List.of("bronze", "gold"), classes.getServiceClass().stream().map(ServiceClassOffer::getName).sorted().toList());
+        ServiceClassOffer gold = classes.getServiceClass().stream().filter(k -> k.getName().equals("gold")).findFirst().orElseThrow();
+        assertEquals(1.0, gold.getMaxResponseTime());
+        assertEquals(0.9, gold.getMinAvailability());
+        assertEquals(5.0, gold.getPrice());
+        // 10 req/s per endpoint, every request visits both: about 10 req/s to give away
+        assertTrue(gold.getAdmissibleRate() > 9 && gold.getAdmissibleRate() <= 10.0, "admissible " + gold.getAdmissibleRate());
+    }
+
+    @Test
+    @Order(2)
+    void subscribesUntilAdmissionRefusesAndTheCounterOfferIsAcceptedWhenTaken() throws Exception {
+        long plan = broker.planVersion();
+        List<String> accepted = new ArrayList<>();
+        SubscriptionResult refusal = null;
+        for (int i = 1; i <= 10 && refusal == null; i++) {
+            SubscriptionResult r = subscribe("user" + i, "gold", 3);
+            if (r.isAccepted()) {
+                accepted.add(r.getUser());
+                assertTrue(r.getPlanVersion() > plan, "each acceptance is re-planned: " + r.getPlanVersion());
+                plan = r.getPlanVersion();
+                assertEquals(plan, broker.planVersion(), "the plan in the reply is in force before it returns");
+            } else {
+                refusal = r;
+            }
+        }
+        assertEquals(List.of("user1", "user2", "user3"), accepted, "3 x 3 req/s fit in 10 req/s, a fourth does not");
+        assertNotNull(refusal);
+        assertTrue(broker.knowledgeBase().user("user4").isEmpty(), "a refused user is not stored");
+        assertEquals(plan, refusal.getPlanVersion());
+        assertFalse(refusal.getCounterOffer().isEmpty(), refusal.getReason());
+        var offer = refusal.getCounterOffer().get(0);
+        assertEquals("gold", offer.getServiceClass());
+        assertTrue(offer.getRate() > 0.9 && offer.getRate() <= 1.0, "about 1 req/s is left: " + offer.getRate());
+        assertTrue(broker.knowledgeBase().slaEvents(null, 100).stream().anyMatch(e -> "user4".equals(e.user())), "the refusal is an SLA event");
+
+        SubscriptionResult taken = subscribe("user4", offer.getServiceClass(), offer.getRate());
+        assertTrue(taken.isAccepted(), "the counter-offer is admissible: " + taken.getReason());
+        assertEquals(offer.getRate(), taken.getRate());
+        assertFalse(subscribe("user5", "bronze", 0.5).isAccepted(), "nothing is left, in any class");
+    }
+
+    @Test
+    @Order(3)
+    void concurrentSubscriptionsRacingForTheLastCapacityAdmitOnlyWhatFits() throws Exception {
+        Cancel c = new Cancel();
+        var reply = client("user4", "user4-password").cancel(c);
+        assertEquals("user4", reply.getUser());
+        assertTrue(broker.knowledgeBase().user("user4").isEmpty());
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<SubscriptionResult>> racers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                String name = "racer" + i;
+                racers.add(pool.submit(() -> {
+                    go.await();
+                    return subscribe(name, "gold", 0.6);
+                }));
+            }
+            go.countDown();
+            int won = 0;
+            for (Future<SubscriptionResult> f : racers) if (f.get(60, TimeUnit.SECONDS).isAccepted()) won++;
+            assertEquals(1, won, "about 1 req/s was free: one 0.6 req/s subscription fits, two do not");
+        } finally {
+            pool.shutdownNow();
+        }
+        double total = broker.knowledgeBase().users().stream().mapToDouble(User::rate).sum();
+        assertTrue(total <= 10.0 + 1e-9, "admitted load " + total + " within capacity");
+    }
+
+    @Test
+    @Order(4)
+    void changesAreAdmittedLikeSubscriptions() throws Exception {
+        SubscriptionResult up = change("user1", null, null, 5.0);
+        assertFalse(up.isAccepted(), up.getReason());
+        assertEquals(3.0, up.getRate(), "the subscription in force stays");
+        assertEquals(3.0, broker.knowledgeBase().user("user1").orElseThrow().rate());
+        assertFalse(up.getCounterOffer().isEmpty());
+        assertTrue(up.getCounterOffer().get(0).getRate() < 5.0 && up.getCounterOffer().get(0).getRate() >= 3.0, up.getCounterOffer().get(0).getRate() + "");
+
+        SubscriptionResult down = change("user1", null, "bronze", 2.0);
+        assertTrue(down.isAccepted(), down.getReason());
+        assertEquals("bronze", broker.knowledgeBase().user("user1").orElseThrow().serviceClass());
+        assertEquals(2.0, broker.knowledgeBase().user("user1").orElseThrow().rate());
+        assertEquals(broker.planVersion(), down.getPlanVersion());
+        // an operator may change another user's subscription
+        SubscriptionResult byOperator = client("olga", "olga-secret").changeSubscription(with("user2", null, 2.5)).getResult();
+        assertTrue(byOperator.isAccepted(), byOperator.getReason());
+        assertEquals(2.5, broker.knowledgeBase().user("user2").orElseThrow().rate());
+    }
+
+    static ChangeSubscription with(String user, String cls, Double rate) {
+        ChangeSubscription c = new ChangeSubscription();
+        c.setUser(user);
+        c.setServiceClass(cls);
+        c.setRate(rate);
+        return c;
+    }
+
+    @Test
+    @Order(5)
+    void badInputIsRefusedPreciselyAndChangesNothing() {
+        refused("INVALID", "rate must be a number from 0", () -> subscribe("neg", "gold", -1));
+        refused("INVALID", "rate must be a number from 0", () -> subscribe("nan", "gold", Double.NaN));
+        refused("INVALID", "rate must be a number from 0", () -> subscribe("huge", "gold", 1e12));
+        refused("INVALID", "rate must be a number from 0", () -> subscribe("inf", "gold", Double.POSITIVE_INFINITY));
+        refused("UNKNOWN_CLASS", "no service class 'platinum'", () -> subscribe("plat", "platinum", 1));
+        refused("DUPLICATE_USER", "user 'user2' already exists", () -> subscribe("user2", "gold", 0.1));
+        refused("INVALID", "user must be", () -> subscribe("../etc", "gold", 0.1));
+        refused("INVALID", "password must be", () -> {
+            Subscribe s = new Subscribe();
+            s.setUser("shorty");
+            s.setPassword("x");
+            s.setServiceClass("gold");
+            s.setRate(0.1);
+            client(null, null).subscribe(s);
+        });
+        refused("FORBIDDEN", "may change only its own subscription", () -> change("user2", "user3", null, 0.1));
+        refused("FORBIDDEN", "may change only its own subscription", () -> {
+            Cancel c = new Cancel();
+            c.setUser("user3");
+            client("user2", "user2-password").cancel(c);
+        });
+        refused("UNAUTHENTICATED", "unknown user or wrong password", () -> client("user2", "wrong-password").changeSubscription(with(null, null, 0.1)));
+        refused("UNAUTHENTICATED", "authentication required", () -> client(null, null).cancel(new Cancel()));
+        refused("UNKNOWN_CLASS", "no service class 'platinum'", () -> change("user2", null, "platinum", null));
+        refused("INVALID", "rate must be", () -> change("user2", null, null, -3.0));
+        refused("UNKNOWN_USER", "no user 'ghost'", () -> client("olga", "olga-secret").changeSubscription(with("ghost", null, 1.0)));
+    }
+
+    @Test
+    @Order(6)
+    void admittedClassesKeepTheirSlasUnderTheirLoad() throws Exception {
+        List<User> users = broker.knowledgeBase().users().stream().filter(u -> u.rate() > 0).toList();
+        assertTrue(users.size() >= 4, users.toString());
+        String plan = OperatorRoleTest.get(broker.port(), "/admin/plan", "olga", "olga-secret").body();
+        assertTrue(plan.contains("\"atRisk\" : [ ]"), "the plan keeps every SLA: " + plan);
+        AtomicInteger failures = new AtomicInteger();
+        Map<String, List<Double>> seconds = new java.util.concurrent.ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newFixedThreadPool(users.size());
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (User u : users) {
+                runs.add(pool.submit((Callable<Void>) () -> {
+                    long period = (long) (1e9 / u.rate());
+                    long next = System.nanoTime();
+                    for (int i = 0; i < Math.max(4, (int) (u.rate() * 4)); i++) { // about 4 s at the agreed rate
+                        long wait = next - System.nanoTime();
+                        if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        next += period;
+                        long t0 = System.nanoTime();
+                        HttpResponse<String> r = BrokerKnowledgeBaseTest.call(broker.port(), u.name(),
+                                u.name().equals("olga") ? "olga-secret" : u.name() + "-password");
+                        double s = (System.nanoTime() - t0) / 1e9;
+                        if (r.statusCode() != 200) failures.incrementAndGet();
+                        seconds.computeIfAbsent(u.serviceClass(), k -> java.util.Collections.synchronizedList(new ArrayList<>())).add(s);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : runs) f.get(60, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(0, failures.get(), "every request of an admitted user succeeds");
+        Map<String, Double> rMax = Map.of("gold", 1.0, "bronze", 3.0);
+        seconds.forEach((cls, list) -> {
+            double mean = list.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+            assertTrue(mean < rMax.get(cls), cls + ": mean response time " + mean + " s within R_max " + rMax.get(cls));
+        });
+    }
+
+    /** Runs a command-line client in its own JVM (a few runs: each loads CXF): exit code and output. */
+    static Map.Entry<Integer, String> cli(String mainClass, Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), mainClass));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().remove("MOSES_USER");
+        pb.environment().remove("MOSES_PASSWORD");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        return Map.entry(p.exitValue(), out);
+    }
+
+    @Test
+    @Order(7)
+    void theCommandLineClientsSpeakTheSameOperations() throws Exception {
+        String sla = "io.moses.sla.cli.SlaCommand", services = "io.moses.sla.cli.ServicesCommand";
+        var help = cli(sla, Map.of(), "--help");
+        assertEquals(0, help.getKey());
+        assertTrue(help.getValue().contains("usage: moses sla"), help.getValue());
+        var tooMuch = cli(sla, Map.of("MOSES_PASSWORD", "cli-user-password"), "subscribe", "--broker", base, "--user", "cliuser",
+                "--class", "gold", "--rate", "100");
+        assertEquals(1, tooMuch.getKey(), tooMuch.getValue());
+        assertTrue(tooMuch.getValue().contains("rejected") && tooMuch.getValue().contains("counter-offer"), tooMuch.getValue());
+        assertTrue(broker.knowledgeBase().user("cliuser").isEmpty());
+        var lower = cli(sla, Map.of("MOSES_USER", "user2", "MOSES_PASSWORD", "user2-password"), "change", "--broker", base, "--rate", "2");
+        assertEquals(0, lower.getKey(), lower.getValue());
+        assertTrue(lower.getValue().contains("accepted"), lower.getValue());
+        assertEquals(2.0, broker.knowledgeBase().user("user2").orElseThrow().rate());
+        var list = cli(services, Map.of("MOSES_USER", "olga", "MOSES_PASSWORD", "olga-secret"), "list", "--broker", base);
+        assertEquals(0, list.getKey(), list.getValue());
+        assertTrue(list.getValue().contains("left-1") && list.getValue().contains("right-1"), list.getValue());
+    }
+}

@@ -1,0 +1,214 @@
+package io.moses.sla;
+
+import io.moses.mdal.KnowledgeBase;
+import io.moses.mdal.KnowledgeBaseException;
+import io.moses.model.ConcreteService;
+import io.moses.model.PayloadMapping;
+import io.moses.model.Plan;
+import io.moses.model.ProviderSla;
+import io.moses.model.TaskRef;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Service Manager: operators add, update and remove concrete services. Every change is
+ * stored through MDAL and re-planned before the call returns; a service the plan uses is
+ * removed only after a plan without it is in force on this replica (its traffic has moved).
+ * A change whose re-plan fails is undone: the knowledge base is as before the call.
+ */
+public final class ServiceManager {
+    private static final Logger log = LoggerFactory.getLogger(ServiceManager.class);
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    /** A concrete service and whether the plan in force sends it traffic. */
+    public record Listed(ConcreteService service, boolean used) {}
+
+    /** The outcome of a change: the service as stored (null after a removal) and the plan in force. */
+    public record Change(ConcreteService service, long planVersion, String message) {}
+
+    private final KnowledgeBase kb;
+    private final Planning planning;
+    /** One change at a time on this replica: a removal's two steps must not interleave with an add. */
+    private final Object changes = new Object();
+
+    public ServiceManager(KnowledgeBase kb, Planning planning) {
+        this.kb = kb;
+        this.planning = planning;
+    }
+
+    public List<Listed> list(String composite) {
+        Set<String> used = used(planning.current());
+        List<ConcreteService> all = call(kb::concreteServices);
+        return all.stream().filter(s -> composite == null || composite.isBlank() || s.task().composite().equals(composite))
+                .map(s -> new Listed(s, used.contains(s.name()))).toList();
+    }
+
+    public long planVersion() {
+        Plan p = planning.current();
+        return p == null ? 0 : p.version();
+    }
+
+    public Change add(ConcreteService s) {
+        if (s.name() == null || !NAME.matcher(s.name()).matches())
+            throw new SlaException(SlaException.Code.INVALID, "name must be 1 to 100 letters, digits, '.', '_' or '-', was '" + s.name() + "'");
+        checkEndpoint(s.endpoint());
+        synchronized (changes) {
+            if (!call(kb::tasks).contains(s.task()))
+                throw new SlaException(SlaException.Code.UNKNOWN_TASK, "no task " + s.task() + " (tasks: " + call(kb::tasks) + ")");
+            if (call(() -> kb.concreteService(s.name())).isPresent())
+                throw new SlaException(SlaException.Code.DUPLICATE_SERVICE, "concrete service '" + s.name() + "' already exists");
+            try {
+                kb.addConcreteService(s);
+            } catch (KnowledgeBaseException e) {
+                throw translate(e);
+            }
+            Planning.Replanned p = replanOrUndo("concrete service " + s.name() + " added for " + s.task(), Set.of(),
+                    () -> kb.removeConcreteService(s.name()));
+            log.info("concrete service added: {} for {} at {}, plan {}", s.name(), s.task(), s.endpoint(), p.version());
+            return new Change(s, p.version(), note(p));
+        }
+    }
+
+    /** Changes a service's endpoint, SLA and/or mapping (null: unchanged). */
+    public Change update(String name, URI endpoint, ProviderSla sla, PayloadMapping mapping) {
+        if (endpoint != null) checkEndpoint(endpoint);
+        synchronized (changes) {
+            ConcreteService before = existing(name);
+            ConcreteService after = new ConcreteService(name, before.task(), endpoint == null ? before.endpoint() : endpoint,
+                    sla == null ? before.sla() : sla, mapping == null ? before.mapping() : mapping);
+            try {
+                kb.updateConcreteService(name, s -> after);
+            } catch (KnowledgeBaseException e) {
+                throw translate(e);
+            }
+            Planning.Replanned p = replanOrUndo("concrete service " + name + " updated", Set.of(), () -> kb.putConcreteService(before));
+            log.info("concrete service updated: {} ({} -> {}), plan {}", name, before.sla(), after.sla(), p.version());
+            return new Change(after, p.version(), note(p));
+        }
+    }
+
+    /** Removes a service; if the plan uses it, a plan without it is put in force first. */
+    public Change remove(String name) {
+        synchronized (changes) {
+            ConcreteService s = existing(name);
+            boolean used = used(planning.current()).contains(name);
+            Planning.Replanned p;
+            try {
+                p = planning.replan("concrete service " + name + " removed", Set.of(name));
+            } catch (RuntimeException e) {
+                throw new SlaException(SlaException.Code.UNAVAILABLE, "cannot re-plan without " + name + " (" + e.getMessage()
+                        + "); nothing was removed");
+            }
+            if (used && (!p.solved() || used(p.plan()).contains(name))) {
+                boolean last = call(() -> kb.concreteServices(s.task())).size() <= 1;
+                throw new SlaException(last ? SlaException.Code.LAST_SERVICE : SlaException.Code.UNAVAILABLE,
+                        (last ? "'" + name + "' is the only concrete service of " + s.task() + ": the plan cannot do without it"
+                                : "no plan without '" + name + "': " + p.message()) + "; nothing was removed");
+            }
+            try {
+                kb.removeConcreteService(name);
+            } catch (KnowledgeBaseException e) {
+                throw translate(e);
+            }
+            try {
+                // the replicas' view of the services follows the knowledge base on a new plan version
+                if (p.solved()) p = planning.replan("concrete service " + name + " removed", Set.of());
+            } catch (RuntimeException e) {
+                log.warn("concrete service {} removed; the follow-up re-plan failed: {}", name, e.getMessage());
+            }
+            log.info("concrete service removed: {} ({}), {}plan {}", name, s.task(), used ? "its traffic moved by " : "", p.version());
+            return new Change(null, p.version(), used ? "its traffic moved to the others by plan " + p.version() : note(p));
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private Planning.Replanned replanOrUndo(String why, Set<String> without, Runnable undo) {
+        try {
+            return planning.replan(why, without);
+        } catch (RuntimeException e) {
+            try {
+                undo.run();
+            } catch (RuntimeException u) {
+                log.error("could not undo ({}) after a failed re-plan: {}", why, u.getMessage());
+            }
+            throw new SlaException(SlaException.Code.UNAVAILABLE, "the change could not be planned (" + e.getMessage() + "); it was undone");
+        }
+    }
+
+    private ConcreteService existing(String name) {
+        if (name == null || name.isBlank()) throw new SlaException(SlaException.Code.INVALID, "name must not be empty");
+        return call(() -> kb.concreteService(name))
+                .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + name + "'"));
+    }
+
+    static Set<String> used(Plan plan) {
+        Set<String> out = new HashSet<>();
+        if (plan == null) return out;
+        plan.bindings().values().forEach(shares -> shares.forEach(sh -> {
+            if (sh.fraction() > 0) out.addAll(sh.implementation().members());
+        }));
+        return out;
+    }
+
+    /** Only http(s) URLs with a host: the broker calls them with its SOAP client. */
+    static void checkEndpoint(URI e) {
+        if (e == null || !e.isAbsolute() || e.getHost() == null || !("http".equalsIgnoreCase(e.getScheme()) || "https".equalsIgnoreCase(e.getScheme())))
+            throw new SlaException(SlaException.Code.INVALID, "endpoint must be an http:// or https:// URL with a host, was '" + e + "'");
+    }
+
+    /** Parses an endpoint, refusing anything but an http(s) URL with a host. */
+    public static URI endpoint(String text) {
+        try {
+            URI u = new URI(text == null ? "" : text.strip());
+            checkEndpoint(u);
+            return u;
+        } catch (URISyntaxException e) {
+            throw new SlaException(SlaException.Code.INVALID, "endpoint is not a URL: " + e.getMessage());
+        }
+    }
+
+    /** Builds model values, turning their domain errors into INVALID refusals. */
+    public static <T> T build(java.util.function.Supplier<T> constructor) {
+        try {
+            return constructor.get();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new SlaException(SlaException.Code.INVALID, String.valueOf(e.getMessage()));
+        }
+    }
+
+    /** A task named {@code partnerLink.operation} of a composite. */
+    public static TaskRef task(String composite, String task) {
+        if (composite == null || composite.isBlank()) throw new SlaException(SlaException.Code.INVALID, "composite must not be empty");
+        if (task == null || !task.matches("[^.\\s]+\\.[^.\\s]+"))
+            throw new SlaException(SlaException.Code.INVALID, "task must be partnerLink.operation, was '" + task + "'");
+        return new TaskRef(composite.strip(), task.strip());
+    }
+
+    private static String note(Planning.Replanned p) {
+        return p.solved() ? "re-planned: plan " + p.version() : "plan " + p.version() + " unchanged (" + p.message() + ")";
+    }
+
+    private static SlaException translate(KnowledgeBaseException e) {
+        return switch (e.kind()) {
+            case UNAVAILABLE -> new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
+            case NOT_FOUND -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, e.getMessage());
+            case CONFLICT -> new SlaException(SlaException.Code.DUPLICATE_SERVICE, e.getMessage());
+            default -> new SlaException(SlaException.Code.INVALID, e.getMessage());
+        };
+    }
+
+    private static <T> T call(java.util.function.Supplier<T> c) {
+        try {
+            return c.get();
+        } catch (KnowledgeBaseException e) {
+            throw translate(e);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.moses.sla;
+
+/**
+ * A refused management call: a code a program can test and a message a person can read. The
+ * SOAP endpoints turn it into a fault with both, the JSON API into an HTTP status.
+ */
+public final class SlaException extends RuntimeException {
+
+    public enum Code {
+        /** a value outside its domain, a malformed endpoint, a missing field: HTTP 400 */
+        INVALID(400),
+        UNKNOWN_CLASS(404),
+        UNKNOWN_USER(404),
+        UNKNOWN_TASK(404),
+        UNKNOWN_SERVICE(404),
+        DUPLICATE_USER(409),
+        DUPLICATE_SERVICE(409),
+        /** the plan cannot do without this service (it is the last one of a task): HTTP 409 */
+        LAST_SERVICE(409),
+        /** no credentials, or wrong ones: HTTP 401 */
+        UNAUTHENTICATED(401),
+        /** authenticated but not allowed (another user's subscription, not an operator): HTTP 403 */
+        FORBIDDEN(403),
+        /** other subscription changes kept winning the race: try again; HTTP 409 */
+        BUSY(409),
+        /** the knowledge base or the optimizer cannot answer now: HTTP 503 */
+        UNAVAILABLE(503);
+
+        private final int httpStatus;
+
+        Code(int httpStatus) {
+            this.httpStatus = httpStatus;
+        }
+
+        public int httpStatus() {
+            return httpStatus;
+        }
+    }
+
+    private final Code code;
+
+    public SlaException(Code code, String message) {
+        super(message);
+        this.code = code;
+    }
+
+    public Code code() {
+        return code;
+    }
+}

@@ -1,0 +1,333 @@
+package io.moses.sla;
+
+import io.moses.mdal.KnowledgeBase;
+import io.moses.mdal.KnowledgeBaseException;
+import io.moses.mdal.PasswordHasher;
+import io.moses.model.ConcreteService;
+import io.moses.model.Role;
+import io.moses.model.ServiceClass;
+import io.moses.model.SlaEvent;
+import io.moses.model.User;
+import io.moses.optimizer.AdmissionDecision;
+import io.moses.optimizer.OptimizationEngine;
+import io.moses.optimizer.PlanningInput;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The SLA Manager (model.md section 5): users negotiate their subscription with the broker.
+ * A new subscription or a change is admitted only if the optimizer can still keep every class's
+ * SLA with the extra load; a refusal comes with counter-offers the broker can admit now. An
+ * accepted change is stored through MDAL and re-planned before the reply.
+ *
+ * <p>Races: the decision is made on one version of the subscriptions and stored only if that
+ * version still holds (the knowledge base checks it under a row lock), so two replicas cannot
+ * both hand out the last capacity; the loser decides again.
+ */
+public final class SlaManager {
+    private static final Logger log = LoggerFactory.getLogger(SlaManager.class);
+    /** Above this a rate is a typo, not a subscription. */
+    public static final double MAX_RATE = 1e6;
+    private static final Pattern USER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,99}");
+    private static final int MIN_PASSWORD = 8;
+    private static final int MAX_PASSWORD = 200;
+    private static final int ATTEMPTS = 5;
+
+    /** Whether anybody may subscribe, or only operators (on behalf of new users). */
+    public enum Registration { OPEN, CLOSED }
+
+    /** A class as offered: its SLA and the rate it can still admit now. */
+    public record ClassOffer(ServiceClass serviceClass, double admissibleRate) {}
+
+    /** Another class or a lower rate the broker can admit now. */
+    public record CounterOffer(String serviceClass, double rate) {}
+
+    /**
+     * The outcome of Subscribe or ChangeSubscription.
+     *
+     * @param accepted     whether the change was stored
+     * @param user         the user
+     * @param serviceClass the class in force after the call
+     * @param rate         the rate in force after the call (0 for a refused new user)
+     * @param planVersion  the plan version that serves the subscription
+     * @param reason       one line
+     * @param counterOffers on refusal, what the broker can admit now
+     */
+    public record Subscription(boolean accepted, String user, String serviceClass, double rate, long planVersion, String reason,
+                               List<CounterOffer> counterOffers) {
+        public Subscription {
+            counterOffers = List.copyOf(counterOffers);
+        }
+    }
+
+    private final KnowledgeBase kb;
+    private final OptimizationEngine optimizer;
+    private final Planning planning;
+    private final Registration registration;
+    /** One admission at a time on this replica (across replicas the version check decides). */
+    private final Object admission = new Object();
+
+    public SlaManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning, Registration registration) {
+        this.kb = kb;
+        this.optimizer = optimizer;
+        this.planning = planning;
+        this.registration = registration;
+    }
+
+    public Registration registration() {
+        return registration;
+    }
+
+    /** Every class with its SLA and the rate it can still admit. */
+    public List<ClassOffer> classes() {
+        PlanningInput in = input();
+        double probe = probeRate(in);
+        List<ClassOffer> out = new ArrayList<>();
+        for (ServiceClass k : in.classes()) {
+            AdmissionDecision d = optimizer.admit(in, k.name(), probe);
+            out.add(new ClassOffer(k, d.accepted() ? probe : roundDown(d.maxFeasibleRate())));
+        }
+        return out;
+    }
+
+    public long planVersion() {
+        return planning.current() == null ? 0 : planning.current().version();
+    }
+
+    /**
+     * A new user subscribes to {@code serviceClass} at {@code rate}.
+     *
+     * @param caller the authenticated caller, or null (allowed only while registration is open)
+     */
+    public Subscription subscribe(User caller, String name, String password, String serviceClass, double rate) {
+        if (registration == Registration.CLOSED && (caller == null || !caller.isOperator()))
+            throw new SlaException(caller == null ? SlaException.Code.UNAUTHENTICATED : SlaException.Code.FORBIDDEN,
+                    "registration is closed: an operator subscribes new users");
+        if (name == null || !USER_NAME.matcher(name).matches())
+            throw new SlaException(SlaException.Code.INVALID, "user must be 1 to 100 letters, digits, '.', '_', '@' or '-', "
+                    + "starting with a letter or digit, was '" + name + "'");
+        if (password == null || password.length() < MIN_PASSWORD || password.length() > MAX_PASSWORD)
+            throw new SlaException(SlaException.Code.INVALID, "password must be " + MIN_PASSWORD + " to " + MAX_PASSWORD + " characters");
+        checkRate(rate);
+        ServiceClass k = knownClass(serviceClass);
+        if (lookup(name).isPresent()) throw new SlaException(SlaException.Code.DUPLICATE_USER, "user '" + name + "' already exists");
+        String hash = PasswordHasher.hash(password.toCharArray());
+        for (int attempt = 1; ; attempt++) {
+            synchronized (admission) {
+                long version = kbCall(kb::subscriptionsVersion);
+                PlanningInput in = input();
+                AdmissionDecision d = admit(in, k.name(), rate);
+                if (!d.accepted()) return refused(name, null, 0, k.name(), rate, d, in);
+                try {
+                    kb.subscribe(new User(name, k.name(), rate, hash, Role.USER), version);
+                } catch (KnowledgeBaseException e) {
+                    if (e.kind() == KnowledgeBaseException.Kind.CONFLICT && lookup(name).isPresent())
+                        throw new SlaException(SlaException.Code.DUPLICATE_USER, "user '" + name + "' already exists");
+                    if (retry(e, attempt)) continue;
+                    throw translate(e);
+                }
+                Planning.Replanned p;
+                try {
+                    p = planning.replan("subscription of " + name + ": " + fmt(rate) + " req/s in " + k.name(), Set.of());
+                } catch (RuntimeException e) {
+                    undo(() -> kb.removeUser(name), "subscription of " + name);
+                    throw new SlaException(SlaException.Code.UNAVAILABLE, "the subscription could not be planned (" + e.getMessage()
+                            + "); nothing was stored");
+                }
+                log.info("subscription accepted: {} in {} at {} req/s, plan {}", name, k.name(), fmt(rate), p.version());
+                return new Subscription(true, name, k.name(), rate, p.version(), "accepted; " + d.reason() + planNote(p), List.of());
+            }
+        }
+    }
+
+    /**
+     * Moves a subscription to another class and/or rate (null: unchanged).
+     *
+     * @param target the user to change, or null for the caller; only an operator may name another
+     */
+    public Subscription change(User caller, String target, String serviceClass, Double rate) {
+        User u = subject(caller, target);
+        String cls = serviceClass == null || serviceClass.isBlank() ? u.serviceClass() : knownClass(serviceClass).name();
+        double newRate = rate == null ? u.rate() : rate;
+        checkRate(newRate);
+        for (int attempt = 1; ; attempt++) {
+            synchronized (admission) {
+                long version = kbCall(kb::subscriptionsVersion);
+                User current = lookup(u.name()).orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_USER,
+                        "user '" + u.name() + "' has no subscription"));
+                PlanningInput in = input();
+                // decide with the user's current load taken out, then the new one added
+                PlanningInput without = in.withLoad(current.serviceClass(),
+                        Math.max(0, in.load(current.serviceClass()) - current.rate()));
+                AdmissionDecision d = admit(without, cls, newRate);
+                if (!d.accepted()) return refused(u.name(), current.serviceClass(), current.rate(), cls, newRate, d, without);
+                try {
+                    kb.changeSubscription(u.name(), cls, newRate, version);
+                } catch (KnowledgeBaseException e) {
+                    if (retry(e, attempt)) continue;
+                    throw translate(e);
+                }
+                Planning.Replanned p;
+                try {
+                    p = planning.replan("subscription of " + u.name() + " changed to " + fmt(newRate) + " req/s in " + cls, Set.of());
+                } catch (RuntimeException e) {
+                    undo(() -> kb.changeSubscription(u.name(), current.serviceClass(), current.rate(), kb.subscriptionsVersion()),
+                            "change of " + u.name());
+                    throw new SlaException(SlaException.Code.UNAVAILABLE, "the change could not be planned (" + e.getMessage()
+                            + "); the subscription is as before");
+                }
+                log.info("subscription changed: {} from {} at {} to {} at {} req/s, plan {}", u.name(), current.serviceClass(),
+                        fmt(current.rate()), cls, fmt(newRate), p.version());
+                return new Subscription(true, u.name(), cls, newRate, p.version(), "accepted; " + d.reason() + planNote(p), List.of());
+            }
+        }
+    }
+
+    /** Ends a subscription (the user is removed); returns the plan version in force after. */
+    public long cancel(User caller, String target) {
+        User u = subject(caller, target);
+        synchronized (admission) {
+            boolean removed;
+            try {
+                removed = kb.removeUser(u.name());
+            } catch (KnowledgeBaseException e) {
+                throw translate(e);
+            }
+            if (!removed) throw new SlaException(SlaException.Code.UNKNOWN_USER, "user '" + u.name() + "' has no subscription");
+            Planning.Replanned p;
+            try {
+                p = planning.replan("subscription of " + u.name() + " cancelled", Set.of());
+            } catch (RuntimeException e) {
+                // less load never breaks a plan: the old plan serves until the next re-plan
+                log.warn("cancellation of {} stored; re-plan failed: {}", u.name(), e.getMessage());
+                return planVersion();
+            }
+            log.info("subscription cancelled: {} ({} at {} req/s), plan {}", u.name(), u.serviceClass(), fmt(u.rate()), p.version());
+            return p.version();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** The user a call acts on: the caller, or (for an operator) the one named. */
+    private User subject(User caller, String target) {
+        if (caller == null) throw new SlaException(SlaException.Code.UNAUTHENTICATED, "authentication required: send HTTP Basic credentials");
+        if (target == null || target.isBlank() || target.equals(caller.name())) return caller;
+        if (!caller.isOperator())
+            throw new SlaException(SlaException.Code.FORBIDDEN, "user '" + caller.name() + "' may change only its own subscription, not '"
+                    + target + "'");
+        return lookup(target).orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_USER, "no user '" + target + "'"));
+    }
+
+    private Subscription refused(String user, String currentClass, double currentRate, String cls, double rate, AdmissionDecision d,
+                                 PlanningInput in) {
+        List<CounterOffer> offers = new ArrayList<>();
+        double lower = roundDown(d.maxFeasibleRate());
+        if (lower > 0 && lower < rate) offers.add(new CounterOffer(cls, lower));
+        for (String other : d.otherClassesThatAccept()) offers.add(new CounterOffer(other, rate));
+        String detail = String.format("%s asked %s req/s in %s: %s", user, fmt(rate), cls, d.reason());
+        try {
+            kb.recordSlaEvent(new SlaEvent(Instant.now(), SlaEvent.Kind.REJECTION, cls, user, detail));
+        } catch (KnowledgeBaseException e) {
+            // the log line below keeps it
+        }
+        log.info("subscription refused: {}; counter-offers {}", detail, offers);
+        return new Subscription(false, user, currentClass == null ? cls : currentClass, currentRate, planVersion(), d.reason(), offers);
+    }
+
+    private AdmissionDecision admit(PlanningInput in, String cls, double rate) {
+        try {
+            return optimizer.admit(in, cls, rate);
+        } catch (RuntimeException e) {
+            throw new SlaException(SlaException.Code.UNAVAILABLE, "admission could not be decided: " + e.getMessage());
+        }
+    }
+
+    private PlanningInput input() {
+        try {
+            return planning.input();
+        } catch (KnowledgeBaseException e) {
+            throw translate(e);
+        }
+    }
+
+    /** An upper bound of any class's extra rate: every endpoint's capacity together. */
+    private static double probeRate(PlanningInput in) {
+        Set<String> endpoints = new HashSet<>();
+        double sum = 0;
+        for (ConcreteService s : in.services()) if (endpoints.add(s.endpoint().toString())) sum += s.sla().maxRate();
+        return Math.max(1, roundDown(sum));
+    }
+
+    private ServiceClass knownClass(String name) {
+        if (name == null || name.isBlank()) throw new SlaException(SlaException.Code.INVALID, "serviceClass must not be empty");
+        return kbCall(() -> kb.serviceClass(name)).orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS,
+                "no service class '" + name + "' (classes: " + kbCall(kb::serviceClasses).stream().map(ServiceClass::name).toList() + ")"));
+    }
+
+    private Optional<User> lookup(String name) {
+        return kbCall(() -> kb.user(name));
+    }
+
+    private static void checkRate(double rate) {
+        if (!(rate >= 0) || rate > MAX_RATE)
+            throw new SlaException(SlaException.Code.INVALID, "rate must be a number from 0 to " + fmt(MAX_RATE) + " req/s, was " + rate);
+    }
+
+    private static boolean retry(KnowledgeBaseException e, int attempt) {
+        if (e.kind() != KnowledgeBaseException.Kind.CONFLICT) return false;
+        if (attempt >= ATTEMPTS)
+            throw new SlaException(SlaException.Code.BUSY, "other subscription changes kept coming in; nothing was stored, try again");
+        log.debug("subscriptions changed during admission (attempt {}): deciding again", attempt);
+        return true;
+    }
+
+    private static SlaException translate(KnowledgeBaseException e) {
+        return switch (e.kind()) {
+            case UNAVAILABLE -> new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
+            case NOT_FOUND -> new SlaException(SlaException.Code.UNKNOWN_USER, e.getMessage());
+            case CONFLICT -> new SlaException(SlaException.Code.BUSY, e.getMessage());
+            default -> new SlaException(SlaException.Code.INVALID, e.getMessage());
+        };
+    }
+
+    private static <T> T kbCall(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (KnowledgeBaseException e) {
+            throw translate(e);
+        }
+    }
+
+    private static void undo(Runnable r, String what) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            log.error("could not undo the {} after a failed re-plan: {}", what, e.getMessage());
+        }
+    }
+
+    private static String planNote(Planning.Replanned p) {
+        return p.solved() ? "; served by plan " + p.version() : "; plan " + p.version() + " unchanged (" + p.message() + ")";
+    }
+
+    /** Three significant digits, rounded down: an offer must stay within what was found admissible. */
+    static double roundDown(double x) {
+        if (!(x > 0) || Double.isInfinite(x)) return 0;
+        return new BigDecimal(x).round(new MathContext(3, RoundingMode.DOWN)).doubleValue();
+    }
+
+    static String fmt(double x) {
+        return String.format("%.4g", x);
+    }
+}
