@@ -8,6 +8,7 @@ import io.moses.adaptation.OutcomeLog;
 import io.moses.adaptation.SoapClient;
 import io.moses.adaptation.StaticBinding;
 import io.moses.core.composition.BehavioralModelBuilder;
+import io.moses.core.console.Console;
 import io.moses.core.engine.BpelEngine;
 import io.moses.core.engine.ProvidedService;
 import io.moses.core.frontend.Authenticator;
@@ -57,6 +58,7 @@ public final class Broker implements AutoCloseable {
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
     private FeedbackLoop loop;
+    private BrokerGauges gauges;
 
     public Broker(BrokerConfig config) {
         this.config = config;
@@ -86,9 +88,13 @@ public final class Broker implements AutoCloseable {
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
         http.mount("/health", new HealthServlet(this::health));
-        http.mount("/metrics", new MetricsServlet(metrics));
-        http.filter("/admin/*", new OperatorFilter(authenticator));
-        http.mount("/admin/*", new AdminServlet(binding::plan, kb));
+        gauges = new BrokerGauges(metrics, binding::plan, this::live, knowledge::classes, knowledge::services);
+        http.mount("/metrics", new MetricsServlet(metrics, gauges::refresh));
+        Console console = new Console(authenticator, knowledge::user);
+        http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
+        http.mount("/admin/*", new AdminServlet(binding::plan, kb, operations()));
+        http.filter("/console/*", console.guard());
+        http.mount("/console/*", console.servlet());
         http.start();
         for (Path unit : config.deployments()) deploy(unit);
         camel = new DefaultCamelContext();
@@ -156,6 +162,65 @@ public final class Broker implements AutoCloseable {
         return knowledge.planVersion();
     }
 
+    private LiveView live() {
+        return loop == null ? LiveView.EMPTY : loop.live();
+    }
+
+    /** The monitors an operator may switch off and on: their Camel timer routes. */
+    private static final List<String> MONITOR_ROUTES = List.of("qos-monitor", "ws-monitor");
+
+    /** What the admin API asks of this replica (its console and moses admin act through it). */
+    private AdminOperations operations() {
+        return new AdminOperations() {
+            @Override
+            public LiveView live() {
+                return Broker.this.live();
+            }
+
+            @Override
+            public Map<String, Object> adaptation() {
+                return loop == null ? Map.of() : loop.status();
+            }
+
+            @Override
+            public Map<String, Boolean> monitors() {
+                Map<String, Boolean> m = new LinkedHashMap<>();
+                if (camel == null) return m;
+                for (String id : MONITOR_ROUTES) {
+                    var status = camel.getRouteController().getRouteStatus(id);
+                    if (status != null) m.put(id, status.isStarted());
+                }
+                return m;
+            }
+
+            @Override
+            public void monitor(String name, boolean on) {
+                if (camel == null || !MONITOR_ROUTES.contains(name) || camel.getRoute(name) == null)
+                    throw new IllegalArgumentException("no monitor " + name + " on this broker (monitors: " + monitors().keySet() + ")");
+                try {
+                    if (on) camel.getRouteController().startRoute(name);
+                    else camel.getRouteController().stopRoute(name, 5, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("monitor " + name + " did not " + (on ? "start" : "stop") + ": " + e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void replan(String why) {
+                if (loop == null || !loop.live().optimizer()) throw new IllegalStateException("the optimizer is off on this broker (--optimizer off)");
+                loop.replan(why);
+            }
+
+            @Override
+            public boolean holdOut(String service, boolean out) {
+                // without an optimizer no new plan would follow: the service would keep its traffic
+                if (loop == null || !loop.live().optimizer())
+                    throw new IllegalStateException("taking a service out needs the optimizer, which is off on this broker");
+                return loop.holdOut(service, out);
+            }
+        };
+    }
+
     Map<String, Object> health() {
         Map<String, Object> h = new LinkedHashMap<>();
         boolean up = engine != null && engine.isRunning();
@@ -180,6 +245,7 @@ public final class Broker implements AutoCloseable {
         if (http != null) http.close();
         if (engine != null) engine.close();
         if (kb != null) kb.close();
+        if (gauges != null) gauges.close();
         metrics.close();
         log.info("broker stopped");
     }

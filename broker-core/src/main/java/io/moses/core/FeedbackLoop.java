@@ -58,6 +58,8 @@ final class FeedbackLoop implements AutoCloseable {
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedVisits = new ConcurrentHashMap<>();
     private volatile String lastChange = "none yet";
+    /** Concrete services the operator took out: planned as down until put back in. */
+    private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
 
     FeedbackLoop(KnowledgeBase kb, Knowledge knowledge, OutcomeLog outcomes, Adaptation settings) {
         this.kb = kb;
@@ -181,6 +183,7 @@ final class FeedbackLoop implements AutoCloseable {
         kb.compositeServices().forEach(in::composite);
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
+        heldOut.forEach(in::down);
         ws.down().forEach(in::down);
         Map<String, QosMonitor.ServiceStats> stats = settings.qosMonitor() ? qos.snapshot() : Map.of();
         Instant now = Instant.now();
@@ -232,8 +235,34 @@ final class FeedbackLoop implements AutoCloseable {
                 "down", ws.down(), "lastChange", lastChange);
     }
 
+    /** A re-plan for a reason outside the monitors (this replica took over the optimizer lease). */
+    void replan(String why) {
+        if (optimizer != null) replanner.request(why);
+    }
+
     long solves() {
         return replanner.solves();
+    }
+
+    /**
+     * The operator takes a concrete service out of the plans (it is planned as down until put
+     * back in) or puts it back, and asks for a new plan. False when nothing changed.
+     */
+    boolean holdOut(String service, boolean out) {
+        boolean changed = out ? heldOut.add(service) : heldOut.remove(service);
+        if (changed) replan("operator " + (out ? "took concrete service " + service + " out" : "put concrete service " + service + " back in"));
+        return changed;
+    }
+
+    /** What the monitors see now, for the admin API and the gauges; read-only. */
+    LiveView live() {
+        Map<String, LiveView.Service> services = new java.util.TreeMap<>();
+        qos.snapshot().forEach((name, s) -> services.put(name,
+                new LiveView.Service(s.successes() > 0 ? s.responseTime() : Double.NaN, s.availability(), s.samples())));
+        Map<String, LiveView.ServiceClass> classes = new java.util.TreeMap<>();
+        this.classes.snapshot().forEach((name, c) -> classes.put(name,
+                new LiveView.ServiceClass(c.responseTime(), c.availability(), c.requests())));
+        return new LiveView(services, classes, java.util.Set.copyOf(ws.down()), java.util.Set.copyOf(heldOut), optimizer != null);
     }
 
     @Override
