@@ -55,14 +55,14 @@ final class BrokerGauges implements AutoCloseable {
         new FileDescriptorMetrics().bindTo(registry);
 
         Gauge.builder("moses.plan.version", plan, p -> p.get() == null ? 0 : p.get().version())
-                .description("version of the plan in force (0: none)").register(registry);
+                .description("version of the plan in force (0: none)").strongReference(true).register(registry);
         Gauge.builder("moses.plan.objective", plan, p -> p.get() == null ? Double.NaN : p.get().objective())
-                .description("objective value of the plan in force").register(registry);
+                .description("objective value of the plan in force").strongReference(true).register(registry);
         Gauge.builder("moses.plan.solve", plan, p -> p.get() == null ? Double.NaN : p.get().solveMillis() / 1000)
-                .baseUnit("seconds").description("time the solver took for the plan in force").register(registry);
+                .baseUnit("seconds").description("time the solver took for the plan in force").strongReference(true).register(registry);
         Gauge.builder("moses.plan.age", plan, p -> p.get() == null ? Double.NaN
                         : Duration.between(p.get().created(), Instant.now()).toMillis() / 1000.0)
-                .baseUnit("seconds").description("time since the plan in force was made").register(registry);
+                .baseUnit("seconds").description("time since the plan in force was made").strongReference(true).register(registry);
 
         classResponseTime = MultiGauge.builder("moses.class.response.time").baseUnit("seconds")
                 .description("mean response time of the class's recent composite requests").register(registry);
