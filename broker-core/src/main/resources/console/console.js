@@ -134,7 +134,7 @@ function renderOverview() {
       td(num(c.sla.responseTime, 3), 'num'), td(num(c.sla.availability, 4), 'num'), td(num(c.sla.cost, 2), 'num'),
       td(o ? o.samples : 0, 'num'), td(o ? num(o.responseTime, 3) : '–', 'num'), td(o ? num(o.availability, 4) : '–', 'num'),
       td(badge(c.state)),
-      td(el('button', { class: out ? '' : 'danger', 'data-hold': c.name, onclick: () =>
+      td(el('button', { class: out ? '' : 'quiet', 'data-hold': c.name, onclick: () =>
         confirmed(out ? 'Put ' + c.name + ' back in? The optimizer may plan it again.'
                       : 'Take ' + c.name + ' out? The next plan will not use it until you put it back in.',
           'services/' + encodeURIComponent(c.name) + '/' + (out ? 'in' : 'out'),
@@ -263,6 +263,12 @@ async function refresh() {
     if (slow || planChanged) {
       const [history, events, composites] = await Promise.all([api('plans?n=30'), api('events?n=100'), api('composites')]);
       Object.assign(state, { history, events, composites });
+      // plan changes from the history too, so the plots mark those made before the page opened
+      for (const p of history) {
+        const t = Date.parse(p.created) / 1000;
+        if (!Number.isNaN(t) && !state.planChanges.some(c => c.version === p.version)) state.planChanges.push({ t, version: p.version });
+      }
+      state.planChanges.sort((a, b) => a.t - b.t);
     }
     state.tick++;
     record();
