@@ -55,10 +55,10 @@ public final class Broker implements AutoCloseable {
     private AdaptiveBinding binding;
     private BpelEngine engine;
     private HttpFrontEnd http;
+    private BrokerGauges gauges;
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
     private FeedbackLoop loop;
-    private BrokerGauges gauges;
 
     public Broker(BrokerConfig config) {
         this.config = config;
@@ -125,43 +125,6 @@ public final class Broker implements AutoCloseable {
         return first;
     }
 
-    /**
-     * Deploys a unit, stores the behavioral model of each of its processes (the Composition
-     * Manager's part) and serves its provided services.
-     */
-    public BpelEngine.Deployment deploy(Path unit) {
-        BpelEngine.Deployment d = engine.deploy(unit);
-        for (Path bpel : d.processes().values()) {
-            CompositeService model = BehavioralModelBuilder.build(bpel);
-            kb.putCompositeService(model);
-            composites.put(model.name(), model);
-        }
-        for (ProvidedService s : d.services()) {
-            http.publish(engine, s, config.requestTimeout(), authenticator, timers);
-            services.add(s);
-        }
-        return d;
-    }
-
-
-    public int port() {
-        return http.port();
-    }
-
-    /** Applies a plan published in the knowledge base now, without waiting for the next refresh. */
-    public void refreshNow() {
-        knowledge.refresh();
-    }
-
-    /** How many plans this replica's optimizer has solved. */
-    public long solves() {
-        return loop.solves();
-    }
-
-    public long planVersion() {
-        return knowledge.planVersion();
-    }
-
     private LiveView live() {
         return loop == null ? LiveView.EMPTY : loop.live();
     }
@@ -219,6 +182,43 @@ public final class Broker implements AutoCloseable {
                 return loop.holdOut(service, out);
             }
         };
+    }
+
+    /**
+     * Deploys a unit, stores the behavioral model of each of its processes (the Composition
+     * Manager's part) and serves its provided services.
+     */
+    public BpelEngine.Deployment deploy(Path unit) {
+        BpelEngine.Deployment d = engine.deploy(unit);
+        for (Path bpel : d.processes().values()) {
+            CompositeService model = BehavioralModelBuilder.build(bpel);
+            kb.putCompositeService(model);
+            composites.put(model.name(), model);
+        }
+        for (ProvidedService s : d.services()) {
+            http.publish(engine, s, config.requestTimeout(), authenticator, timers);
+            services.add(s);
+        }
+        return d;
+    }
+
+
+    public int port() {
+        return http.port();
+    }
+
+    /** Applies a plan published in the knowledge base now, without waiting for the next refresh. */
+    public void refreshNow() {
+        knowledge.refresh();
+    }
+
+    /** How many plans this replica's optimizer has solved. */
+    public long solves() {
+        return loop.solves();
+    }
+
+    public long planVersion() {
+        return knowledge.planVersion();
     }
 
     Map<String, Object> health() {

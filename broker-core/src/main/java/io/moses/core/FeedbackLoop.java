@@ -57,9 +57,9 @@ final class FeedbackLoop implements AutoCloseable {
     private final Map<String, Double> assumedResponseTime = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedVisits = new ConcurrentHashMap<>();
-    private volatile String lastChange = "none yet";
     /** Concrete services the operator took out: planned as down until put back in. */
     private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
+    private volatile String lastChange = "none yet";
 
     FeedbackLoop(KnowledgeBase kb, Knowledge knowledge, OutcomeLog outcomes, Adaptation settings) {
         this.kb = kb;
