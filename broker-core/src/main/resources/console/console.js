@@ -137,7 +137,7 @@ function renderOverview() {
       td(el('button', { class: out ? '' : 'quiet', 'data-hold': c.name, onclick: () =>
         confirmed(out ? 'Put ' + c.name + ' back in? The optimizer may plan it again.'
                       : 'Take ' + c.name + ' out? The next plan will not use it until you put it back in.',
-          'services/' + encodeURIComponent(c.name) + '/' + (out ? 'in' : 'out'),
+          'concrete-services/' + encodeURIComponent(c.name) + '/' + (out ? 'in' : 'out'),
           r => (r.changed ? '' : 'Nothing changed: ') + r.service + (r.out ? ' is out of the plans; a new plan is being made.' : ' is back in; a new plan is being made.')) },
         out ? 'Put back in' : 'Take out')));
   }));
@@ -257,7 +257,7 @@ async function refresh() {
   const connection = document.getElementById('connection');
   try {
     const slow = state.tick % 3 === 0;
-    const [status, plan, services, classes] = await Promise.all([api('status'), api('plan'), api('services'), api('classes')]);
+    const [status, plan, services, classes] = await Promise.all([api('status'), api('plan'), api('concrete-services'), api('classes')]);
     const planChanged = !state.plan || state.plan.version !== plan.version;
     Object.assign(state, { status, plan, services, classes });
     if (slow || planChanged) {

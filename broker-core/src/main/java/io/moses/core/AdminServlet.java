@@ -32,10 +32,10 @@ import org.slf4j.LoggerFactory;
  * console and {@code moses plan}/{@code moses admin} show, and the one way they act.
  *
  * <p>Read: {@code GET /admin/plan}, {@code /admin/plans?n=10}, {@code /admin/classes} (with
- * live compliance), {@code /admin/composites}, {@code /admin/services} (with live QoS and
+ * live compliance), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
  * state), {@code /admin/events?n=50} (SLA events), {@code /admin/status} (adaptation and
  * monitors). Act (POST, JSON answer): {@code /admin/replan}, {@code /admin/monitors/NAME/on|off},
- * {@code /admin/services/NAME/out|in}.
+ * {@code /admin/concrete-services/NAME/out|in}.
  */
 final class AdminServlet extends HttpServlet {
     private static final Logger log = LoggerFactory.getLogger(AdminServlet.class);
@@ -69,11 +69,11 @@ final class AdminServlet extends HttpServlet {
                 case "/plans" -> kb.planHistory(count(req, 10)).stream().map(PlanFormat::toTree).toList();
                 case "/classes" -> classes();
                 case "/composites" -> composites();
-                case "/services" -> services();
+                case "/concrete-services" -> services();
                 case "/events" -> events(count(req, 50));
                 case "/status" -> status();
                 default -> throw new Refused(404, "no admin resource " + path
-                        + " (try /admin/plan, /admin/plans?n=10, /admin/classes, /admin/composites, /admin/services, /admin/events, /admin/status)");
+                        + " (try /admin/plan, /admin/plans?n=10, /admin/classes, /admin/composites, /admin/concrete-services, /admin/events, /admin/status)");
             };
             write(res, 200, body);
         } catch (Refused e) {
@@ -104,7 +104,7 @@ final class AdminServlet extends HttpServlet {
                 }
                 log.info("operator {} switched monitor {} {}", operator, parts[2], on ? "on" : "off");
                 body = Map.of("monitor", parts[2], "running", ops.monitors().getOrDefault(parts[2], false));
-            } else if (parts.length == 4 && parts[1].equals("services") && (parts[3].equals("out") || parts[3].equals("in"))) {
+            } else if (parts.length == 4 && parts[1].equals("concrete-services") && (parts[3].equals("out") || parts[3].equals("in"))) {
                 String name = parts[2];
                 if (kb.concreteService(name).isEmpty()) throw new Refused(404, "no concrete service " + name);
                 boolean out = parts[3].equals("out");
@@ -113,7 +113,7 @@ final class AdminServlet extends HttpServlet {
                 body = Map.of("service", name, "out", out, "changed", changed);
             } else {
                 throw new Refused(404, "no admin action " + path
-                        + " (try POST /admin/replan, /admin/monitors/NAME/on|off, /admin/services/NAME/out|in)");
+                        + " (try POST /admin/replan, /admin/monitors/NAME/on|off, /admin/concrete-services/NAME/out|in)");
             }
             write(res, 200, body);
         } catch (Refused e) {

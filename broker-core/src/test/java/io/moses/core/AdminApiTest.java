@@ -103,7 +103,7 @@ class AdminApiTest {
                 JsonNode gold = classes.get(0);
                 assertEquals(30, gold.get("observed").get("requests").asInt(), gold.toString());
                 assertTrue(gold.get("observed").get("responseTimeMet").asBoolean(), gold.toString());
-                JsonNode services = get(port, "/admin/services");
+                JsonNode services = get(port, "/admin/concrete-services");
                 assertEquals(3, services.size());
                 for (JsonNode s : services) assertEquals("up", s.get("state").asText(), s.toString());
                 assertTrue(services.toString().contains("\"observed\""), "live QoS of the called services: " + services);
@@ -122,21 +122,21 @@ class AdminApiTest {
                 // take the service the plan uses for left.echo out: the next plan does without it, then back in
                 String used = planUses(plan, "left-1") ? "left-1" : "left-2";
                 String other = used.equals("left-1") ? "left-2" : "left-1";
-                JsonNode out = post(port, "/admin/services/" + used + "/out", 200);
+                JsonNode out = post(port, "/admin/concrete-services/" + used + "/out", 200);
                 assertTrue(out.get("changed").asBoolean());
                 long v2 = awaitPlanAfter(port, v1);
                 plan = get(port, "/admin/plan");
                 assertFalse(planUses(plan, used), used + " still planned: " + plan);
                 assertTrue(planUses(plan, other), plan.toString());
-                for (JsonNode s : get(port, "/admin/services"))
+                for (JsonNode s : get(port, "/admin/concrete-services"))
                     assertEquals(s.get("name").asText().equals(used) ? "out" : "up", s.get("state").asText(), s.toString());
-                assertFalse(post(port, "/admin/services/" + used + "/out", 200).get("changed").asBoolean(), "already out");
+                assertFalse(post(port, "/admin/concrete-services/" + used + "/out", 200).get("changed").asBoolean(), "already out");
                 assertTrue(send(port, "GET", "/metrics", null, Map.of(), null).body()
                         .contains("moses_concrete_up{composite=\"EchoPair\",service=\"" + used + "\",task=\"left.echo\"} 0.0"));
-                post(port, "/admin/services/" + used + "/in", 200);
+                post(port, "/admin/concrete-services/" + used + "/in", 200);
                 awaitPlanAfter(port, v2);
-                for (JsonNode s : get(port, "/admin/services")) assertEquals("up", s.get("state").asText(), s.toString());
-                post(port, "/admin/services/nosuch/out", 404);
+                for (JsonNode s : get(port, "/admin/concrete-services")) assertEquals("up", s.get("state").asText(), s.toString());
+                post(port, "/admin/concrete-services/nosuch/out", 404);
 
                 // monitors off and on: their routes stop and start
                 assertTrue(get(port, "/admin/status").get("monitors").get("qos-monitor").asBoolean());
