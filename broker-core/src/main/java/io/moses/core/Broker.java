@@ -8,6 +8,7 @@ import io.moses.adaptation.OutcomeLog;
 import io.moses.adaptation.SoapClient;
 import io.moses.adaptation.StaticBinding;
 import io.moses.core.composition.BehavioralModelBuilder;
+import io.moses.core.console.Console;
 import io.moses.core.engine.BpelEngine;
 import io.moses.core.engine.Bundle;
 import io.moses.core.engine.ProvidedService;
@@ -62,6 +63,7 @@ public final class Broker implements AutoCloseable {
     private AdaptiveBinding binding;
     private BpelEngine engine;
     private HttpFrontEnd http;
+    private BrokerGauges gauges;
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
     private FeedbackLoop loop;
@@ -114,9 +116,13 @@ public final class Broker implements AutoCloseable {
         http.mount("/health", new HealthServlet(this::health));
         // liveness: the process answers and its engine runs, whether or not it takes traffic
         http.mount("/health/live", new HealthServlet(() -> Map.of("status", engine.isRunning() ? "UP" : "DOWN", "readiness", state.name())));
-        http.mount("/metrics", new MetricsServlet(metrics));
-        http.filter("/admin/*", new OperatorFilter(authenticator));
-        http.mount("/admin/*", new AdminServlet(binding::plan, kb));
+        gauges = new BrokerGauges(metrics, binding::plan, this::live, knowledge::classes, knowledge::services);
+        http.mount("/metrics", new MetricsServlet(metrics, gauges::refresh));
+        Console console = new Console(authenticator, knowledge::user);
+        http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
+        http.mount("/admin/*", new AdminServlet(binding::plan, kb, operations()));
+        http.filter("/console/*", console.guard());
+        http.mount("/console/*", console.servlet());
         startManagement();
         http.mount("/admin/services", servicesServlet);
         http.mount("/admin/services/*", servicesServlet);
@@ -175,6 +181,65 @@ public final class Broker implements AutoCloseable {
         Map<TaskRef, ConcreteService> first = new LinkedHashMap<>();
         for (ConcreteService s : all) first.putIfAbsent(s.task(), s);
         return first;
+    }
+
+    private LiveView live() {
+        return loop == null ? LiveView.EMPTY : loop.live();
+    }
+
+    /** The monitors an operator may switch off and on: their Camel timer routes. */
+    private static final List<String> MONITOR_ROUTES = List.of("qos-monitor", "ws-monitor");
+
+    /** What the admin API asks of this replica (its console and moses admin act through it). */
+    private AdminOperations operations() {
+        return new AdminOperations() {
+            @Override
+            public LiveView live() {
+                return Broker.this.live();
+            }
+
+            @Override
+            public Map<String, Object> adaptation() {
+                return loop == null ? Map.of() : loop.status();
+            }
+
+            @Override
+            public Map<String, Boolean> monitors() {
+                Map<String, Boolean> m = new LinkedHashMap<>();
+                if (camel == null) return m;
+                for (String id : MONITOR_ROUTES) {
+                    var status = camel.getRouteController().getRouteStatus(id);
+                    if (status != null) m.put(id, status.isStarted());
+                }
+                return m;
+            }
+
+            @Override
+            public void monitor(String name, boolean on) {
+                if (camel == null || !MONITOR_ROUTES.contains(name) || camel.getRoute(name) == null)
+                    throw new IllegalArgumentException("no monitor " + name + " on this broker (monitors: " + monitors().keySet() + ")");
+                try {
+                    if (on) camel.getRouteController().startRoute(name);
+                    else camel.getRouteController().stopRoute(name, 5, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("monitor " + name + " did not " + (on ? "start" : "stop") + ": " + e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void replan(String why) {
+                if (loop == null || !loop.live().optimizer()) throw new IllegalStateException("the optimizer is off on this broker (--optimizer off)");
+                loop.replan(why);
+            }
+
+            @Override
+            public boolean holdOut(String service, boolean out) {
+                // without an optimizer no new plan would follow: the service would keep its traffic
+                if (loop == null || !loop.live().optimizer())
+                    throw new IllegalStateException("taking a service out needs the optimizer, which is off on this broker");
+                return loop.holdOut(service, out);
+            }
+        };
     }
 
     /**
@@ -412,6 +477,7 @@ public final class Broker implements AutoCloseable {
         if (loop != null) loop.close();
         if (engine != null) engine.close();
         if (kb != null) kb.close();
+        if (gauges != null) gauges.close();
         metrics.close();
         state = State.STOPPED;
         log.info("broker stopped");

@@ -77,6 +77,8 @@ final class FeedbackLoop implements AutoCloseable {
     private final Map<String, Double> assumedResponseTime = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
     private final Map<String, Double> assumedVisits = new ConcurrentHashMap<>();
+    /** Concrete services the operator took out: planned as down until put back in. */
+    private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
     private volatile String lastChange = "none yet";
     private final Replicas replicas;
 
@@ -353,6 +355,7 @@ final class FeedbackLoop implements AutoCloseable {
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
         ws.down().forEach(in::down);
+        heldOut.forEach(in::down);
         binding.ejected().forEach(in::down);
         without.forEach(in::down);
         Instant now = Instant.now();
@@ -424,6 +427,27 @@ final class FeedbackLoop implements AutoCloseable {
 
     long solves() {
         return replanner.solves();
+    }
+
+    /**
+     * The operator takes a concrete service out of the plans (it is planned as down until put
+     * back in) or puts it back, and asks for a new plan. False when nothing changed.
+     */
+    boolean holdOut(String service, boolean out) {
+        boolean changed = out ? heldOut.add(service) : heldOut.remove(service);
+        if (changed) replan("operator " + (out ? "took concrete service " + service + " out" : "put concrete service " + service + " back in"));
+        return changed;
+    }
+
+    /** What the monitors see now, for the admin API and the gauges; read-only. */
+    LiveView live() {
+        Map<String, LiveView.Service> services = new java.util.TreeMap<>();
+        qos.snapshot().forEach((name, s) -> services.put(name,
+                new LiveView.Service(s.successes() > 0 ? s.responseTime() : Double.NaN, s.availability(), s.samples())));
+        Map<String, LiveView.ServiceClass> classes = new java.util.TreeMap<>();
+        this.classes.snapshot().forEach((name, c) -> classes.put(name,
+                new LiveView.ServiceClass(c.responseTime(), c.availability(), c.requests())));
+        return new LiveView(services, classes, java.util.Set.copyOf(ws.down()), java.util.Set.copyOf(heldOut), optimizer != null);
     }
 
     @Override

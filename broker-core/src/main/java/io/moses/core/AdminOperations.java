@@ -1,0 +1,27 @@
+package io.moses.core;
+
+import java.util.Map;
+
+/**
+ * What the admin API may ask of the running broker beyond the knowledge base: the monitors'
+ * live view, and the operator's actions. Implemented by {@link Broker}; the console and
+ * {@code moses admin} both go through the admin API, never around it.
+ */
+interface AdminOperations {
+    LiveView live();
+
+    /** The adaptation's state as /health shows it (monitors, optimizer, solves, last change). */
+    Map<String, Object> adaptation();
+
+    /** Each monitor route and whether it runs: {@code qos-monitor}, {@code ws-monitor}. */
+    Map<String, Boolean> monitors();
+
+    /** Starts or stops a monitor; throws IllegalArgumentException for one this broker does not have. */
+    void monitor(String name, boolean on);
+
+    /** Asks the optimizer for a new plan; throws IllegalStateException when the optimizer is off. */
+    void replan(String why);
+
+    /** Takes a concrete service out of the plans or puts it back in; false when nothing changed. */
+    boolean holdOut(String service, boolean out);
+}

@@ -1,0 +1,256 @@
+package io.moses.core.console;
+
+import io.moses.core.frontend.AuthenticationException;
+import io.moses.core.frontend.Authenticator;
+import io.moses.core.frontend.OperatorFilter;
+import io.moses.model.User;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpFilter;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin console at {@code /console/}: static pages (HTML, one script, one stylesheet and
+ * the vendored uPlot) that read and act through the JSON admin API only. Operators log in with
+ * a form ({@code /console/login}); the login gives a session cookie (HttpOnly, SameSite=Strict)
+ * that the console's calls of {@code /admin/*} carry instead of HTTP Basic. Nothing under
+ * {@code /console/} but the login page is served without a session or an operator's HTTP Basic
+ * credentials. The broker mounts {@link #servlet()} and {@link #guard()} at {@code /console/*},
+ * and {@link #admin(Filter)} in front of the admin API.
+ */
+public final class Console {
+    private static final Logger log = LoggerFactory.getLogger(Console.class);
+    static final String COOKIE = "moses_console";
+    /** Cookie-authenticated changes must carry this header: a form on another site cannot set it (CSRF). */
+    static final String ACTION_HEADER = "X-Moses-Console";
+    private static final Pattern RESOURCE = Pattern.compile("[A-Za-z0-9_-]+(/[A-Za-z0-9_.-]+)*\\.(html|js|css|txt|svg)");
+    private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8",
+            "css", "text/css; charset=utf-8", "txt", "text/plain; charset=utf-8", "svg", "image/svg+xml");
+
+    private final Authenticator authenticator;
+    private final Function<String, User> users;
+    private final ConsoleSessions sessions;
+
+    /**
+     * @param authenticator checks an operator's name and password (as HTTP Basic would)
+     * @param users         looks a user up by name, to see that a session's operator still is one
+     */
+    public Console(Authenticator authenticator, Function<String, User> users) {
+        this(authenticator, users, 8 * 3600_000L);
+    }
+
+    Console(Authenticator authenticator, Function<String, User> users, long idleMillis) {
+        this.authenticator = authenticator;
+        this.users = users;
+        this.sessions = new ConsoleSessions(idleMillis, System::nanoTime);
+    }
+
+    /** The operator a request's session cookie belongs to, if the user still exists and is an operator. */
+    User sessionUser(HttpServletRequest req) {
+        String token = token(req);
+        String name = sessions.user(token);
+        if (name == null) return null;
+        User u = users.apply(name);
+        if (u == null || !u.isOperator()) {
+            sessions.close(token);
+            return null;
+        }
+        return u;
+    }
+
+    private static String token(HttpServletRequest req) {
+        Cookie[] cookies = req.getCookies();
+        if (cookies == null) return null;
+        for (Cookie c : cookies) if (COOKIE.equals(c.getName())) return c.getValue();
+        return null;
+    }
+
+    /** The operator of an HTTP Basic header, null without one or when wrong or not an operator. */
+    private User basicOperator(HttpServletRequest req) {
+        String header = req.getHeader("Authorization");
+        if (header == null) return null;
+        try {
+            User u = authenticator.userOf(header);
+            return u != null && u.isOperator() ? u : null;
+        } catch (AuthenticationException e) {
+            return null;
+        }
+    }
+
+    /** Guards {@code /console/*}: the login page for everyone, the rest for operators only. */
+    public Filter guard() {
+        return new HttpFilter() {
+            @Override
+            protected void doFilter(HttpServletRequest req, HttpServletResponse res, FilterChain chain) throws IOException, ServletException {
+                String path = path(req);
+                if (path.equals("/login") || path.equals("/logout")) {
+                    chain.doFilter(req, res);
+                    return;
+                }
+                User u = sessionUser(req);
+                if (u == null) u = basicOperator(req);
+                if (u != null) {
+                    req.setAttribute(OperatorFilter.USER_ATTRIBUTE, u);
+                    chain.doFilter(req, res);
+                    return;
+                }
+                securityHeaders(res);
+                res.setHeader("Cache-Control", "no-store");
+                if (path.isEmpty() || path.equals("/") || path.endsWith(".html")) {
+                    res.sendRedirect("/console/login");
+                } else {
+                    res.setStatus(401);
+                    res.setContentType("text/plain; charset=utf-8");
+                    res.getWriter().write("log in at /console/login first\n");
+                }
+            }
+        };
+    }
+
+    /**
+     * In front of the admin API: a request with a console session is let through as its
+     * operator (a change only with the console's header); any other goes to the operator check.
+     */
+    public Filter admin(Filter operatorCheck) {
+        return new HttpFilter() {
+            @Override
+            protected void doFilter(HttpServletRequest req, HttpServletResponse res, FilterChain chain) throws IOException, ServletException {
+                User u = req.getHeader("Authorization") == null ? sessionUser(req) : null;
+                if (u == null) {
+                    operatorCheck.doFilter(req, res, chain);
+                    return;
+                }
+                if (!req.getMethod().equals("GET") && !req.getMethod().equals("HEAD") && req.getHeader(ACTION_HEADER) == null) {
+                    res.setStatus(403);
+                    res.setContentType("application/json");
+                    res.getWriter().write("{\"error\":\"a console session changes nothing without the " + ACTION_HEADER + " header\"}");
+                    return;
+                }
+                req.setAttribute(OperatorFilter.USER_ATTRIBUTE, u);
+                chain.doFilter(req, res);
+            }
+        };
+    }
+
+    /** Serves the console's pages and the login. */
+    public HttpServlet servlet() {
+        return new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
+                String path = path(req);
+                if (path.isEmpty()) {
+                    res.sendRedirect("/console/");
+                    return;
+                }
+                if (path.equals("/login")) {
+                    loginPage(res, 200, null);
+                    return;
+                }
+                if (path.equals("/logout")) {
+                    res.sendRedirect("/console/login");
+                    return;
+                }
+                String name = path.equals("/") ? "index.html" : path.substring(1);
+                if (!RESOURCE.matcher(name).matches()) {
+                    notFound(res, path);
+                    return;
+                }
+                try (InputStream in = Console.class.getResourceAsStream("/console/" + name)) {
+                    if (in == null) {
+                        notFound(res, path);
+                        return;
+                    }
+                    securityHeaders(res);
+                    res.setContentType(TYPES.get(name.substring(name.lastIndexOf('.') + 1)));
+                    res.setHeader("Cache-Control", name.startsWith("vendor/") ? "private, max-age=86400" : "no-cache");
+                    in.transferTo(res.getOutputStream());
+                }
+            }
+
+            @Override
+            protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
+                String path = path(req);
+                if (path.equals("/logout")) {
+                    sessions.close(token(req));
+                    res.addHeader("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+                    res.sendRedirect("/console/login");
+                    return;
+                }
+                if (!path.equals("/login")) {
+                    res.sendError(405);
+                    return;
+                }
+                String user = req.getParameter("user");
+                String password = req.getParameter("password");
+                if (user == null || user.isBlank() || password == null || password.isEmpty()) {
+                    loginPage(res, 401, "Enter an operator's name and password.");
+                    return;
+                }
+                User u;
+                try {
+                    u = authenticator.userOf("Basic " + Base64.getEncoder().encodeToString(
+                            (user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+                } catch (AuthenticationException e) {
+                    log.info("console login refused for '{}': {}", user, e.getMessage());
+                    loginPage(res, 401, "Unknown user or wrong password.");
+                    return;
+                }
+                if (u == null || !u.isOperator()) {
+                    log.info("console login refused for '{}': not an operator", user);
+                    loginPage(res, 403, "User '" + user + "' is not an operator.");
+                    return;
+                }
+                String token = sessions.open(u.name());
+                res.addHeader("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+                log.info("operator {} logged in to the console", u.name());
+                res.sendRedirect("/console/");
+            }
+        };
+    }
+
+    private static String path(HttpServletRequest req) {
+        return req.getPathInfo() == null ? "" : req.getPathInfo();
+    }
+
+    private static void notFound(HttpServletResponse res, String path) throws IOException {
+        res.setStatus(404);
+        res.setContentType("text/plain; charset=utf-8");
+        res.getWriter().write("no console page " + path + "\n");
+    }
+
+    private static void securityHeaders(HttpServletResponse res) {
+        // uPlot sizes its canvases through style attributes: inline styles yes, inline scripts no
+        res.setHeader("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+        res.setHeader("X-Content-Type-Options", "nosniff");
+        res.setHeader("Referrer-Policy", "no-referrer");
+    }
+
+    private static void loginPage(HttpServletResponse res, int status, String error) throws IOException {
+        securityHeaders(res);
+        res.setStatus(status);
+        res.setHeader("Cache-Control", "no-store");
+        res.setContentType("text/html; charset=utf-8");
+        String page;
+        try (InputStream in = Console.class.getResourceAsStream("/console/login.html")) {
+            page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        res.getWriter().write(page.replace("<!--error-->", error == null ? "" : "<p class=\"error\" id=\"login-error\">" + escape(error) + "</p>"));
+    }
+
+    static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
+    }
+}

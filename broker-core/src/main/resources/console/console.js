@@ -1,0 +1,308 @@
+// The MOSES admin console. Everything it shows comes from the JSON admin API (/admin/*) and
+// everything it does goes through it, as `moses plan` and `moses admin` do. No framework, no
+// build step: plain DOM and uPlot (vendor/).
+'use strict';
+
+// A page that throws is a defect: errors are shown and kept for the browser tests.
+window.mosesErrors = [];
+function recordError(message) {
+  window.mosesErrors.push(message);
+  const box = document.getElementById('errors');
+  if (box) { box.hidden = false; box.textContent = 'Console error: ' + message; }
+}
+window.addEventListener('error', e => recordError(e.message || String(e)));
+window.addEventListener('unhandledrejection', e => recordError(String(e.reason && e.reason.stack || e.reason)));
+
+const PERIOD_MS = 2000;
+const KEEP_SAMPLES = 300;          // 10 minutes at 2 s
+const COLORS = ['#2457a6', '#d1495b', '#2a9d8f', '#edae49', '#6a4c93', '#00798c', '#8d6a9f', '#e76f51', '#3d405b', '#81b29a'];
+
+const state = {
+  page: 'overview',
+  samples: [],                     // {t, services: {name: {rt, a}}, classes: {name: {rt, rmax}}}
+  planChanges: [],                 // {t, version}
+  plan: null, status: null, services: [], classes: [], composites: [], history: [], events: [],
+  tick: 0,
+  charts: {},                      // id -> {plot, key}
+};
+
+class Unauthorized extends Error {}
+class ApiError extends Error {}
+
+async function api(path, options) {
+  const r = await fetch('/admin/' + path, Object.assign({ credentials: 'same-origin', headers: { Accept: 'application/json' } }, options || {}));
+  if (r.status === 401) { location.href = '/console/login'; throw new Unauthorized('session ended'); }
+  let body = {};
+  try { body = await r.json(); } catch (_) { /* not JSON: the status says enough */ }
+  if (!r.ok) throw new ApiError(body.error || ('HTTP ' + r.status));
+  return body;
+}
+
+function act(path, reason) {
+  return api(path, { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Moses-Console': '1' },
+    body: JSON.stringify({ reason: reason || 'from the console' }) });
+}
+
+// ---------- small DOM helpers (text only: names come from the knowledge base) ----------
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('data-')) e.setAttribute(k, v);
+    else if (k === 'style') e.setAttribute('style', v);
+    else e[k] = v;
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+function td(v, cls) { return el('td', cls ? { class: cls } : {}, v); }
+function num(v, digits) { return v === null || v === undefined || Number.isNaN(v) ? '–' : Number(v).toFixed(digits); }
+function badge(text, cls) { return el('span', { class: 'badge ' + (cls || text) }, text); }
+function fill(tableId, rows) {
+  const body = document.querySelector('#' + tableId + ' tbody');
+  body.replaceChildren(...rows);
+}
+function age(seconds) {
+  if (seconds === null || seconds === undefined) return '–';
+  if (seconds < 90) return Math.round(seconds) + ' s';
+  if (seconds < 5400) return Math.round(seconds / 60) + ' min';
+  return (seconds / 3600).toFixed(1) + ' h';
+}
+function notice(text) {
+  const n = document.getElementById('notice');
+  n.hidden = !text;
+  n.textContent = text || '';
+}
+
+// ---------- confirmation of every action ----------
+function confirmAction(text) {
+  const d = document.getElementById('confirm');
+  document.getElementById('confirm-text').textContent = text;
+  return new Promise(resolve => {
+    d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true });
+    d.returnValue = '';
+    d.showModal();
+  });
+}
+
+async function confirmed(question, path, done) {
+  if (!(await confirmAction(question))) return;
+  try {
+    const r = await act(path);
+    notice(done(r));
+    refresh();
+  } catch (e) {
+    if (!(e instanceof Unauthorized)) notice('Refused: ' + e.message);
+  }
+}
+
+// ---------- rendering ----------
+function renderSummary() {
+  const p = state.plan, s = state.status;
+  document.getElementById('plan-version').textContent = p && p.version ? 'v' + p.version : 'none';
+  document.getElementById('plan-objective').textContent = p && p.version ? num(p.objective, 4) : '–';
+  document.getElementById('plan-solver').textContent = p && p.version ? p.solver : (s && s.optimizer) || '–';
+  document.getElementById('plan-age').textContent = s ? age(s.planAgeSeconds) : '–';
+}
+
+function renderOverview() {
+  const s = state.status || {};
+  fill('monitors', Object.entries(s.monitors || {}).map(([name, running]) => el('tr', {},
+    td(name), td(badge(running ? 'running' : 'stopped')),
+    td(el('button', { class: running ? 'quiet' : '', 'data-monitor': name, onclick: () =>
+      confirmed((running ? 'Switch monitor ' + name + ' off?' : 'Switch monitor ' + name + ' on?'),
+        'monitors/' + encodeURIComponent(name) + '/' + (running ? 'off' : 'on'),
+        r => 'Monitor ' + r.monitor + (r.running ? ' is running.' : ' is stopped.')) }, running ? 'Switch off' : 'Switch on')))));
+  document.getElementById('adaptation-detail').textContent =
+    'optimizer ' + (s.optimizer || '–') + ' · ' + (s.solves === undefined ? '–' : s.solves) + ' plans solved here · last change: ' + (s.lastChange || '–');
+
+  fill('composites', state.composites.map(c => el('tr', {}, td(c.name), td(c.tasks.join(', ')))));
+
+  fill('classes', state.classes.map(k => {
+    const o = k.observed;
+    const met = o ? (o.responseTimeMet && o.availabilityMet) : null;
+    return el('tr', { 'data-class': k.name }, td(k.name), td(num(k.maxResponseTime, 3), 'num'), td(num(k.minAvailability, 4), 'num'),
+      td(num(k.maxCost, 2), 'num'), td(num(k.price, 2), 'num'), td(o ? o.requests : 0, 'num'),
+      td(o ? num(o.responseTime, 3) : '–', 'num'), td(o ? num(o.availability, 4) : '–', 'num'),
+      td(met === null ? badge('no data', 'none') : badge(met ? 'met' : 'broken')));
+  }));
+
+  fill('services', state.services.map(c => {
+    const o = c.observed;
+    const out = c.state === 'out';
+    return el('tr', { 'data-service': c.name, 'data-state': c.state }, td(c.name), td(c.composite + ' / ' + c.task), td(el('code', {}, c.endpoint)),
+      td(num(c.sla.responseTime, 3), 'num'), td(num(c.sla.availability, 4), 'num'), td(num(c.sla.cost, 2), 'num'),
+      td(o ? o.samples : 0, 'num'), td(o ? num(o.responseTime, 3) : '–', 'num'), td(o ? num(o.availability, 4) : '–', 'num'),
+      td(badge(c.state)),
+      td(el('button', { class: out ? '' : 'quiet', 'data-hold': c.name, onclick: () =>
+        confirmed(out ? 'Put ' + c.name + ' back in? The optimizer may plan it again.'
+                      : 'Take ' + c.name + ' out? The next plan will not use it until you put it back in.',
+          'concrete-services/' + encodeURIComponent(c.name) + '/' + (out ? 'in' : 'out'),
+          r => (r.changed ? '' : 'Nothing changed: ') + r.service + (r.out ? ' is out of the plans; a new plan is being made.' : ' is back in; a new plan is being made.')) },
+        out ? 'Put back in' : 'Take out')));
+  }));
+
+  const p = state.plan;
+  document.getElementById('plan-detail').textContent = !p || !p.version ? 'No plan yet: every task goes to its first concrete service.'
+    : 'Plan v' + p.version + ', made ' + new Date(p.created).toLocaleString() + ' (' + p.reason + '); objective ' + num(p.objective, 4)
+      + ' by ' + p.solver + ' in ' + num(p.solveMillis, 1) + ' ms.';
+  fill('plan', (p && p.bindings || []).map(b => el('tr', { 'data-binding': b.class + '/' + b.task }, td(b.class), td(b.composite), td(b.task),
+    td(el('div', {}, ...b.shares.map(s => el('div', { class: 'share' },
+      el('span', { class: 'bar', style: 'width:' + Math.max(2, Math.round(s.fraction * 120)) + 'px' }),
+      el('code', {}, s.implementation), ' ' + (s.fraction * 100).toFixed(1) + ' %')))))));
+  fill('predictions', Object.entries(p && p.predictions || {}).map(([k, v]) => el('tr', {}, td(k),
+    td(num(v.responseTime, 3), 'num'), td(num(v.availability, 4), 'num'), td(num(v.cost, 2), 'num'))));
+}
+
+function renderHistory() {
+  const h = state.history;
+  fill('history', h.map((p, i) => {
+    const before = h[i + 1];
+    return el('tr', { 'data-version': p.version }, td('v' + p.version), td(new Date(p.created).toLocaleString()), td(p.reason),
+      td((before ? num(before.objective, 4) : '–') + ' → ' + num(p.objective, 4)), td(p.solver), td(num(p.solveMillis, 1), 'num'),
+      td((p.atRisk || []).map(r => r.class).join(', ') || '–'));
+  }));
+}
+
+function renderEvents() {
+  fill('events', state.events.length ? state.events.map(e => el('tr', {}, td(new Date(e.at).toLocaleString()), td(badge(e.kind, e.kind === 'VIOLATION' ? 'broken' : 'out')),
+    td(e.class || '–'), td(e.user || '–'), td(e.detail || ''))) : [el('tr', {}, el('td', { colSpan: 5 }, 'No SLA events in the last 7 days.'))]);
+}
+
+// ---------- live plots (uPlot) ----------
+function planMarkers() {
+  return {
+    hooks: {
+      draw: [u => {
+        const ctx = u.ctx, [x0, x1] = [u.scales.x.min, u.scales.x.max];
+        ctx.save();
+        ctx.strokeStyle = '#6a4c93'; ctx.fillStyle = '#6a4c93'; ctx.setLineDash([5, 4]); ctx.lineWidth = 1.5 * devicePixelRatio;
+        ctx.font = (11 * devicePixelRatio) + 'px system-ui, sans-serif';
+        for (const c of state.planChanges) {
+          if (c.t < x0 || c.t > x1) continue;
+          const x = Math.round(u.valToPos(c.t, 'x', true));
+          ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
+          ctx.fillText('v' + c.version, x + 3 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+        }
+        ctx.restore();
+      }],
+    },
+  };
+}
+
+function chart(id, container, series, data, yLabel) {
+  const key = series.map(s => s.label).join('|');
+  const width = Math.max(300, container.clientWidth - 10);
+  const existing = state.charts[id];
+  if (existing && existing.key === key) {
+    if (Math.abs(existing.plot.width - width) > 20) existing.plot.setSize({ width, height: 240 });
+    existing.plot.setData(data);
+    return;
+  }
+  if (existing) existing.plot.destroy();
+  container.replaceChildren();
+  const plot = new uPlot({
+    width, height: 240, plugins: [planMarkers()],
+    scales: { x: { time: true } },
+    axes: [{}, { label: yLabel, size: 60 }],
+    series: [{}].concat(series.map((s, i) => Object.assign({ stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false }, s))),
+  }, data, container);
+  state.charts[id] = { plot, key };
+}
+
+function renderPlots() {
+  if (typeof uPlot === 'undefined') return;
+  const xs = state.samples.map(s => s.t);
+  const names = [...new Set(state.services.map(s => s.name))].sort();
+  chart('service-rt', document.getElementById('chart-service-rt'), names.map(n => ({ label: n })),
+    [xs, ...names.map(n => state.samples.map(s => s.services[n] ? s.services[n].rt : null))], 'seconds');
+  chart('service-a', document.getElementById('chart-service-a'), names.map(n => ({ label: n })),
+    [xs, ...names.map(n => state.samples.map(s => s.services[n] ? s.services[n].a : null))], 'availability');
+  const holder = document.getElementById('class-charts');
+  for (const k of state.classes) {
+    const id = 'class-' + k.name;
+    let box = document.getElementById('chart-' + id);
+    if (!box) {
+      box = el('div', { id: 'chart-' + id, class: 'chart' });
+      holder.append(el('div', { class: 'card' }, el('h2', {}, 'Class ' + k.name + ': response time against R_max (s)'), box));
+    }
+    chart(id, box, [{ label: k.name + ' R observed' }, { label: 'R_max', stroke: '#a61b1b', dash: [8, 4], width: 1.5 }],
+      [xs, state.samples.map(s => s.classes[k.name] ? s.classes[k.name].rt : null), state.samples.map(() => k.maxResponseTime)], 'seconds');
+  }
+}
+
+function record() {
+  const t = Date.now() / 1000;
+  const services = {}, classes = {};
+  for (const s of state.services)
+    services[s.name] = { rt: s.observed && s.observed.responseTime !== null ? s.observed.responseTime : null,
+                         a: s.observed ? s.observed.availability : (s.state === 'up' ? null : 0) };
+  for (const k of state.classes) classes[k.name] = { rt: k.observed ? k.observed.responseTime : null };
+  state.samples.push({ t, services, classes });
+  if (state.samples.length > KEEP_SAMPLES) state.samples.shift();
+  const v = state.plan && state.plan.version;
+  const last = state.planChanges[state.planChanges.length - 1];
+  if (v && (!last || last.version !== v)) {
+    // the first plan seen is placed where it was made; later ones where they were seen or made
+    const made = Date.parse(state.plan.created) / 1000;
+    state.planChanges.push({ t: Number.isNaN(made) ? t : Math.min(t, made), version: v });
+  }
+}
+
+// ---------- the polling loop ----------
+let refreshing = false;
+async function refresh() {
+  if (refreshing) return;
+  refreshing = true;
+  const connection = document.getElementById('connection');
+  try {
+    const slow = state.tick % 3 === 0;
+    const [status, plan, services, classes] = await Promise.all([api('status'), api('plan'), api('concrete-services'), api('classes')]);
+    const planChanged = !state.plan || state.plan.version !== plan.version;
+    Object.assign(state, { status, plan, services, classes });
+    if (slow || planChanged) {
+      const [history, events, composites] = await Promise.all([api('plans?n=30'), api('events?n=100'), api('composites')]);
+      Object.assign(state, { history, events, composites });
+      // plan changes from the history too, so the plots mark those made before the page opened
+      for (const p of history) {
+        const t = Date.parse(p.created) / 1000;
+        if (!Number.isNaN(t) && !state.planChanges.some(c => c.version === p.version)) state.planChanges.push({ t, version: p.version });
+      }
+      state.planChanges.sort((a, b) => a.t - b.t);
+    }
+    state.tick++;
+    record();
+    connection.textContent = 'live';
+    connection.className = 'badge up';
+    render();
+  } catch (e) {
+    if (e instanceof Unauthorized) return;
+    connection.textContent = e instanceof ApiError ? 'API: ' + e.message : 'broker unreachable';
+    connection.className = 'badge offline';
+  } finally {
+    refreshing = false;
+  }
+}
+
+function render() {
+  renderSummary();
+  if (state.page === 'overview') renderOverview();
+  if (state.page === 'plots') renderPlots();
+  if (state.page === 'history') renderHistory();
+  if (state.page === 'events') renderEvents();
+}
+
+function show(page) {
+  if (!['overview', 'plots', 'history', 'events'].includes(page)) page = 'overview';
+  state.page = page;
+  for (const s of document.querySelectorAll('.page')) s.hidden = s.id !== 'page-' + page;
+  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.page === page);
+  render();
+}
+
+document.getElementById('replan').addEventListener('click', () =>
+  confirmed('Ask the optimizer for a new plan now?', 'replan', r => 'New plan requested (plan in force: v' + r.planVersion + ').'));
+window.addEventListener('hashchange', () => show(location.hash.slice(1)));
+show(location.hash.slice(1));
+refresh();
+setInterval(refresh, PERIOD_MS);

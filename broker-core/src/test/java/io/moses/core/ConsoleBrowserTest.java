@@ -1,0 +1,358 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The admin console in a real headless Chromium (Debian's chromium and chromium-driver, driven by
+ * Selenium) against a broker and the stub services as real processes, with a bounded trip
+ * planner workload running: refused logins, the operator's login, the plan, a stub taken down
+ * through the stubs' admin API and seen down and planned around within seconds, every page and
+ * every action. Screenshots of each page go to target/console-screenshots/; any JavaScript error
+ * (window.onerror, unhandled rejections, a SEVERE browser log entry) fails the test.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsoleBrowserTest {
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final Path SHOTS = Path.of("target/console-screenshots");
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String OPERATOR = "operator", PASSWORD = "operator-demo"; // the trip planner seed's operator
+
+    static ChildProcess stubs, broker;
+    static int stubPort, brokerPort;
+    static ChromeDriverService driverService;
+    static ChromeDriver driver;
+    static Thread load;
+    static final AtomicBoolean loading = new AtomicBoolean(true);
+    static final AtomicInteger loadErrors = new AtomicInteger();
+    @TempDir static Path work;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "browser tests skipped: Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver; .ci/run does)");
+        Files.createDirectories(SHOTS);
+        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
+        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.resolve("broker").toString(),
+                "--db", "mem:console", "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
+                "--set", "STUBS=http://127.0.0.1:" + stubPort, "--probe-period", "500"));
+        brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 120));
+        // a bounded workload so classes and services have live values: 2 clients, at most 4 minutes
+        load = new Thread(() -> {
+            long end = System.nanoTime() + Duration.ofMinutes(4).toNanos();
+            String[][] users = {{"alice", "alice-demo"}, {"bob", "bob-demo"}};
+            for (int i = 0; loading.get() && System.nanoTime() < end; i++) {
+                try {
+                    HttpResponse<String> r = TripPlannerEndToEndTest.planTrip(users[i % 2][0], users[i % 2][1], i % 3 == 0, 1,
+                            "http://127.0.0.1:" + brokerPort);
+                    if (r.statusCode() != 200) loadErrors.incrementAndGet();
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    loadErrors.incrementAndGet();
+                }
+            }
+        }, "console-test-load");
+        load.setDaemon(true);
+        load.start();
+
+        int driverPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            driverPort = s.getLocalPort();
+        }
+        driverService = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingPort(driverPort)
+                .withLogFile(SHOTS.resolve("chromedriver.log").toFile()).build();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        // without the background-networking flags Chromium's connections fail on a closed network
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                "--window-size=1400,1000", "--user-data-dir=" + Files.createTempDirectory(work, "chromium-profile"));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        driver = new ChromeDriver(driverService, options);
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        loading.set(false);
+        if (load != null) load.join(10_000);
+        if (driver != null) driver.quit();           // ends the Chromium it started
+        if (driverService != null) driverService.stop(); // and the chromedriver
+        if (broker != null) broker.close();
+        if (stubs != null) stubs.close();
+    }
+
+    static String base() {
+        return "http://127.0.0.1:" + brokerPort;
+    }
+
+    static WebDriverWait waitUpTo(int seconds) {
+        WebDriverWait w = new WebDriverWait(driver, Duration.ofSeconds(seconds));
+        w.pollingEvery(Duration.ofMillis(200));
+        return w;
+    }
+
+    static void screenshot(String name) throws Exception {
+        Files.write(SHOTS.resolve(name + ".png"), driver.getScreenshotAs(OutputType.BYTES));
+    }
+
+    /** Fails on any JavaScript error the page recorded and any SEVERE browser log entry. */
+    static void assertNoJavaScriptErrors(String page) {
+        List<String> severe = new ArrayList<>();
+        for (LogEntry e : driver.manage().logs().get(LogType.BROWSER))
+            // a refused login answers 401/403 on purpose; Chromium logs that status as SEVERE
+            if (e.getLevel().intValue() >= Level.SEVERE.intValue()
+                    && !e.getMessage().matches(".*/console/login - Failed to load resource: the server responded with a status of 40[13].*"))
+                severe.add(e.getMessage());
+        assertTrue(severe.isEmpty(), page + ": browser errors " + severe);
+        Object recorded = ((JavascriptExecutor) driver).executeScript("return window.mosesErrors ? window.mosesErrors.join('\\n') : ''");
+        assertEquals("", recorded, page + ": JavaScript errors");
+    }
+
+    static JsonNode api(String path) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/admin/" + path)).header("Authorization",
+                "Basic " + Base64.getEncoder().encodeToString((OPERATOR + ":" + PASSWORD).getBytes())).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readTree(r.body());
+    }
+
+    static void login(String user, String password) {
+        driver.get(base() + "/console/login");
+        driver.findElement(By.id("user")).clear();
+        driver.findElement(By.id("user")).sendKeys(user);
+        driver.findElement(By.id("password")).sendKeys(password);
+        driver.findElement(By.id("login-button")).click();
+    }
+
+    /** The text of an element, read in one script: the tables are re-rendered every 2 s. */
+    static String text(String css) {
+        Object t = ((JavascriptExecutor) driver).executeScript("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
+        return t == null ? "" : t.toString();
+    }
+
+    static void show(String page) {
+        driver.findElement(By.cssSelector("nav a[data-page='" + page + "']")).click();
+        waitUpTo(5).until(d -> d.findElement(By.id("page-" + page)).isDisplayed());
+    }
+
+    /** Clicks an element of a table that is re-rendered every 2 s (found again if it went stale). */
+    static void click(String css) {
+        waitUpTo(10).ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
+            d.findElement(By.cssSelector(css)).click();
+            return true;
+        });
+    }
+
+    static void confirmDialog() {
+        WebElement ok = waitUpTo(5).until(d -> {
+            WebElement b = d.findElement(By.id("confirm-ok"));
+            return b.isDisplayed() ? b : null;
+        });
+        ok.click();
+        waitUpTo(5).until(d -> !d.findElement(By.id("confirm")).isDisplayed());
+    }
+
+    static long shownPlanVersion() {
+        String v = text("#plan-version");
+        return v.startsWith("v") ? Long.parseLong(v.substring(1)) : 0;
+    }
+
+    static String serviceState(String name) {
+        Object s = ((JavascriptExecutor) driver).executeScript(
+                "const r = document.querySelector(\"#services tr[data-service='\" + arguments[0] + \"']\"); return r ? r.dataset.state : ''", name);
+        return s == null ? "" : s.toString();
+    }
+
+    static int rows(String css) {
+        return ((Number) ((JavascriptExecutor) driver).executeScript("return document.querySelectorAll(arguments[0]).length", css)).intValue();
+    }
+
+    @Test
+    @Order(1)
+    void refusesWithoutCredentials() throws Exception {
+        driver.get(base() + "/console/");
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/login"));
+        assertTrue(driver.findElements(By.id("services")).isEmpty(), "nothing of the console before the login");
+        driver.findElement(By.id("login-button")).click(); // no credentials
+        assertEquals("Enter an operator's name and password.", waitUpTo(10).until(d -> d.findElement(By.id("login-error"))).getText());
+        screenshot("01-login-refused-without-credentials");
+        login(OPERATOR, "not-the-password");
+        assertEquals("Unknown user or wrong password.", waitUpTo(10).until(d -> d.findElement(By.id("login-error"))).getText());
+        login("alice", "alice-demo");
+        assertTrue(waitUpTo(10).until(d -> d.findElement(By.id("login-error"))).getText().contains("not an operator"));
+        screenshot("02-login-refused-not-an-operator");
+        assertNoJavaScriptErrors("login");
+        // the console's script is not served without a login (the browser logs the 401: drained here)
+        driver.get(base() + "/console/console.js");
+        assertFalse(driver.getPageSource().contains("mosesErrors"), "the console's script is not served without a login");
+        driver.manage().logs().get(LogType.BROWSER);
+    }
+
+    @Test
+    @Order(2)
+    void showsThePlanAndPlansAroundAStubTakenDown() throws Exception {
+        login(OPERATOR, PASSWORD);
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/"));
+        waitUpTo(20).until(d -> rows("#plan tbody tr") > 0 && rows("#services tbody tr") == 12 && rows("#classes tbody tr .badge.met") > 0);
+        assertEquals("live", text("#connection"));
+        assertTrue(text("#composites").contains("TripPlanner"));
+        assertTrue(text("#plan").contains("hotel.findHotel"), text("#plan"));
+        assertTrue(text("#classes").contains("gold"));
+        screenshot("03-overview");
+        assertNoJavaScriptErrors("overview");
+
+        // the hotel the plan in force relies on most for gold goes down at its provider
+        JsonNode plan = api("plan");
+        String hotel = null;
+        double most = -1;
+        for (JsonNode b : plan.get("bindings"))
+            if (b.get("class").asText().equals("gold") && b.get("task").asText().equals("hotel.findHotel"))
+                for (JsonNode s : b.get("shares"))
+                    for (String h : List.of("hotel-a", "hotel-b"))
+                        if (s.get("implementation").asText().contains(h) && s.get("fraction").asDouble() > most) {
+                            most = s.get("fraction").asDouble();
+                            hotel = h;
+                        }
+        assertTrue(hotel != null, "gold's plan uses a hotel: " + plan);
+        long before = shownPlanVersion();
+        long downAt = System.nanoTime();
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + hotel))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"up\":false}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        String down = hotel;
+        waitUpTo(20).until(d -> serviceState(down).equals("down") && shownPlanVersion() > before
+                && !text("#plan").contains(down));
+        double seconds = (System.nanoTime() - downAt) / 1e9;
+        assertTrue(seconds < 20, "seen down and planned around in " + seconds + " s");
+        assertTrue(text("#services tr[data-service='" + down + "'] .badge").equals("down"));
+        screenshot("04-overview-stub-down");
+        System.out.printf("console: %s down and planned around in the browser after %.1f s%n", down, seconds);
+        assertNoJavaScriptErrors("overview after the stub went down");
+
+        show("history");
+        waitUpTo(10).until(d -> rows("#history tbody tr") >= 2);
+        assertTrue(text("#history tbody tr:first-child").contains(down + " is down")
+                || text("#history").contains(down), text("#history"));
+        assertTrue(text("#history tbody tr:first-child").contains("→"));
+        screenshot("05-plan-history");
+        assertNoJavaScriptErrors("plan history");
+
+        show("plots");
+        // the charts draw from samples taken while the page is open: wait for a few
+        Thread.sleep(5000);
+        waitUpTo(10).until(d -> rows("#page-plots .uplot") >= 5);
+        assertTrue(text("#chart-service-rt").contains(down), "a series per concrete service");
+        assertTrue(text("#class-charts").contains("R_max"));
+        screenshot("06-live-plots");
+        assertNoJavaScriptErrors("live plots");
+
+        show("events");
+        waitUpTo(5).until(d -> rows("#events tbody tr") > 0);
+        screenshot("07-sla-events");
+        assertNoJavaScriptErrors("SLA events");
+
+        // the stub comes back: the console says so
+        HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + down))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"up\":true}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        show("overview");
+        waitUpTo(20).until(d -> serviceState(down).equals("up"));
+    }
+
+    @Test
+    @Order(3)
+    void actionsAreConfirmedAndGoThroughTheAdminApi() throws Exception {
+        driver.get(base() + "/console/#overview");
+        waitUpTo(20).until(d -> rows("#services tbody tr") == 12);
+
+        // force a re-plan; cancelling first changes nothing
+        long v = api("plan").get("version").asLong();
+        driver.findElement(By.id("replan")).click();
+        waitUpTo(5).until(d -> d.findElement(By.id("confirm")).isDisplayed());
+        screenshot("08-confirm-replan");
+        driver.findElement(By.id("confirm-cancel")).click();
+        Thread.sleep(1500);
+        assertEquals(v, api("plan").get("version").asLong(), "cancelled: no new plan");
+        driver.findElement(By.id("replan")).click();
+        confirmDialog();
+        waitUpTo(15).until(d -> shownPlanVersion() > v);
+        assertTrue(text("#notice").startsWith("New plan requested"), text("#notice"));
+        assertTrue(api("plan").get("reason").asText().startsWith("operator operator asked"), api("plan").get("reason").asText());
+
+        // take a concrete service out and back in
+        click("button[data-hold='flight-b']");
+        confirmDialog();
+        waitUpTo(15).until(d -> serviceState("flight-b").equals("out") && !text("#plan").contains("flight-b"));
+        screenshot("09-service-taken-out");
+        click("button[data-hold='flight-b']");
+        confirmDialog();
+        waitUpTo(15).until(d -> serviceState("flight-b").equals("up"));
+
+        // switch the WS Monitor off and on
+        click("button[data-monitor='ws-monitor']");
+        confirmDialog();
+        waitUpTo(10).until(d -> text("#monitors").contains("stopped"));
+        assertFalse(api("status").get("monitors").get("ws-monitor").asBoolean());
+        screenshot("10-monitor-off");
+        click("button[data-monitor='ws-monitor']");
+        confirmDialog();
+        waitUpTo(10).until(d -> !text("#monitors").contains("stopped"));
+        assertTrue(api("status").get("monitors").get("ws-monitor").asBoolean());
+        assertNoJavaScriptErrors("actions");
+
+        // logging out ends the session: the console is the login page again
+        driver.findElement(By.id("logout")).click();
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/login"));
+        driver.get(base() + "/console/");
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/login"));
+        assertNoJavaScriptErrors("logout");
+        System.out.println("console: workload errors while the test ran: " + loadErrors.get());
+    }
+}
