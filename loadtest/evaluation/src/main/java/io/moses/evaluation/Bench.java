@@ -55,7 +55,7 @@ public final class Bench {
 
         public static Options full() {
             return new Options(new int[]{1, 2, 4, 8, 16, 32}, 20, new double[]{5, 10, 20, 30, 40, 60, 80, 120, 160}, 20, 5,
-                    List.of("static", "adaptive"), true, true, true, 10, null);
+                    List.of("static", "adaptive"), true, true, true, 20, null);
         }
 
         Options with(Path o) {
@@ -139,6 +139,7 @@ public final class Bench {
         List<ClosedStep> closed = new ArrayList<>();
         List<OpenStep> open = new ArrayList<>();
         double invokes = Double.NaN;
+        String failure = null;
         try {
             List<String> stubArgs = List.of("--port", "0");
             command.accept(java + " -cp $LOADTEST_CLASSPATH io.moses.loadtest.stubs.StubServer " + String.join(" ", stubArgs));
@@ -217,11 +218,16 @@ public final class Bench {
                         open.addAll(httperf.run(t, o.rates(), o.rateSeconds(), raw.resolve("httperf-" + t.name()), cpu, command, say));
                     }
             }
+        } catch (Exception e) {
+            // keep what was measured: the report is written either way
+            failure = e.getClass().getSimpleName() + ": " + e.getMessage();
+            say.accept("bench: FAILED: " + failure);
         } finally {
             for (int i = children.size() - 1; i >= 0; i--) children.get(i).close();
         }
         String summary = Summary.of(o, closed, open, invokes);
-        boolean ok = Summary.lowLoadClean(o, closed, open);
+        boolean ok = failure == null && Summary.lowLoadClean(o, closed, open);
+        if (failure != null) summary += "\nthe run stopped early: " + failure + "\n";
         summary += ok ? "\nverdict: OK: every step ran; no errors at low load\n"
                 : "\nverdict: FAILED: errors at low load or missing steps (see above and raw/)\n";
         say.accept("");

@@ -42,11 +42,17 @@ final class HttperfOpenModel {
                 + user.authorization() + "\r\n";
         List<OpenStep> steps = new ArrayList<>();
         double baseP50 = Double.NaN;
+        int saturatedInARow = 0;
         for (double rate : rates) {
+            if (saturatedInARow == 2) {
+                progress.accept(String.format("  open   %-8s %6.1f req/s: not run, two lower rates were beyond saturation", target.name(), rate));
+                continue;
+            }
             double offered = rate * target.scale();
             long n = Math.max(1, Math.round(offered * seconds));
             long bound = (long) Math.ceil(seconds + CLIENT_TIMEOUT_S + 5);
-            List<String> cmd = List.of("timeout", "-s", "INT", Long.toString(bound), "httperf", "-v", "-v", "--hog",
+            // SIGINT at the bound (httperf prints its statistics), SIGKILL 5 s later if it still hangs
+            List<String> cmd = List.of("timeout", "-s", "INT", "-k", "5", Long.toString(bound), "httperf", "-v", "-v", "--hog",
                     "--server", uri.getHost(), "--port", Integer.toString(uri.getPort()), "--wsesslog", n + ",0," + sessions,
                     "--rate", fmt(offered), "--timeout", Integer.toString(CLIENT_TIMEOUT_S), "--add-header", headers);
             commands.accept(String.join(" ", cmd.subList(0, cmd.size() - 2)) + " --add-header $'"
@@ -56,24 +62,38 @@ final class HttperfOpenModel {
             Path out = dir.resolve("httperf-" + fmt(rate) + ".txt");
             long from = System.currentTimeMillis();
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-            if (!p.waitFor(bound + 10, TimeUnit.SECONDS)) {
+            if (!p.waitFor(bound + 15, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
                 p.waitFor(5, TimeUnit.SECONDS);
             }
             long to = System.currentTimeMillis();
-            boolean interrupted = p.exitValue() == 124;
+            int exit = p.isAlive() ? -1 : p.exitValue();
+            boolean interrupted = exit != 0;  // 124: stopped at the bound; 137: killed 5 s later
             String text = Files.readString(out);
-            if (!interrupted && p.exitValue() != 0)
-                throw new IllegalStateException("httperf exited with " + p.exitValue() + ":\n" + text);
-            OpenStep step = parse(target.name(), rate, offered, n, interrupted, text, cpu == null ? Double.NaN : cpu.cpuMs(from, to));
+            if (interrupted && exit != 124 && exit != 137 && !TOTAL.matcher(text).find())
+                throw new IllegalStateException("httperf exited with " + exit + ":\n" + text);
+            OpenStep step = TOTAL.matcher(text).find()
+                    ? parse(target.name(), rate, offered, n, interrupted, text, cpu == null ? Double.NaN : cpu.cpuMs(from, to))
+                    // killed before it could print anything: nothing is known to have come back
+                    : new OpenStep(target.name(), rate, offered, n, 0, n, (to - from) / 1000.0, 0, Double.NaN, Double.NaN, Double.NaN,
+                            Double.NaN, Double.NaN, Double.NaN, true, true);
             if (Double.isNaN(baseP50)) baseP50 = step.p50Ms();
             step = step.withSaturated(saturated(step, baseP50));
             steps.add(step);
             progress.accept(String.format("  open   %-8s %6.1f req/s: %6.1f replies/s, mean %7.1f ms, p95 %7.1f ms, errors %d%s",
                     target.name(), rate, step.achievedRps() / target.scale(), step.meanMs(), step.p95Ms(), step.errors(),
                     step.saturated() ? "  (beyond saturation" + (interrupted ? ", httperf stopped at its time bound)" : ")") : ""));
-            // let the target drain what an overloaded run left queued before the next rate
-            Thread.sleep(step.saturated() ? 2000 : 300);
+            saturatedInARow = step.saturated() ? saturatedInARow + 1 : 0;
+            // an overloaded target still works off the requests httperf gave up on: wait until it
+            // answers again before the next rate, so one rate's backlog is not the next one's result
+            if (step.saturated()) {
+                long drained = Drain.await(target, user, Math.max(2, 2 * baseP50 / 1000.0), 60);
+                progress.accept(drained >= 0 ? String.format("  open   %-8s drained in %.1f s", target.name(), drained / 1000.0)
+                        : String.format("  open   %-8s still not answering within 2 s after 60 s", target.name()));
+            } else {
+                Thread.sleep(300);
+            }
         }
         return steps;
     }

@@ -66,8 +66,10 @@ final class Summary {
                 Optional<OpenStep> lastOk = c.stream().filter(x -> !x.saturated()).reduce((a, b) -> b);
                 List<String> beyond = c.stream().filter(OpenStep::saturated).map(x -> Bench.f(x.rate())
                         + (x.interrupted() ? " (httperf stopped at its time bound)" : "")).toList();
-                s.append(String.format(Locale.ROOT, "%s: absorbed up to %s req/s; beyond saturation: %s%n", t,
-                        lastOk.map(x -> Bench.f(x.rate())).orElse("none of the rates"), beyond.isEmpty() ? "none of the rates" : String.join(", ", beyond)));
+                List<String> notRun = Arrays.stream(o.rates()).filter(r -> c.stream().noneMatch(x -> x.rate() == r)).mapToObj(Bench::f).toList();
+                s.append(String.format(Locale.ROOT, "%s: absorbed up to %s req/s; beyond saturation: %s%s%n", t,
+                        lastOk.map(x -> Bench.f(x.rate())).orElse("none of the rates"), beyond.isEmpty() ? "none of the rates" : String.join(", ", beyond),
+                        notRun.isEmpty() ? "" : "; not run (two lower rates beyond saturation): " + String.join(", ", notRun)));
             }
             openRatio(s, open, "adaptive", "static", "adaptive/static");
         }
@@ -131,8 +133,16 @@ final class Summary {
                 }
             }
             if (o.open()) {
-                for (double r : o.rates())
-                    if (open.stream().noneMatch(x -> x.target().equals(t) && x.rate() == r)) return false;
+                // every rate, except those after two rates in a row beyond saturation (not run)
+                int inARow = 0;
+                for (double r : o.rates()) {
+                    Optional<OpenStep> step = open.stream().filter(x -> x.target().equals(t) && x.rate() == r).findFirst();
+                    if (step.isEmpty()) {
+                        if (inARow < 2) return false;
+                        continue;
+                    }
+                    inARow = step.get().saturated() ? inARow + 1 : 0;
+                }
                 if (open.stream().anyMatch(x -> x.target().equals(t) && x.rate() == lowest && x.errors() > 0)) return false;
             }
         }
