@@ -27,6 +27,11 @@ public final class Child implements AutoCloseable {
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
+    /** The process id, for CPU accounting from outside (benchmarks). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** Waits for a line of its log matching {@code pattern}; returns group 1. */
     public String await(Pattern pattern, long seconds) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

@@ -1,0 +1,115 @@
+package io.moses.evaluation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code moses bench --quick} end to end against the stub services: real brokers (static and
+ * adaptive binding) as child processes, The Grinder and httperf as the load, then the report's
+ * own data (closed.csv, open.csv) checked: every step present, no errors at low load, throughput
+ * rising with the workers until the broker saturates. About two to three minutes.
+ */
+class QuickBenchTest {
+    private static final List<String> TARGETS = List.of("static", "adaptive", "direct");
+
+    @Test
+    void quickBenchReportHasEveryStepNoLowLoadErrorsAndRisingThroughput() throws Exception {
+        Path home = Path.of(System.getProperty("user.dir")).resolve("../..").toAbsolutePath().normalize();
+        String testClasspath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path grinder = home.resolve("loadtest/grinder/target");
+        String grinderClasspath = grinder.resolve("classes") + ":" + Files.readString(grinder.resolve("classpath.txt")).trim();
+        Path out = Files.createTempDirectory("moses-bench-test");
+        Bench.Options quick = Bench.Options.quick().with(out);
+        List<String> said = new ArrayList<>();
+        Bench.Result result = Bench.run(quick, new Bench.Setup(home, testClasspath, testClasspath, grinderClasspath), "QuickBenchTest",
+                line -> {
+                    said.add(line);
+                    System.out.println(line);
+                });
+
+        List<Map<String, String>> closed = csv(out.resolve("closed.csv"));
+        List<Map<String, String>> open = csv(out.resolve("open.csv"));
+        for (String t : TARGETS) {
+            List<Map<String, String>> c = closed.stream().filter(r -> r.get("target").equals(t)).toList();
+            assertEquals(Arrays.stream(quick.workers()).boxed().toList(), c.stream().map(r -> Integer.parseInt(r.get("workers"))).toList(),
+                    t + ": every closed-model step, in order");
+            for (Map<String, String> r : c) assertTrue(num(r, "requests") > 0, t + " ran requests at " + r.get("workers") + " workers");
+            assertEquals(0, num(c.get(0), "errors"), t + ": no errors with 1 worker");
+            assertEquals(0, num(c.get(1), "errors"), t + ": no errors with 2 workers");
+            // Rising until saturation. Closed model, think time 0: throughput = workers / response
+            // time. While the mean response time stays within 1.5 times the one-worker time the
+            // target is not saturated, and doubling the workers must raise the throughput by
+            // well over 15%; a broken ramp or step cut fails this.
+            double r1 = num(c.get(0), "mean_ms");
+            for (int i = 1; i < c.size(); i++) {
+                if (num(c.get(i), "mean_ms") > 1.5 * r1) break;
+                assertTrue(num(c.get(i), "composite_rps") > 1.15 * num(c.get(i - 1), "composite_rps"),
+                        t + ": throughput rises from " + c.get(i - 1).get("workers") + " to " + c.get(i).get("workers") + " workers: " + c);
+            }
+            double peak = c.stream().mapToDouble(r -> num(r, "composite_rps")).max().orElseThrow();
+            assertTrue(peak > 1.3 * num(c.get(0), "composite_rps"), t + ": more workers, more throughput: " + c);
+
+            List<Map<String, String>> o = open.stream().filter(r -> r.get("target").equals(t)).toList();
+            // every rate in order; the bench stops a target after two rates in a row beyond saturation
+            List<Double> expected = new ArrayList<>();
+            int inARow = 0;
+            for (double rate : quick.rates()) {
+                if (inARow == 2 || expected.size() >= o.size()) break;
+                expected.add(rate);
+                inARow = o.get(expected.size() - 1).get("saturated").equals("true") ? inARow + 1 : 0;
+            }
+            assertTrue(inARow == 2 || expected.size() == quick.rates().length, t + ": rates missing before saturation: " + o);
+            assertEquals(expected, o.stream().map(r -> num(r, "rate")).toList(), t + ": the open-model rates, in order");
+            Map<String, String> lowest = o.get(0);
+            assertEquals(0, num(lowest, "errors"), t + ": no errors at the lowest rate: " + lowest);
+            assertEquals("false", lowest.get("saturated"), t + ": the lowest rate is absorbed: " + lowest);
+            assertTrue(num(lowest, "achieved_rps") > 0.8 * num(lowest, "offered_rps"), t + ": replies keep up at the lowest rate: " + lowest);
+        }
+        assertTrue(result.ok(), "the bench's own verdict:\n" + result.summary());
+        String summary = Files.readString(out.resolve("summary.txt"));
+        assertTrue(summary.contains("ratio adaptive/static"), summary);
+        assertTrue(summary.contains("ratio static/direct-limit"), summary);
+        String html = Files.readString(out.resolve("index.html"));
+        assertTrue(html.contains("<script src=\"" + Report.CHART_JS + "\">") && Files.size(out.resolve(Report.CHART_JS)) > 100_000,
+                "the page loads the vendored Chart.js next to it");
+        for (String f : List.of("machine.txt", "versions.txt", "commands.txt"))
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        assertTrue(Files.readString(out.resolve("commands.txt")).contains("httperf -v -v --hog"));
+        deleteTree(out);
+    }
+
+    private static double num(Map<String, String> row, String column) {
+        return Double.parseDouble(row.get(column));
+    }
+
+    private static List<Map<String, String>> csv(Path file) throws IOException {
+        List<String> lines = Files.readAllLines(file);
+        String[] header = lines.get(0).split(",", -1);
+        List<Map<String, String>> rows = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            Map<String, String> row = new HashMap<>();
+            for (int i = 0; i < header.length; i++) row.put(header[i], f[i]);
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
