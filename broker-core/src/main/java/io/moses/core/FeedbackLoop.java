@@ -179,7 +179,7 @@ final class FeedbackLoop implements AutoCloseable {
                 // the Beta posterior is honest with few samples: no minimum needed
                 if (cs != null && s.samples() > 0) a.put(name, s.availability(cs.sla().availability(), PRIOR_WEIGHT));
             });
-            for (var d : responseTimeDrift.check(r, assumedResponseTime, now)) {
+            for (var d : responseTimeDrift.check(r, assumedResponseTime, now, settings.monitorMillis() * 1_000_000L)) {
                 // the service changed about when the drift began (the window mean lags by up to a
                 // period): the plan is made from what it does since
                 qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L, LATEST_SAMPLES);
