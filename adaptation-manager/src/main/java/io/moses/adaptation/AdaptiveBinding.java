@@ -56,7 +56,7 @@ public final class AdaptiveBinding implements InvokeHandler {
     private final ProviderHealth health;
     private final AtomicReference<Compiled> current;
     private final Duration defaultTimeout;
-    private final long exploreNanos;
+    private volatile long exploreNanos;
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong explorations = new AtomicLong();
 
@@ -66,12 +66,13 @@ public final class AdaptiveBinding implements InvokeHandler {
      * @param maxInFlight   calls a concrete service may have in flight before more fail at once
      * @param ejectAfter    consecutive failures that eject a service from selection (0: never)
      * @param explorePeriod at most one call per period to each service the plan does not use
-     *                      (zero: no exploration)
+     *                      (zero, the default: no exploration; it feeds the QoS Monitor, which
+     *                      turns it on with {@link #explore(Duration)})
      * @param clock         nanosecond clock for in-flight ages and exploration
      */
     public record Options(int maxInFlight, int ejectAfter, Duration explorePeriod, LongSupplier clock) {
         public static Options defaults() {
-            return new Options(256, 3, Duration.ofSeconds(2), System::nanoTime);
+            return new Options(256, 3, Duration.ZERO, System::nanoTime);
         }
 
         public Options withMaxInFlight(int n) {
@@ -162,6 +163,14 @@ public final class AdaptiveBinding implements InvokeHandler {
     /** Called (on a request thread: keep it cheap) with (service, why) when a service is ejected. */
     public void onEjected(BiConsumer<String, String> listener) {
         health.onEjected(listener);
+    }
+
+    /**
+     * Sends at most one call per {@code period} to each registered service the plan does not use
+     * (zero: none), so the QoS Monitor's estimate of it stays current.
+     */
+    public void explore(Duration period) {
+        this.exploreNanos = period.toNanos();
     }
 
     /** Takes a service out of selection now (the WS Monitor found it down). */
@@ -278,6 +287,7 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     /** The plan's pick, or an exploration, or the pick without its ejected members. */
     private Implementation choose(Compiled c, Plan.Key key, SmoothWeightedRoundRobin<Implementation> selector) {
+        long exploreNanos = this.exploreNanos;
         if (exploreNanos > 0) {
             List<String> unused = c.unused().get(key.task());
             if (unused != null)

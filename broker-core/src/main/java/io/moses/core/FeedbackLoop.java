@@ -116,6 +116,8 @@ final class FeedbackLoop implements AutoCloseable {
                     }
                     replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
                 });
+        // services the plan does not use get a call now and then, so a recovered one is seen
+        if (settings.qosMonitor()) binding.explore(java.time.Duration.ofMillis(2 * settings.monitorMillis()));
         // consecutive failures on the request path: a plan without it at once, not after the probes
         binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
     }
@@ -134,8 +136,9 @@ final class FeedbackLoop implements AutoCloseable {
     /** Why the plan in force needs a solve at start, or null if the optimizer made it for these services. */
     static String startReason(Plan plan, List<ConcreteService> services) {
         if (plan == null) return "no plan yet";
-        if (!plan.solver().equals("lp_solve") && !plan.solver().equals("ojAlgo") && !plan.solver().startsWith("optimizer"))
-            return "plan " + plan.version() + " was not made by the optimizer (" + plan.solver() + ")";
+        // every solver the optimizer uses names itself; "seed" and "static" plans are hand-made
+        if (java.util.Set.of("seed", "static", "manual", "").contains(plan.solver()))
+            return "plan " + plan.version() + " was not made by the optimizer (" + (plan.solver().isEmpty() ? "no solver" : plan.solver()) + ")";
         java.util.Set<String> registered = new java.util.HashSet<>();
         java.util.Set<io.moses.model.TaskRef> tasks = new java.util.HashSet<>();
         for (ConcreteService s : services) {
@@ -187,7 +190,7 @@ final class FeedbackLoop implements AutoCloseable {
                 // the Beta posterior is honest with few samples: no minimum needed
                 if (cs != null && s.samples() > 0) a.put(name, s.availability(cs.sla().availability(), PRIOR_WEIGHT));
             });
-            for (var d : responseTimeDrift.check(r, assumedResponseTime, now)) {
+            for (var d : responseTimeDrift.check(r, assumedResponseTime, now, settings.monitorMillis() * 1_000_000L)) {
                 // the service changed about when the drift began (the window mean lags by up to a
                 // period): the plan is made from what it does since
                 qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L, LATEST_SAMPLES);
@@ -356,8 +359,15 @@ final class FeedbackLoop implements AutoCloseable {
         in.services(services);
         ws.down().forEach(in::down);
         heldOut.forEach(in::down);
-        binding.ejected().forEach(in::down);
         without.forEach(in::down);
+        // ejected services are planned as down, unless that leaves a task with none at all
+        java.util.Set<String> ejected = binding.ejected();
+        java.util.Set<String> wsDown = ws.down();
+        Map<io.moses.model.TaskRef, Boolean> taskHasOther = new HashMap<>();
+        for (ConcreteService cs : services)
+            if (!ejected.contains(cs.name()) && !wsDown.contains(cs.name())) taskHasOther.put(cs.task(), true);
+        for (ConcreteService cs : services)
+            if (ejected.contains(cs.name()) && taskHasOther.getOrDefault(cs.task(), false)) in.down(cs.name());
         Instant now = Instant.now();
         for (ConcreteService cs : services) {
             String name = cs.name();

@@ -40,5 +40,6 @@ class StartPlanTest {
         assertTrue(FeedbackLoop.startReason(plan("lp_solve", "f1", "h1"), more).contains("binds no class"));
         assertNull(FeedbackLoop.startReason(plan("lp_solve", "f2", "h1"), services));
         assertNull(FeedbackLoop.startReason(plan("ojAlgo", "f1", "h1"), services));
+        assertTrue(FeedbackLoop.startReason(plan("static", "f1", "h1"), services).contains("not made by the optimizer"));
     }
 }

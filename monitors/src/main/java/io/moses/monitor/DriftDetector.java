@@ -46,6 +46,14 @@ public final class DriftDetector<K> {
 
     /** Checks every key observed now against its baseline; keys without a baseline are skipped. */
     public synchronized List<Drift<K>> check(Map<K, Double> observed, Map<K, Double> baseline, long nowNanos) {
+        return check(observed, baseline, nowNanos, 0);
+    }
+
+    /**
+     * Like {@link #check(Map, Map, long)} for observations that summarize the last {@code spanNanos}
+     * (the mean of a monitor period): a new drift episode began at least that long ago.
+     */
+    public synchronized List<Drift<K>> check(Map<K, Double> observed, Map<K, Double> baseline, long nowNanos, long spanNanos) {
         List<Drift<K>> out = new ArrayList<>();
         for (var e : observed.entrySet()) {
             Double base = baseline.get(e.getKey());
@@ -58,7 +66,7 @@ public final class DriftDetector<K> {
                 fired.remove(e.getKey());
                 continue;
             }
-            long since = driftingSince.computeIfAbsent(e.getKey(), k -> nowNanos);
+            long since = driftingSince.computeIfAbsent(e.getKey(), k -> nowNanos - spanNanos);
             long hold = proportional && allowed > 0 ? (long) (holdNanos * Math.min(1, allowed / Math.abs(obs - base))) : holdNanos;
             if (nowNanos - since >= hold && !fired.getOrDefault(e.getKey(), false)) {
                 fired.put(e.getKey(), true);

@@ -52,4 +52,15 @@ class DriftDetectorTest {
         assertTrue(d.check(Map.of("big", 0.300, "small", 0.016), base, 700 * MS).isEmpty(), "small needs 1000/1.2 ms");
         assertEquals(1, d.check(Map.of("big", 0.300, "small", 0.016), base, 900 * MS).size());
     }
+
+    @Test
+    void anObservationOverAPeriodStartsItsEpisodeAPeriodAgo() {
+        DriftDetector<String> d = DriftDetector.proportional(0.5, 0.001, 2000);
+        Map<String, Double> base = Map.of("a", 0.040);
+        // 40 -> 300 ms, the mean of the last second: 13 times the allowed 20 ms, hold 2000/13 ms
+        assertEquals(1, d.check(Map.of("a", 0.300), base, 5000 * MS, 1000 * MS).size(), "fires at the first period that shows it");
+        DriftDetector<String> small = DriftDetector.proportional(0.5, 0.001, 2000);
+        assertTrue(small.check(Map.of("a", 0.065), base, 5000 * MS, 1000 * MS).isEmpty(), "a small drift still waits");
+        assertEquals(1, small.check(Map.of("a", 0.065), base, 6700 * MS, 1000 * MS).size());
+    }
 }
