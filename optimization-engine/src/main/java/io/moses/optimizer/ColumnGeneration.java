@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Column generation (docs/model.md, "Column generation"): solves a large program over a
@@ -25,7 +27,7 @@ final class ColumnGeneration {
     static final int PER_GROUP = 1;
     /** A round gives up after this many; the caller then solves the whole program. */
     static final int MAX_ROUNDS = 500;
-    private static final boolean TRACE = Boolean.getBoolean("moses.optimizer.trace");
+    private static final Logger log = LoggerFactory.getLogger(ColumnGeneration.class);
 
     private final LinearProgram full;
     private final int[] group;
@@ -78,7 +80,8 @@ final class ColumnGeneration {
         int rounds = 0, feasibilityRounds = 0;
         try (IncrementalSolver.Session s = solver.open(full, columns, timeoutSeconds)) {
             LpSolver.Result r = s.solve();
-            if (TRACE) System.err.printf("cg start: %s in %.1f ms, %d columns, at %.1f ms%n", r.status(), r.millis(), s.columns(), ms(t0));
+            if (log.isDebugEnabled())
+                log.debug("column generation: start {} in {} ms over {} columns", r.status(), fmt(r.millis()), s.columns());
             if (r.status() == LpSolver.Status.INFEASIBLE) {
                 // Feasibility phase: artificials a >= 0 on every row, minimize their sum.
                 int firstArtificial = s.columns();
@@ -97,8 +100,9 @@ final class ColumnGeneration {
                     if (timedOut(t0, timeoutSeconds)) return failed(timeout(t0), rounds, s.columns(), t0);
                     double[] y = s.duals();
                     int added = price(s, y, active, sessionColumn, false, true);
-                    if (TRACE) System.err.printf("cg feasibility round: %.1f ms solve, infeasibility %.3g, %d added, at %.1f ms%n",
-                            r.millis(), r.objective(), added, ms(t0));
+                    if (log.isDebugEnabled())
+                        log.debug("column generation: feasibility round, infeasibility {}, {} columns added, at {} ms",
+                                r.objective(), added, fmt(ms(t0)));
                     feasibilityRounds++;
                     if (added == 0) break;
                     if (feasibilityRounds > MAX_ROUNDS) return failed(stalled(t0), rounds, s.columns(), t0);
@@ -123,8 +127,9 @@ final class ColumnGeneration {
                 rounds++;
                 if (timedOut(t0, timeoutSeconds)) return failed(timeout(t0), rounds, s.columns(), t0);
                 int added = price(s, s.duals(), active, sessionColumn, full.maximize(), false);
-                if (TRACE) System.err.printf("cg round %d: %.1f ms solve, objective %.12f, %d columns, %d added, at %.1f ms%n",
-                        rounds, r.millis(), r.objective(), s.columns(), added, ms(t0));
+                if (log.isDebugEnabled())
+                    log.debug("column generation: round {}, objective {}, {} columns, {} added, at {} ms", rounds,
+                            r.objective(), s.columns(), added, fmt(ms(t0)));
                 if (added == 0) break;
                 if (rounds > MAX_ROUNDS) return failed(stalled(t0), rounds, s.columns(), t0);
                 r = s.solve();
@@ -214,6 +219,10 @@ final class ColumnGeneration {
 
     private static Outcome failed(LpSolver.Result r, int rounds, int columns, long t0) {
         return new Outcome(new LpSolver.Result(LpSolver.Status.FAILED, null, Double.NaN, ms(t0), r.detail()), rounds, columns, 0);
+    }
+
+    private static String fmt(double millis) {
+        return String.format("%.1f", millis);
     }
 
     private static double ms(long t0) {

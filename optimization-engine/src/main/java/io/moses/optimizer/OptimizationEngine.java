@@ -49,8 +49,12 @@ public final class OptimizationEngine {
 
     /** Measured (docs/benchmarks.md): below this many x columns the whole program solves faster. */
     static final int COLUMN_GENERATION_FROM = 2_000;
-    /** Single services per (class, task) that column generation starts with. */
-    static final int INITIAL_SINGLES = Integer.getInteger("moses.optimizer.singles", Integer.MAX_VALUE);
+    /**
+     * Single services per (class, task) that column generation starts with: all of them
+     * (measured: starting from the best two makes the start infeasible on capacity, and the
+     * feasibility phase costs more than the larger start).
+     */
+    static final int INITIAL_SINGLES = Integer.MAX_VALUE;
 
     private final LpSolver primary;
     private final LpSolver fallback;
