@@ -54,7 +54,7 @@ public final class Broker implements AutoCloseable {
     private final BrokerConfig config;
     private final PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final RequestTimers timers = new RequestTimers(metrics);
-    private final List<ProvidedService> services = new ArrayList<>();
+    private final List<ProvidedService> services = new java.util.concurrent.CopyOnWriteArrayList<>(); // /health reads it while units are deployed
     private final Map<String, CompositeService> composites = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private KnowledgeBase kb;
@@ -66,6 +66,7 @@ public final class Broker implements AutoCloseable {
     private Authenticator authenticator = Authenticator.ANONYMOUS;
     private FeedbackLoop loop;
     private ServicesServlet servicesServlet;
+    private io.moses.sla.ClassesServlet classesServlet;
 
     public Broker(BrokerConfig config) {
         this.config = config;
@@ -101,6 +102,8 @@ public final class Broker implements AutoCloseable {
         startManagement();
         http.mount("/admin/services", servicesServlet);
         http.mount("/admin/services/*", servicesServlet);
+        http.mount("/admin/classes", classesServlet); // GET as before, plus subscribers; POST, PUT, DELETE
+        http.mount("/admin/classes/*", classesServlet);
         ProcessesServlet processesServlet = new ProcessesServlet(this);
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);
@@ -144,6 +147,7 @@ public final class Broker implements AutoCloseable {
         http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
                 ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
         servicesServlet = new ServicesServlet(services);
+        classesServlet = new io.moses.sla.ClassesServlet(new io.moses.sla.ClassManager(kb, admission, planning));
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
