@@ -55,7 +55,7 @@ public final class Broker implements AutoCloseable {
     private final BrokerConfig config;
     private final PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final RequestTimers timers = new RequestTimers(metrics);
-    private final List<ProvidedService> services = new ArrayList<>();
+    private final List<ProvidedService> services = new java.util.concurrent.CopyOnWriteArrayList<>(); // /health reads it while units are deployed
     private final Map<String, CompositeService> composites = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private KnowledgeBase kb;
@@ -73,6 +73,7 @@ public final class Broker implements AutoCloseable {
     private volatile State state = State.STARTING;
 
     private ServicesServlet servicesServlet;
+    private io.moses.sla.ClassesServlet classesServlet;
 
     enum State { STARTING, READY, DRAINING, STOPPED }
 
@@ -126,6 +127,8 @@ public final class Broker implements AutoCloseable {
         startManagement();
         http.mount("/admin/services", servicesServlet);
         http.mount("/admin/services/*", servicesServlet);
+        http.mount("/admin/classes", classesServlet); // GET as before, plus subscribers; POST, PUT, DELETE
+        http.mount("/admin/classes/*", classesServlet);
         ProcessesServlet processesServlet = new ProcessesServlet(this);
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);
@@ -175,6 +178,7 @@ public final class Broker implements AutoCloseable {
         http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
                 ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
         servicesServlet = new ServicesServlet(services);
+        classesServlet = new io.moses.sla.ClassesServlet(new io.moses.sla.ClassManager(kb, admission, planning));
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {

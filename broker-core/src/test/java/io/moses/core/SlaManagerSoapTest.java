@@ -355,4 +355,43 @@ class SlaManagerSoapTest {
         assertEquals(0, list.getKey(), list.getValue());
         assertTrue(list.getValue().contains("left-1") && list.getValue().contains("right-1"), list.getValue());
     }
+
+    static HttpResponse<String> classes(String method, String path, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).method(method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("olga:olga-secret".getBytes()))
+                .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    @Order(8)
+    void operatorsManageClassesAndCannotPromiseWhatThePlanCannotKeep() throws Exception {
+        HttpResponse<String> list = classes("GET", "/admin/classes", null);
+        assertEquals(200, list.statusCode(), list.body());
+        assertTrue(list.body().contains("\"subscribers\""), list.body());
+        String before = broker.knowledgeBase().serviceClasses() + " plan " + broker.knowledgeBase().latestPlanVersion();
+        HttpResponse<String> impossible = classes("PUT", "/admin/classes/gold", "{\"maxResponseTime\": 0.05}");
+        assertEquals(409, impossible.statusCode(), impossible.body());
+        assertTrue(impossible.body().contains("IMPOSSIBLE_SLA") && impossible.body().contains("cannot keep"), impossible.body());
+        HttpResponse<String> badA = classes("PUT", "/admin/classes/gold", "{\"minAvailability\": 1.0}");
+        assertEquals(400, badA.statusCode());
+        assertTrue(badA.body().contains("minAvailability must be in (0, 1)"), badA.body());
+        assertEquals(400, classes("PUT", "/admin/classes/gold", "{\"maxResponseTime\": -1}").statusCode());
+        assertEquals(400, classes("POST", "/admin/classes", "{\"name\": \"tin\", \"maxResponseTime\": 0, \"minAvailability\": 0.9, \"maxCost\": 1, \"price\": 1}").statusCode());
+        assertEquals(409, classes("POST", "/admin/classes", "{\"name\": \"gold\", \"maxResponseTime\": 1, \"minAvailability\": 0.9, \"maxCost\": 1, \"price\": 1}").statusCode());
+        HttpResponse<String> inUse = classes("DELETE", "/admin/classes/gold", null);
+        assertEquals(409, inUse.statusCode());
+        assertTrue(inUse.body().contains("CLASS_IN_USE"), inUse.body());
+        assertEquals(404, classes("DELETE", "/admin/classes/ghost", null).statusCode());
+        assertEquals(before, broker.knowledgeBase().serviceClasses() + " plan " + broker.knowledgeBase().latestPlanVersion(),
+                "refusals change nothing");
+
+        assertEquals(201, classes("POST", "/admin/classes", "{\"name\": \"platinum\", \"maxResponseTime\": 2, \"minAvailability\": 0.95, \"maxCost\": 10, \"price\": 8}").statusCode());
+        assertTrue(broker.knowledgeBase().serviceClass("platinum").isPresent());
+        HttpResponse<String> cheaper = classes("PUT", "/admin/classes/gold", "{\"price\": 6}");
+        assertEquals(200, cheaper.statusCode(), cheaper.body());
+        assertEquals(6.0, broker.knowledgeBase().serviceClass("gold").orElseThrow().price());
+        assertEquals(200, classes("DELETE", "/admin/classes/platinum", null).statusCode());
+        assertTrue(broker.knowledgeBase().serviceClass("platinum").isEmpty());
+    }
 }

@@ -15,6 +15,11 @@ public final class SlaException extends RuntimeException {
         UNKNOWN_SERVICE(404),
         DUPLICATE_USER(409),
         DUPLICATE_SERVICE(409),
+        DUPLICATE_CLASS(409),
+        /** a class that users still subscribe to cannot be removed: HTTP 409 */
+        CLASS_IN_USE(409),
+        /** a class SLA the plan cannot keep for its subscribers: HTTP 409 */
+        IMPOSSIBLE_SLA(409),
         /** the plan cannot do without this service (it is the last one of a task): HTTP 409 */
         LAST_SERVICE(409),
         /** no credentials, or wrong ones: HTTP 401 */

@@ -1,0 +1,147 @@
+package io.moses.sla;
+
+import io.moses.mdal.KnowledgeBase;
+import io.moses.mdal.KnowledgeBaseException;
+import io.moses.model.ServiceClass;
+import io.moses.model.User;
+import io.moses.optimizer.OptimizationEngine;
+import io.moses.optimizer.PlanResult;
+import io.moses.optimizer.PlanningInput;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Operators add, change and remove service classes. A class with subscribers may change only
+ * to an SLA the plan can still keep for them (the optimizer's hard program stays feasible);
+ * every change is re-planned before the reply, and undone if that fails.
+ */
+public final class ClassManager {
+    private static final Logger log = LoggerFactory.getLogger(ClassManager.class);
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    /** A class and how many users subscribe to it. */
+    public record Listed(ServiceClass serviceClass, int subscribers) {}
+
+    /** The class as stored (null after a removal) and the plan in force. */
+    public record Change(ServiceClass serviceClass, long planVersion, String message) {}
+
+    private final KnowledgeBase kb;
+    private final OptimizationEngine optimizer;
+    private final Planning planning;
+
+    public ClassManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning) {
+        this.kb = kb;
+        this.optimizer = optimizer;
+        this.planning = planning;
+    }
+
+    public List<Listed> list() {
+        return call(() -> {
+            List<User> users = kb.users();
+            return kb.serviceClasses().stream().map(k -> new Listed(k, (int) users.stream().filter(u -> u.serviceClass().equals(k.name())).count()))
+                    .toList();
+        });
+    }
+
+    public synchronized Change add(ServiceClass k) {
+        if (!NAME.matcher(k.name()).matches())
+            throw new SlaException(SlaException.Code.INVALID, "name must be 1 to 100 letters, digits, '.', '_' or '-', was '" + k.name() + "'");
+        if (call(() -> kb.serviceClass(k.name())).isPresent())
+            throw new SlaException(SlaException.Code.DUPLICATE_CLASS, "service class '" + k.name() + "' already exists");
+        try {
+            kb.addServiceClass(k);
+        } catch (KnowledgeBaseException e) {
+            throw translate(e);
+        }
+        Planning.Replanned p = replanOrUndo("service class " + k.name() + " added", () -> kb.removeServiceClass(k.name()));
+        log.info("service class added: {}, plan {}", k, p.version());
+        return new Change(k, p.version(), note(p));
+    }
+
+    public synchronized Change update(ServiceClass next) {
+        ServiceClass before = call(() -> kb.serviceClass(next.name()))
+                .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS, "no service class '" + next.name() + "'"));
+        PlanningInput in = planning.input();
+        if (in.load(next.name()) > 0) {
+            List<ServiceClass> classes = new ArrayList<>();
+            for (ServiceClass k : in.classes()) classes.add(k.name().equals(next.name()) ? next : k);
+            PlanningInput changed = new PlanningInput(in.composites(), classes, in.classLoad(), in.services(), in.down(), in.observed(),
+                    in.successSamples(), in.failureDetection(), in.profiles(), in.visits(), in.settings());
+            PlanResult r = optimizer.plan(changed, "check of service class " + next.name());
+            boolean kept = r.status() == PlanResult.Status.OPTIMAL
+                    || r.hasPlan() && r.plan().atRisk().stream().noneMatch(a -> a.serviceClass().equals(next.name()) && a.breaksSla());
+            if (!kept)
+                throw new SlaException(SlaException.Code.IMPOSSIBLE_SLA, "the plan cannot keep " + describe(next) + " for the "
+                        + String.format("%.4g", in.load(next.name())) + " req/s its users subscribed (" + r.message() + ")");
+        }
+        try {
+            kb.updateServiceClass(next.name(), k -> next);
+        } catch (KnowledgeBaseException e) {
+            throw translate(e);
+        }
+        Planning.Replanned p = replanOrUndo("service class " + next.name() + " changed", () -> kb.putServiceClass(before));
+        log.info("service class changed: {} -> {}, plan {}", before, next, p.version());
+        return new Change(next, p.version(), note(p));
+    }
+
+    public synchronized Change remove(String name) {
+        call(() -> kb.serviceClass(name)).orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS, "no service class '" + name + "'"));
+        try {
+            kb.removeServiceClass(name);
+        } catch (KnowledgeBaseException e) {
+            if (e.kind() == KnowledgeBaseException.Kind.CONFLICT)
+                throw new SlaException(SlaException.Code.CLASS_IN_USE, "service class '" + name + "' still has subscribers: move or cancel them first");
+            throw translate(e);
+        }
+        Planning.Replanned p;
+        try {
+            p = planning.replan("service class " + name + " removed", Set.of());
+        } catch (RuntimeException e) {
+            return new Change(null, 0, "removed; re-plan failed: " + e.getMessage());
+        }
+        log.info("service class removed: {}, plan {}", name, p.version());
+        return new Change(null, p.version(), note(p));
+    }
+
+    private static String describe(ServiceClass k) {
+        return String.format("R_max %.4g s, A_min %.4g, C_max %.4g", k.maxResponseTime(), k.minAvailability(), k.maxCost());
+    }
+
+    private Planning.Replanned replanOrUndo(String why, Runnable undo) {
+        try {
+            return planning.replan(why, Set.of());
+        } catch (RuntimeException e) {
+            try {
+                undo.run();
+            } catch (RuntimeException u) {
+                log.error("could not undo ({}) after a failed re-plan: {}", why, u.getMessage());
+            }
+            throw new SlaException(SlaException.Code.UNAVAILABLE, "the change could not be planned (" + e.getMessage() + "); it was undone");
+        }
+    }
+
+    private static String note(Planning.Replanned p) {
+        return p.solved() ? "re-planned: plan " + p.version() : "plan " + p.version() + " unchanged (" + p.message() + ")";
+    }
+
+    private static SlaException translate(KnowledgeBaseException e) {
+        return switch (e.kind()) {
+            case UNAVAILABLE -> new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
+            case NOT_FOUND -> new SlaException(SlaException.Code.UNKNOWN_CLASS, e.getMessage());
+            case CONFLICT -> new SlaException(SlaException.Code.DUPLICATE_CLASS, e.getMessage());
+            default -> new SlaException(SlaException.Code.INVALID, e.getMessage());
+        };
+    }
+
+    private static <T> T call(java.util.function.Supplier<T> c) {
+        try {
+            return c.get();
+        } catch (KnowledgeBaseException e) {
+            throw translate(e);
+        }
+    }
+}
