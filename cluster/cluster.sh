@@ -149,7 +149,7 @@ cmd_up() {
     servers+="    server r$i 127.0.0.1:$port check"$'\n'
     # the first replica seeds the knowledge base: the others start when it is ready
     if [[ $i == 1 ]]; then
-      wait_until 180 "r1" ready "http://127.0.0.1:$port/health" || die "replica r1 did not become ready: $DIR/logs/r1.log"
+      wait_until 300 "r1" ready "http://127.0.0.1:$port/health" || die "replica r1 did not become ready: $DIR/logs/r1.log"
       say "replica r1 ready on 127.0.0.1:$port (seeded the knowledge base)"
     fi
   done
@@ -157,7 +157,7 @@ cmd_up() {
   source "$STATE"
   for i in $(seq 2 "$replicas"); do
     local pvar="PORT_r$i"
-    wait_until 180 "r$i" ready "http://127.0.0.1:${!pvar}/health" || die "replica r$i did not become ready: $DIR/logs/r$i.log"
+    wait_until 300 "r$i" ready "http://127.0.0.1:${!pvar}/health" || die "replica r$i did not become ready: $DIR/logs/r$i.log"
     say "replica r$i ready on 127.0.0.1:${!pvar}"
   done
   local front stats; front=$(free_port); stats=$(free_port)

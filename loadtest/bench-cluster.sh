@@ -41,7 +41,7 @@ load() { # seconds -> one JSON line
 }
 # the first occurrence: the totals come before the per-user figures
 field() { grep -o "\"$1\":[0-9.]*" <<<"$2" | head -1 | cut -d: -f2; }
-p50() { grep -o '"p50Ms":[0-9.]*' <<<"$1" | head -1 | cut -d: -f2; }
+p50() { grep -o '"p50":[0-9.]*' <<<"$1" | head -1 | cut -d: -f2; }
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$(( t + $(awk '{print $14 + $15}' "/proc/$p/stat") )); done; echo "$t"; }
 rotation() { # r2 in or out of HAProxy's rotation
   curl -s -o /dev/null -d "s=r2&action=$1&b=replicas" "http://127.0.0.1:$STATS_PORT/"
@@ -49,8 +49,8 @@ rotation() { # r2 in or out of HAProxy's rotation
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}'; }
 
-echo "warm-up: 15 s through both replicas"
-load 15 >/dev/null || true
+echo "warm-up: 60 s through both replicas (the JIT; shorter and the first rounds measure it)"
+load 60 >/dev/null || true
 HZ=$(getconf CLK_TCK)
 declare -a ONE TWO
 printf '%-6s %-9s %10s %8s %8s %14s\n' round replicas 'req/s' 'p50 ms' errors 'cpu ms/req'

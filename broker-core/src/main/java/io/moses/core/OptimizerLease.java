@@ -42,6 +42,8 @@ final class OptimizerLease implements Replicas {
     private volatile long leadsUntil;
     private volatile Lease last;
     private volatile boolean databaseUp = true;
+    /** Whether the last renewal's outcome was "this replica leads", for one log line per change. */
+    private boolean reportedLeading;
 
     /**
      * @param replica      this replica's name, unique in the cluster
@@ -65,6 +67,11 @@ final class OptimizerLease implements Replicas {
     /** Takes or renews the lease; called on a timer, off the request path. */
     synchronized void renew() {
         long started = System.nanoTime();
+        if (reportedLeading && !leads()) {
+            // the lease ran out here before a renewal got through (database away, or this process stalled)
+            reportedLeading = false;
+            log.warn("this replica ({}) stopped leading the optimizer: its lease ran out before it could be renewed", replica);
+        }
         boolean before = leads();
         try {
             Lease l = kb.acquireLease(NAME, replica, Instant.now(), ttl);
@@ -76,12 +83,14 @@ final class OptimizerLease implements Replicas {
             if (l.heldBy(replica)) {
                 leadsUntil = started + ttl.minus(SAFETY).toNanos();
                 if (!before) {
+                    reportedLeading = true;
                     log.info("this replica ({}) leads the optimizer (term {})", replica, l.term());
                     onLeadership.run();
                 }
             } else {
                 leadsUntil = 0;
-                if (before) log.warn("this replica ({}) lost the optimizer lease to {} (term {})", replica, l.holder(), l.term());
+                if (reportedLeading) log.warn("this replica ({}) lost the optimizer lease to {} (term {})", replica, l.holder(), l.term());
+                reportedLeading = false;
             }
         } catch (KnowledgeBaseException e) {
             if (databaseUp) {
@@ -108,9 +117,10 @@ final class OptimizerLease implements Replicas {
     }
 
     /** Gives the lease up (a replica that stops), so another takes over at once. */
-    void release() {
+    synchronized void release() {
         boolean was = leads();
         leadsUntil = 0;
+        reportedLeading = false;
         if (!was) return;
         try {
             if (kb.releaseLease(NAME, replica)) log.info("this replica ({}) released the optimizer lease", replica);
@@ -121,6 +131,7 @@ final class OptimizerLease implements Replicas {
 
     @Override
     public void publish(Map<String, QosMonitor.ServiceStats> local) {
+        if (!databaseUp) return; // the lease's renewals find out when it is back; no second error per period
         Instant now = Instant.now();
         List<ReplicaWindow> windows = new ArrayList<>();
         for (QosMonitor.ServiceStats s : local.values())

@@ -1,0 +1,102 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.mdal.testing.MariaDbServer;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./moses cluster up|status|down} (cluster/cluster.sh) as an operator runs it, with this
+ * build's class path instead of a {@code moses build}: every part starts, the front URL serves
+ * a composite request, status reports them, and down stops every process up started.
+ */
+class ClusterScriptTest {
+    @TempDir static Path dir;
+
+    record Run(int exit, String out) {}
+
+    static Run script(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("bash", "../cluster/cluster.sh"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        env.put("MOSES_CLUSTER_DIR", dir.resolve("cluster").toString());
+        env.put("MOSES_BROKER_CP", System.getProperty("java.class.path"));
+        env.put("MOSES_STUBS_CP", System.getProperty("java.class.path"));
+        env.put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(420, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("cluster.sh " + String.join(" ", args) + " did not finish:\n" + out);
+        }
+        return new Run(p.exitValue(), out);
+    }
+
+    /** The last lines of every part's log, for a failure's message. */
+    static String logs() throws IOException {
+        StringBuilder s = new StringBuilder();
+        Path logs = dir.resolve("cluster/logs");
+        if (!Files.isDirectory(logs)) return "";
+        try (var files = Files.list(logs)) {
+            for (Path f : files.sorted().toList()) {
+                List<String> lines = Files.readAllLines(f, java.nio.charset.StandardCharsets.ISO_8859_1);
+                s.append("\n--- ").append(f.getFileName()).append('\n')
+                        .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 25), lines.size())));
+            }
+        }
+        return s.toString();
+    }
+
+    @Test
+    void upServesThroughHaproxyStatusShowsEachPartAndDownStopsThemAll() throws Exception {
+        if (!HaProxyProcess.installed() || !MariaDbServer.installed()) {
+            String reason = "needs haproxy and mariadb-server";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
+            Assumptions.abort(reason);
+        }
+        List<Long> pids = new ArrayList<>();
+        try {
+            Run up = script("up", "--replicas", "1"); // ClusterTest runs two; this is about the script
+            Path state = dir.resolve("cluster/state");
+            if (Files.exists(state))
+                for (String line : Files.readAllLines(state))
+                    if (line.matches("(PID_r\\d+|STUBS_PID|MARIADB_PID|HAPROXY_PID)=\\d+")) pids.add(Long.parseLong(line.split("=")[1]));
+            assertEquals(0, up.exit(), up.out() + logs());
+            String front = up.out().lines().filter(l -> l.startsWith("http://127.0.0.1:")).findFirst().orElseThrow(() -> new AssertionError(up.out()));
+            assertEquals(4, pids.size(), "MariaDB, stubs, a replica, HAProxy: " + pids);
+            HttpResponse<String> r = TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, front);
+            assertEquals(200, r.statusCode(), r.body());
+
+            Run status = script("status");
+            assertEquals(0, status.exit(), status.out());
+            assertTrue(status.out().contains("readiness UP"), status.out());
+            assertEquals(1, status.out().lines().filter(l -> l.contains("optimizer leader")).count(), status.out());
+            assertTrue(status.out().contains("haproxy sees r1 UP"), status.out());
+
+            Run again = script("up");
+            assertEquals(1, again.exit(), "a second up is refused while one runs: " + again.out());
+        } finally {
+            Run down = script("down");
+            assertEquals(0, down.exit(), down.out());
+            for (long pid : pids) {
+                ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " stopped");
+            }
+        }
+        Run status = script("status");
+        assertEquals(3, status.exit(), "no cluster after down: " + status.out());
+    }
+}
