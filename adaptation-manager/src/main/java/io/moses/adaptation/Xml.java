@@ -52,6 +52,7 @@ public final class Xml {
             f.setAttribute(XMLConstants.ACCESS_EXTERNAL_STYLESHEET, "");
             Transformer t = f.newTransformer();
             t.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
+            t.setOutputProperty(OutputKeys.ENCODING, "UTF-8");
             return t;
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -72,6 +73,15 @@ public final class Xml {
 
     public static Document newDocument() {
         return PARSER.get().newDocument();
+    }
+
+    /** Writes a node as UTF-8 bytes, without XML declaration. */
+    public static void write(Node node, java.io.OutputStream out) {
+        try {
+            WRITER.get().transform(new DOMSource(node), new StreamResult(out));
+        } catch (TransformerException e) {
+            throw new IllegalStateException("cannot write XML: " + e.getMessage(), e);
+        }
     }
 
     /** Writes a node as text, without XML declaration. */

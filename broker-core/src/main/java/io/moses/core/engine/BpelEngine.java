@@ -16,10 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.transaction.TransactionManager;
 import javax.wsdl.Definition;
 import javax.xml.namespace.QName;
-import org.apache.geronimo.transaction.manager.GeronimoTransactionManager;
 import org.apache.ode.bpel.dd.TDeployment;
 import org.apache.ode.bpel.engine.BpelServerImpl;
 import org.apache.ode.bpel.iapi.Endpoint;
@@ -27,7 +25,7 @@ import org.apache.ode.bpel.iapi.Message;
 import org.apache.ode.bpel.iapi.MessageExchange;
 import org.apache.ode.bpel.iapi.MyRoleMessageExchange;
 import org.apache.ode.bpel.memdao.BpelDAOConnectionFactoryImpl;
-import org.apache.ode.scheduler.simple.SimpleScheduler;
+import org.apache.ode.scheduler.simple.InstanceOrderedScheduler;
 import org.apache.ode.utils.GUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +40,8 @@ public final class BpelEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BpelEngine.class);
 
     private final Path workDir;
-    private final TransactionManager tx;
-    private final SimpleScheduler scheduler;
+    private final LocalTransactions tx;
+    private final InstanceOrderedScheduler scheduler;
     private final BpelServerImpl server;
     private final ExecutorService jobThreads;
     private final ExecutorService replyThreads;
@@ -71,16 +69,17 @@ public final class BpelEngine implements AutoCloseable {
         this.workDir = workDir;
         try {
             Files.createDirectories(workDir);
-            this.tx = new GeronimoTransactionManager(30);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot start the transaction manager: " + e, e);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot create " + workDir + ": " + e, e);
         }
+        this.tx = new LocalTransactions();
         Properties props = new Properties();
-        // Measured here: with asynchronous partner replies ODE's scheduler otherwise stalls ~1 s
-        // on instance-lock contention and drops jobs after short retries.
+        // The jobs of one instance run in order (InstanceOrderedScheduler), so they rarely meet
+        // ODE's instance lock taken; when they do (a request arriving for a running instance),
+        // retry soon and long rather than ODE's default of dropping the job after short retries.
         props.setProperty("ode.scheduler.immediateTransactionRetryInterval", "1");
         props.setProperty("ode.scheduler.immediateTransactionRetryLimit", "1000");
-        this.scheduler = new SimpleScheduler("moses", new org.apache.ode.scheduler.simple.InMemoryJobStore(), props);
+        this.scheduler = new InstanceOrderedScheduler("moses", new org.apache.ode.scheduler.simple.InMemoryJobStore(), props);
         scheduler.setTransactionManager(tx);
         AtomicInteger n = new AtomicInteger();
         this.jobThreads = Executors.newFixedThreadPool(jobThreads, r -> {
@@ -102,7 +101,8 @@ public final class BpelEngine implements AutoCloseable {
             th.setDaemon(true);
             return th;
         });
-        server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads));
+        server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads,
+                () -> tx.getTransaction() != null));
         server.registerBpelEventListener(callers);
         scheduler.setJobProcessor(this::runJob);
     }
@@ -129,6 +129,23 @@ public final class BpelEngine implements AutoCloseable {
         scheduler.start();
         running = true;
         log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes)");
+        if (!ownVariableStore())
+            log.warn("ODE's own in-memory variable store is on the class path before the broker's: variables are copied on every write (slower, same results)");
+    }
+
+    /**
+     * Whether the broker's in-memory variable store ({@code org.apache.ode.bpel.memdao.XmlDataDaoImpl}
+     * in broker-core) is the one loaded, rather than ODE's class of the same name.
+     */
+    static boolean ownVariableStore() {
+        try {
+            Class<?> store = Class.forName("org.apache.ode.bpel.memdao.XmlDataDaoImpl", false, BpelEngine.class.getClassLoader());
+            var mine = BpelEngine.class.getProtectionDomain().getCodeSource();
+            var loaded = store.getProtectionDomain().getCodeSource();
+            return mine != null && loaded != null && mine.getLocation().equals(loaded.getLocation());
+        } catch (ClassNotFoundException | SecurityException e) {
+            return false;
+        }
     }
 
     /** Told of every composite request that ends (on the request's thread: keep it cheap). */
@@ -315,7 +332,7 @@ public final class BpelEngine implements AutoCloseable {
             Message msg = mex.createMessage(mex.getOperation().getInput().getMessage().getQName());
             msg.setMessage(request);
             mexId = mex.getMessageExchangeId();
-            callers.register(mexId, serviceClass);
+            callers.register(mexId, clientId, serviceClass);
             reply = mex.invoke(msg);
             tx.commit();
         } catch (Exception e) {
@@ -326,21 +343,19 @@ public final class BpelEngine implements AutoCloseable {
         try {
             if (mexIsOneWay(op)) return outcome = new CompositeOutcome.Reply(null);
             if (reply == null) return new CompositeOutcome.Failure("the engine refused the request", false);
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                try {
-                    // A short wait in a loop: a failed engine job never completes the future.
-                    reply.get(50, TimeUnit.MILLISECONDS);
-                    break;
-                } catch (TimeoutException e) {
-                    String failure = callers.failure(mexId);
-                    if (failure != null) return new CompositeOutcome.Failure(failure, false);
-                    if (System.nanoTime() > deadline)
-                        return new CompositeOutcome.Failure("no reply from " + service.getLocalPart() + " within " + timeout.toMillis() + " ms", false);
-                } catch (Exception e) {
-                    return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
-                }
+            try {
+                // One wait: ends with the process's reply, or at once when the instance fails
+                // (Callers wakes it), or at the timeout.
+                reply.get(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                String failure = callers.failure(mexId);
+                return new CompositeOutcome.Failure(failure != null ? failure
+                        : "no reply from " + service.getLocalPart() + " within " + timeout.toMillis() + " ms", false);
+            } catch (Exception e) {
+                return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
             }
+            String failure = callers.failure(mexId);
+            if (failure != null) return new CompositeOutcome.Failure(failure, false);
             outcome = readReply(mexId, target.binding(), op);
             return outcome;
         } finally {

@@ -18,11 +18,14 @@ final class Callers implements BpelEventListener {
     private final Map<String, Long> instanceByExchange = new ConcurrentHashMap<>();
     private final Map<Long, String> exchangeByInstance = new ConcurrentHashMap<>();
     private final Map<String, String> failures = new ConcurrentHashMap<>();
+    /** ODE's client id of each waiting request, to wake its waiter when its instance fails. */
+    private final Map<String, String> clientByExchange = new ConcurrentHashMap<>();
     private final java.util.Set<String> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, Map<io.moses.model.TaskRef, Integer>> invokesByExchange = new ConcurrentHashMap<>();
 
-    void register(String exchangeId, String serviceClass) {
+    void register(String exchangeId, String clientId, String serviceClass) {
         waiting.add(exchangeId);
+        clientByExchange.put(exchangeId, clientId);
         invokesByExchange.put(exchangeId, new ConcurrentHashMap<>());
         if (serviceClass != null) classByExchange.put(exchangeId, serviceClass);
     }
@@ -30,6 +33,8 @@ final class Callers implements BpelEventListener {
     void release(String exchangeId) {
         waiting.remove(exchangeId);
         failures.remove(exchangeId);
+        String client = clientByExchange.remove(exchangeId);
+        if (client != null) org.apache.ode.bpel.engine.ResponseWaiters.forget(client);
         invokesByExchange.remove(exchangeId);
         classByExchange.remove(exchangeId);
         Long iid = instanceByExchange.remove(exchangeId);
@@ -41,12 +46,15 @@ final class Callers implements BpelEventListener {
 
     /**
      * An engine job of a request's instance failed: in-memory jobs are not retried, so the
-     * request will never get a reply. Its waiter is told at once instead of timing out.
+     * request will never get a reply. Its waiter is woken at once instead of timing out.
      */
     void failed(String exchangeId, Long instanceId, String reason) {
         String mex = exchangeId != null && waiting.contains(exchangeId) ? exchangeId
                 : instanceId == null ? null : exchangeByInstance.get(instanceId);
-        if (mex != null && waiting.contains(mex)) failures.put(mex, reason);
+        if (mex == null || !waiting.contains(mex)) return;
+        failures.put(mex, reason);
+        String client = clientByExchange.get(mex);
+        if (client != null) org.apache.ode.bpel.engine.ResponseWaiters.wake(client);
     }
 
     /** Why the request's instance failed, or null. */

@@ -35,15 +35,19 @@ final class PartnerInvoker implements MessageExchangeContext {
     private final Supplier<BpelServerImpl> server;
     private final Callers callers;
     private final java.util.concurrent.Executor replies;
+    private final java.util.function.BooleanSupplier inTransaction;
 
     /**
-     * @param replies where replies are handed back to the engine: never the thread that
-     *                completed the call, which may still be inside the engine's transaction
-     *                (a call that fails at once completes in {@code afterCompletion})
+     * @param replies       where replies are handed back to the engine when the thread that
+     *                      completed the call is inside a transaction (a call that fails at once
+     *                      completes in the engine's {@code afterCompletion}); otherwise the
+     *                      completing thread delivers the reply itself (no hand-off)
+     * @param inTransaction whether the current thread is inside a transaction
      */
     PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers,
-                   java.util.concurrent.Executor replies) {
+                   java.util.concurrent.Executor replies, java.util.function.BooleanSupplier inTransaction) {
         this.replies = replies;
+        this.inTransaction = inTransaction;
         this.handler = handler;
         this.scheduler = scheduler;
         this.server = server;
@@ -78,12 +82,13 @@ final class PartnerInvoker implements MessageExchangeContext {
             @Override
             public void afterCompletion(boolean success) {
                 if (!success) return;
-                handler.invoke(invocation).whenCompleteAsync((outcome, error) -> {
+                handler.invoke(invocation).whenComplete((outcome, error) -> {
                     if (!twoWay) return;
                     InvokeOutcome result = error == null ? outcome
                             : new InvokeOutcome.Failure(invocation.task() + ": " + error, java.util.List.of());
-                    reply(mexId, binding, op, result);
-                }, replies);
+                    if (inTransaction.getAsBoolean()) replies.execute(() -> reply(mexId, binding, op, result));
+                    else reply(mexId, binding, op, result);
+                });
             }
 
             @Override

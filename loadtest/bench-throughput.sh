@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# The broker's own cost on the request path: trip planner throughput, latency and broker CPU per
+# request through brokers that differ only in their binding, against the direct-call limit, in
+# one run. Stubs answer at once (0 ms), load comes from wrk (closed loop), everything on this
+# machine. Each round loads every broker at every connection count in turn, so that noise from
+# other work on the machine spreads evenly; the medians of the rounds are printed with ratios.
+#
+#   loadtest/bench-throughput.sh [--seconds 15] [--rounds 3] [--warmup 90]
+#                                [--connections 1,8,32,128] [--bindings static,adaptive,plan]
+#                                [--variant NAME=CLASSPATH]... [--java-opts "..."] [--keep]
+#
+# Bindings: static   every task bound to one fixed concrete service (no Adaptation Manager)
+#           adaptive the Adaptation Manager following a plan of the same single services
+#           plan     the seed's own plan (1-out-of-n and alternate groups, per class)
+# --variant NAME=CP adds a static broker run from another class path (for example a build of
+#           another commit), so that two versions are compared in one run.
+# Direct-call limit: one stub called directly with wrk at the same connection count, divided by
+# the partner invokes per composite request (counted at the stubs during the static runs).
+# CPU per request: the broker's utime+stime (/proc/PID/stat) over the run, divided by requests.
+# Needs wrk (apt-get install wrk). Record results in docs/benchmarks.md.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SECONDS_PER_RUN=15 ROUNDS=3 WARMUP=90 CONNS=1,8,32,128 BINDINGS=static,adaptive,plan KEEP=0
+JAVA_OPTS_EXTRA="" VARIANTS=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) SECONDS_PER_RUN="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --connections) CONNS="$2"; shift 2 ;;
+    --bindings) BINDINGS="$2"; shift 2 ;;
+    --variant) VARIANTS+=("$2"); shift 2 ;;
+    --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+done
+command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+"$ROOT/moses" build
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+BROKER_CP="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
+STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
+TMP="$(mktemp -d /tmp/moses-bench-tput.XXXXXX)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  [[ $KEEP == 1 ]] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap "exit 130" INT TERM
+IFS=, read -ra CONN_LIST <<<"$CONNS"
+IFS=, read -ra BINDING_LIST <<<"$BINDINGS"
+
+await_port() { # log pattern -> port
+  local log="$1" pattern="$2" i
+  for ((i = 0; i < 1200; i++)); do
+    local port; port="$(grep -oE "$pattern on http://[^:]+:[0-9]+" "$log" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)"
+    [[ -n "$port" ]] && { echo "$port"; return; }
+    sleep 0.1
+  done
+  echo "bench: no '$pattern' in $log after 120 s:" >&2; tail -20 "$log" >&2; exit 1
+}
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+HZ="$(getconf CLK_TCK)"
+stub_requests() { # total requests served by all stubs so far
+  local total=0 s v n
+  for s in flight hotel weather car attraction payment; do for v in a b; do
+    n="$(curl -s "http://127.0.0.1:$STUB_PORT/admin/services/$s-$v" | grep -oE '"requests" *: *[0-9]+' | grep -oE '[0-9]+$')"
+    total=$((total + n))
+  done; done
+  echo "$total"
+}
+
+echo "bench: trip planner, stubs at 0 ms, wrk closed loop; ${SECONDS_PER_RUN} s per run, $ROUNDS rounds, ${WARMUP} s warm-up per broker"
+VARIANT_NAMES=""; for v in "${VARIANTS[@]}"; do VARIANT_NAMES+=" ${v%%=*}"; done
+echo "bench: connections $CONNS, bindings $BINDINGS${VARIANT_NAMES:+, variants$VARIANT_NAMES}; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); logs in $TMP"
+"$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
+PIDS+=($!)
+STUB_PORT="$(await_port "$TMP/stubs.log" "stubs listening")"
+for s in flight hotel weather car attraction payment; do for v in a b; do
+  curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latencyMs":0,"distribution":"fixed"}' \
+    "http://127.0.0.1:$STUB_PORT/admin/services/$s-$v" >/dev/null
+done; done
+
+declare -A PORT PID
+start_broker() { # name classpath binding seed
+  local name="$1" cp="$2" binding="$3" seed="$4" monitors=qos,ws,paths
+  [[ "$name" == plan ]] && monitors=none # keep the seed's plan for the whole run
+  # shellcheck disable=SC2086
+  "$JAVA" $JAVA_OPTS_EXTRA -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" --db "mem:bench-$name" \
+    --binding "$binding" --monitors "$monitors" --deploy "$ROOT/bpel-processes/trip-planner" --seed "$seed" \
+    --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$name.log" 2>&1 &
+  PID[$name]=$!; PIDS+=($!)
+}
+NAMES=()
+SINGLE="$ROOT/loadtest/bench/trip-planner-single-services.yaml"
+for b in "${BINDING_LIST[@]}"; do
+  case "$b" in
+    static) start_broker static "$BROKER_CP" static "$SINGLE" ;;
+    adaptive) start_broker adaptive "$BROKER_CP" adaptive "$SINGLE" ;;
+    plan) start_broker plan "$BROKER_CP" adaptive "$ROOT/bpel-processes/trip-planner/seed.yaml" ;;
+    *) echo "bench: unknown binding $b" >&2; exit 2 ;;
+  esac
+  NAMES+=("$b")
+done
+for v in "${VARIANTS[@]}"; do start_broker "${v%%=*}" "${v#*=}" static "$SINGLE"; NAMES+=("${v%%=*}"); done
+for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
+
+run_wrk() { # url script connections seconds -> "rps p50 p99 non2xx errors"
+  local threads=$(( $3 < 2 ? 1 : 2 ))
+  wrk -t"$threads" -c"$3" -d"$4"s --timeout 10s -s "$ROOT/loadtest/wrk/$2" "$1" 2>&1 |
+    sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\) non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1 \2 \3 \4 \5/p'
+}
+
+# Warm-up: the JIT needs load before the numbers settle; print throughput every 10 s so the
+# time to steady throughput can be read off.
+for n in "${NAMES[@]}"; do
+  printf 'bench: warming up %-10s' "$n"
+  for ((t = 0; t < WARMUP; t += 10)); do
+    r=($(run_wrk "http://127.0.0.1:${PORT[$n]}" trip.lua 16 10)); printf ' %s' "${r[0]%.*}"
+  done
+  echo " req/s (each 10 s at 16 connections)"
+done
+
+declare -A RES
+INVOKES=""
+for ((round = 1; round <= ROUNDS; round++)); do
+  for c in "${CONN_LIST[@]}"; do
+    r=($(run_wrk "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua "$c" "$SECONDS_PER_RUN"))
+    RES[direct,$c]+="${r[0]} "
+    printf 'round %d  %-10s c=%-4s %9s calls/s  p50 %6s ms  p99 %6s ms\n' "$round" direct "$c" "${r[0]}" "${r[1]}" "${r[2]}"
+    for n in "${NAMES[@]}"; do
+      s0="$(stub_requests)"; t0="$(ticks "${PID[$n]}")"
+      r=($(run_wrk "http://127.0.0.1:${PORT[$n]}" trip.lua "$c" "$SECONDS_PER_RUN"))
+      t1="$(ticks "${PID[$n]}")"; s1="$(stub_requests)"
+      reqs="$(awk -v r="${r[0]}" -v s="$SECONDS_PER_RUN" 'BEGIN{printf "%d", r*s}')"
+      cpu="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v n="$reqs" 'BEGIN{printf "%.2f", (n > 0) ? t * 1000 / hz / n : 0}')"
+      if [[ "$n" == static && "$reqs" -gt 0 ]]; then
+        INVOKES+="$(awk -v d=$((s1 - s0)) -v n="$reqs" 'BEGIN{printf "%.2f", d / n}') "
+      fi
+      RES[$n,$c]+="${r[0]} "; RES[$n,$c,p50]+="${r[1]} "; RES[$n,$c,p99]+="${r[2]} "; RES[$n,$c,cpu]+="$cpu "
+      RES[$n,$c,bad]+="$((r[3] + r[4])) "
+      printf 'round %d  %-10s c=%-4s %9s req/s    p50 %6s ms  p99 %6s ms  cpu %5s ms/req  errors %s\n' \
+        "$round" "$n" "$c" "${r[0]}" "${r[1]}" "${r[2]}" "$cpu" "$((r[3] + r[4]))"
+    done
+  done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+sum() { tr ' ' '\n' | grep -v '^$' | awk '{s+=$1} END{print s+0}'; }
+INV="$(echo "$INVOKES" | median)"
+[[ "$INV" == 0 ]] && INV=6
+echo
+echo "medians of $ROUNDS rounds; partner invokes per composite request (static, counted at the stubs): $INV"
+printf '%-10s %5s %10s %9s %9s %8s %10s %8s %10s %8s\n' binding conns 'req/s' 'p50 ms' 'p99 ms' 'p99/p50' 'cpu ms/req' errors 'vs static' 'vs limit'
+for c in "${CONN_LIST[@]}"; do
+  direct="$(echo "${RES[direct,$c]}" | median)"
+  limit="$(awk -v d="$direct" -v i="$INV" 'BEGIN{printf "%.0f", d / i}')"
+  printf '%-10s %5s %10s %9s %9s %8s %10s %8s %10s %8s\n' limit "$c" "$limit" - - - - - - "1.00"
+  st="$(echo "${RES[${NAMES[0]},$c]}" | median)"
+  for n in "${NAMES[@]}"; do
+    rps="$(echo "${RES[$n,$c]}" | median)"; p50="$(echo "${RES[$n,$c,p50]}" | median)"; p99="$(echo "${RES[$n,$c,p99]}" | median)"
+    printf '%-10s %5s %10s %9s %9s %8s %10s %8s %10s %8s\n' "$n" "$c" "$rps" "$p50" "$p99" \
+      "$(awk -v a="$p99" -v b="$p50" 'BEGIN{printf "%.1f", (b > 0) ? a / b : 0}')" \
+      "$(echo "${RES[$n,$c,cpu]}" | median)" "$(echo "${RES[$n,$c,bad]}" | sum)" \
+      "$(awk -v a="$rps" -v b="$st" 'BEGIN{printf "%.2f", (b > 0) ? a / b : 0}')" \
+      "$(awk -v a="$rps" -v b="$limit" 'BEGIN{printf "%.2f", (b > 0) ? a / b : 0}')"
+  done
+done
+for n in "${NAMES[@]}"; do
+  echo "rss $n: $(awk '/VmRSS/{printf "%d MB", $2/1024}' "/proc/${PID[$n]}/status")"
+done
+echo "'vs static' compares with the first binding (${NAMES[0]}); 'vs limit' with the direct-call limit (one stub called directly / invokes per request)."
