@@ -53,30 +53,35 @@ public final class AdaptationBenchmark {
     public static void main(String[] args) throws Exception {
         int trials = 3;
         int period = 1000;
+        boolean singles = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trials" -> trials = Integer.parseInt(args[++i]);
                 case "--period" -> period = Integer.parseInt(args[++i]);
+                case "--singles" -> singles = true;
                 default -> {
-                    System.err.println("usage: bench-adaptation.sh [--trials N] [--period MS]");
+                    System.err.println("usage: bench-adaptation.sh [--trials N] [--period MS] [--singles]");
                     System.exit(2);
                 }
             }
         }
         Path home = Path.of(System.getProperty("moses.home", "."));
         Path tmp = Files.createTempDirectory("moses-bench-adaptation");
-        System.out.printf("bench: %d trials, monitor and probe period %d ms (hold: the broker's default); logs in %s%n", trials, period, tmp);
+        System.out.printf("bench: %d trials, monitor and probe period %d ms (hold: the broker's default)%s; logs in %s%n", trials, period,
+                singles ? ", plan of single services and optimizer off: only the request path reacts" : "", tmp);
         try (Child stubs = new Child("stubs", System.getProperty("java.class.path"), "io.moses.loadtest.stubs.StubServer",
                 List.of("--port", "0"), tmp.resolve("stubs.log"))) {
             int stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
             for (String t : List.of("flight", "hotel", "weather", "car", "attraction", "payment"))
                 for (String p : List.of("-a", "-b")) stub(stubPort, t + p, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+            List<String> brokerArgs = new ArrayList<>(List.of("--port", "0", "--work", tmp.resolve("work").toString(), "--db", "mem:bench",
+                    "--deploy", home.resolve("bpel-processes/trip-planner").toString(),
+                    "--seed", home.resolve(singles ? "loadtest/bench/trip-planner-single-services.yaml" : "bpel-processes/trip-planner/seed.yaml").toString(),
+                    "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitor-period", "" + period,
+                    "--probe-period", "" + period));
+            if (singles) brokerArgs.addAll(List.of("--optimizer", "off"));
             try (Child broker = new Child("broker", System.getProperty("moses.broker.classpath"), "io.moses.core.Main",
-                    List.of("--port", "0", "--work", tmp.resolve("work").toString(), "--db", "mem:bench",
-                            "--deploy", home.resolve("bpel-processes/trip-planner").toString(),
-                            "--seed", home.resolve("bpel-processes/trip-planner/seed.yaml").toString(),
-                            "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitor-period", "" + period,
-                            "--probe-period", "" + period), tmp.resolve("broker.log"))) {
+                    brokerArgs, tmp.resolve("broker.log"))) {
                 String base = "http://127.0.0.1:" + broker.await(Pattern.compile("broker listening on http://[^:]+:(\\d+)"), 120);
                 Map<String, Double> rMax = new LinkedHashMap<>();
                 for (JsonNode k : JSON.readTree(get(base + "/admin/classes"))) rMax.put(k.path("name").asText(), k.path("maxResponseTime").asDouble());
@@ -99,7 +104,9 @@ public final class AdaptationBenchmark {
                         String victim = Degrade.firstUsed(JSON.readTree(get(base + "/admin/plan")), "hotel.findHotel");
                         long t0 = System.nanoTime();
                         stub(stubPort, victim, "{\"up\":false}");
-                        double out = waitMs(t0, 15_000, () -> !Degrade.uses(JSON.readTree(get(base + "/admin/plan")), victim));
+                        // without the optimizer the plan never changes: time until the binding stops selecting it
+                        double out = singles ? waitMs(t0, 5_000, () -> outOfSelection(base, victim))
+                                : waitMs(t0, 15_000, () -> !Degrade.uses(JSON.readTree(get(base + "/admin/plan")), victim));
                         Thread.sleep(Math.max(0, 5000 - (System.nanoTime() - t0) / 1_000_000));
                         long t1 = System.nanoTime();
                         StringBuilder line = new StringBuilder();
@@ -115,12 +122,15 @@ public final class AdaptationBenchmark {
                         }
                         stub(stubPort, victim, "{\"up\":true}");
                         long t2 = System.nanoTime();
-                        double back = waitMs(t2, 30_000, () -> Degrade.uses(JSON.readTree(get(base + "/admin/plan")), victim));
+                        double back = singles ? waitMs(t2, 30_000, () -> !outOfSelection(base, victim))
+                                : waitMs(t2, 30_000, () -> Degrade.uses(JSON.readTree(get(base + "/admin/plan")), victim));
                         outOfPlan.add(out);
                         backInPlan.add(back);
-                        System.out.printf("trial %d  outage of %-8s out of the plan after %5.0f ms;%s; back in the plan %5.0f ms after it recovered%n",
-                                trial, victim, out, line, back);
+                        String where = singles ? "selection" : "the plan";
+                        System.out.printf("trial %d  outage of %-8s out of %s after %5.0f ms;%s; back in %s %5.0f ms after it recovered%n",
+                                trial, victim, where, out, line, where, back);
                         Thread.sleep(3000);
+                        if (singles) continue; // a slowdown needs the optimizer
 
                         // slowdown
                         JsonNode plan = JSON.readTree(get(base + "/admin/plan"));
@@ -151,12 +161,14 @@ public final class AdaptationBenchmark {
                         Thread.sleep(6000);
                     }
                     System.out.println();
-                    System.out.printf("outage: service down -> plan without it: median %.0f ms (max %.0f)%n", median(outOfPlan), max(outOfPlan));
+                    System.out.printf("outage: service down -> %s: median %.0f ms (max %.0f)%n", singles ? "out of selection" : "plan without it",
+                            median(outOfPlan), max(outOfPlan));
                     failedPct.forEach((k, v) -> System.out.printf("outage: class %-7s composite requests failed in the 5 s from the outage: median %.2f %% (max %.2f %%)%n",
                             k, median(v), max(v)));
-                    System.out.printf("recovery: provider up -> in the plan again: median %.0f ms (max %.0f)%n", median(backInPlan), max(backInPlan));
-                    System.out.printf("slowdown: 10 -> 300 ms -> plan because of it: median %.0f ms (max %.0f)%n", median(slowPlan), max(slowPlan));
-                    withinRmax.forEach((k, v) -> System.out.printf("slowdown: class %-7s mean response time within R_max after: median %.0f ms; within 1.25 x its mean before after: median %.0f ms (max %.0f)%n",
+                    System.out.printf("recovery: provider up -> %s: median %.0f ms (max %.0f)%n", singles ? "back in selection" : "in the plan again",
+                            median(backInPlan), max(backInPlan));
+                    if (!singles) System.out.printf("slowdown: 10 -> 300 ms -> plan because of it: median %.0f ms (max %.0f)%n", median(slowPlan), max(slowPlan));
+                    if (!singles) withinRmax.forEach((k, v) -> System.out.printf("slowdown: class %-7s mean response time within R_max after: median %.0f ms; within 1.25 x its mean before after: median %.0f ms (max %.0f)%n",
                             k, median(v), median(withinBefore.get(k)), max(withinBefore.get(k))));
                 } finally {
                     running.set(false);
@@ -164,6 +176,12 @@ public final class AdaptationBenchmark {
                 }
             }
         }
+    }
+
+    /** Whether the broker's binding has the service ejected or the WS Monitor has it down. */
+    static boolean outOfSelection(String base, String service) throws Exception {
+        JsonNode a = JSON.readTree(get(base + "/health")).path("adaptation");
+        return a.path("ejected").toString().contains("\"" + service + "\"") || a.path("down").toString().contains("\"" + service + "\"");
     }
 
     /** One client sending as one seed user until stopped; every request bounded by a 30 s timeout. */
