@@ -21,7 +21,7 @@ public final class PlanCommand {
         String broker = "http://127.0.0.1:8080";
         boolean json = false;
         int history = 0;
-        String user = System.getenv("MOSES_USER");
+        String user = System.getenv("MOSES_USER") == null || System.getenv("MOSES_USER").isBlank() ? null : System.getenv("MOSES_USER");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--user" -> {
