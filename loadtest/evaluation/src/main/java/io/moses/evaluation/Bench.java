@@ -237,7 +237,7 @@ public final class Bench {
         out.accept(summary.stripTrailing());
         String machine = machine(loadStart);
         Report.write(report, closed, open, summary, machine, versions(setup), commands.toString(),
-                "MOSES evaluation " + stamp + (o.out() == null ? "" : ""));
+                "MOSES evaluation " + stamp);
         out.accept("bench: report " + report.resolve("index.html"));
         return new Result(closed, open, report, ok, summary);
     }
