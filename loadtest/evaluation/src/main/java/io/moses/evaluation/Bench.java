@@ -120,7 +120,10 @@ public final class Bench {
         System.exit(r.ok() ? 0 : 1);
     }
 
-    public static Result run(Options o, Setup setup, String commandLine, Consumer<String> say) throws Exception {
+    public static Result run(Options o, Setup setup, String commandLine, Consumer<String> out) throws Exception {
+        long began = System.nanoTime();
+        // progress lines carry the seconds since the start: where a slow run spends its time
+        Consumer<String> say = line -> out.accept(String.format("%4d s  %s", (System.nanoTime() - began) / 1_000_000_000L, line));
         if (o.open() && !onPath("httperf"))
             throw new IllegalStateException("httperf is not installed (Debian package httperf; .ci/run installs it)");
         String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
@@ -230,12 +233,12 @@ public final class Bench {
         if (failure != null) summary += "\nthe run stopped early: " + failure + "\n";
         summary += ok ? "\nverdict: OK: every step ran; no errors at low load\n"
                 : "\nverdict: FAILED: errors at low load or missing steps (see above and raw/)\n";
-        say.accept("");
-        say.accept(summary.stripTrailing());
+        out.accept("");
+        out.accept(summary.stripTrailing());
         String machine = machine(loadStart);
         Report.write(report, closed, open, summary, machine, versions(setup), commands.toString(),
-                "MOSES evaluation " + stamp + (o.out() == null ? "" : ""));
-        say.accept("bench: report " + report.resolve("index.html"));
+                "MOSES evaluation " + stamp);
+        out.accept("bench: report " + report.resolve("index.html"));
         return new Result(closed, open, report, ok, summary);
     }
 

@@ -88,6 +88,7 @@ final class Report {
                 const data = %7$s;
                 const colors = {static:'#1f77b4', adaptive:'#d62728', direct:'#2ca02c'};
                 const names = {static:'static binding', adaptive:'adaptive binding', direct:'direct-call limit'};
+                const workers = [...new Set(data.closed.map(s => s.workers))];
                 const targets = [...new Set(data.closed.map(s => s.target).concat(data.open.map(s => s.target)))];
                 function line(label, color, points, dashed, styles) {
                   return {label, data: points, borderColor: color, backgroundColor: color, borderDash: dashed ? [6, 4] : [],
@@ -98,7 +99,8 @@ final class Report {
                   new Chart(document.getElementById(id), {type: 'line', data: {datasets},
                     options: {animation: false, maintainAspectRatio: false, parsing: false,
                       plugins: {title: {display: true, text: title}},
-                      scales: {x: logX ? {type: 'logarithmic', title: {display: true, text: xTitle}, ticks: log2}
+                      scales: {x: logX ? {type: 'logarithmic', title: {display: true, text: xTitle}, ticks: log2,
+                                         afterBuildTicks: axis => { axis.ticks = workers.map(v => ({value: v})); }}
                                        : {type: 'linear', title: {display: true, text: xTitle}},
                                y: logY ? {type: 'logarithmic', title: {display: true, text: yTitle + ' (log scale)'}}
                                        : {beginAtZero: true, title: {display: true, text: yTitle}}}}});

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * {@code moses bench --quick} end to end against the stub services: real brokers (static and
  * adaptive binding) as child processes, The Grinder and httperf as the load, then the report's
  * own data (closed.csv, open.csv) checked: every step present, no errors at low load, throughput
- * rising with the workers until the broker saturates. About two to three minutes.
+ * rising with the workers until the broker saturates. Three to four minutes on a busy 2-core
+ * machine (a third of it starting the two brokers).
  */
 class QuickBenchTest {
     private static final List<String> TARGETS = List.of("static", "adaptive", "direct");
