@@ -24,6 +24,11 @@ final class ChildProcess implements AutoCloseable {
     private final Thread reader;
 
     ChildProcess(String mainClass, List<String> args) throws IOException {
+        this(mainClass, args, java.util.Map.of());
+    }
+
+    /** With extra environment variables (a password a command reads from the environment). */
+    ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> environment) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
@@ -31,7 +36,9 @@ final class ChildProcess implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
         cmd.addAll(args);
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
+        builder.environment().putAll(environment);
+        process = builder.start();
         reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -166,13 +167,15 @@ class TripPlannerEndToEndTest {
     @Test
     void planCommandShowsThePlanInForceAsATableAndJson() throws Exception {
         String url = "http://127.0.0.1:" + brokerPort;
-        try (ChildProcess table = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url))) {
+        try (ChildProcess table = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--user", "operator"),
+                Map.of("MOSES_PASSWORD", "operator-demo"))) {
             assertTrue(table.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(0, table.process.exitValue(), table.output());
             Thread.sleep(200);
             assertTrue(table.output().contains("plan 1") && table.output().contains("par(flight-a,flight-b)"), table.output());
         }
-        try (ChildProcess json = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--json", "--history"))) {
+        try (ChildProcess json = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--json", "--history", "--user", "operator"),
+                Map.of("MOSES_PASSWORD", "operator-demo"))) {
             assertTrue(json.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             Thread.sleep(200);
             assertTrue(json.output().contains("\"implementation\" : \"alt(hotel-a,hotel-b)\""), json.output());
