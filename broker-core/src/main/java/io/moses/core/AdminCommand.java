@@ -46,7 +46,8 @@ public final class AdminCommand {
         switch (rest.get(0)) {
             case "replan" -> {
                 path = "/admin/replan";
-                String reason = String.join(" ", rest.subList(1, rest.size())).replace("\\", "\\\\").replace("\"", "\\\"");
+                String reason = String.join(" ", rest.subList(1, rest.size())).replaceAll("\\p{Cntrl}", " ")
+                        .replace("\\", "\\\\").replace("\"", "\\\"");
                 body = "{\"reason\":\"" + reason + "\"}";
             }
             case "monitor" -> {

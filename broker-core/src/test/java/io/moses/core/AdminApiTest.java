@@ -49,14 +49,15 @@ class AdminApiTest {
         return JSON.readTree(r.body());
     }
 
-    static long awaitPlanAfter(int port, long version) throws Exception {
+    /** The version of the newest plan made for a reason containing {@code why} (drift plans may come in between). */
+    static long awaitPlanFor(int port, String why) throws Exception {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (System.nanoTime() < deadline) {
-            long v = get(port, "/admin/plan").get("version").asLong();
-            if (v > version) return v;
+            for (JsonNode p : get(port, "/admin/plans?n=20"))
+                if (p.get("reason").asText().contains(why)) return p.get("version").asLong();
             Thread.sleep(100);
         }
-        throw new AssertionError("no plan after version " + version);
+        throw new AssertionError("no plan for '" + why + "': " + get(port, "/admin/plans?n=20"));
     }
 
     static boolean planUses(JsonNode plan, String service) {
@@ -112,20 +113,19 @@ class AdminApiTest {
                 assertEquals(1.0, metric(metrics, "moses_class_availability{class=\"gold\"}"));
 
                 // force a re-plan: a new version made for the operator's reason
-                long v0 = get(port, "/admin/plan").get("version").asLong();
                 post(port, "/admin/replan", 200);
-                long v1 = awaitPlanAfter(port, v0);
+                long v1 = awaitPlanFor(port, "operator olga asked: test");
                 JsonNode plan = get(port, "/admin/plan");
-                assertTrue(plan.get("reason").asText().contains("operator olga asked: test"), plan.get("reason").asText());
-                assertEquals((double) v1, metric(send(port, "GET", "/metrics", null, Map.of(), null).body(), "moses_plan_version"));
+                assertEquals((double) plan.get("version").asLong(), metric(send(port, "GET", "/metrics", null, Map.of(), null).body(), "moses_plan_version"));
 
                 // take the service the plan uses for left.echo out: the next plan does without it, then back in
                 String used = planUses(plan, "left-1") ? "left-1" : "left-2";
                 String other = used.equals("left-1") ? "left-2" : "left-1";
                 JsonNode out = post(port, "/admin/concrete-services/" + used + "/out", 200);
                 assertTrue(out.get("changed").asBoolean());
-                long v2 = awaitPlanAfter(port, v1);
-                plan = get(port, "/admin/plan");
+                long v2 = awaitPlanFor(port, "operator took concrete service " + used + " out");
+                assertTrue(v2 > v1);
+                plan = get(port, "/admin/plan"); // this one or a later one: all are made without the service
                 assertFalse(planUses(plan, used), used + " still planned: " + plan);
                 assertTrue(planUses(plan, other), plan.toString());
                 for (JsonNode s : get(port, "/admin/concrete-services"))
@@ -134,7 +134,7 @@ class AdminApiTest {
                 assertTrue(send(port, "GET", "/metrics", null, Map.of(), null).body()
                         .contains("moses_concrete_up{composite=\"EchoPair\",service=\"" + used + "\",task=\"left.echo\"} 0.0"));
                 post(port, "/admin/concrete-services/" + used + "/in", 200);
-                awaitPlanAfter(port, v2);
+                assertTrue(awaitPlanFor(port, "operator put concrete service " + used + " back in") > v2);
                 for (JsonNode s : get(port, "/admin/concrete-services")) assertEquals("up", s.get("state").asText(), s.toString());
                 post(port, "/admin/concrete-services/nosuch/out", 404);
 

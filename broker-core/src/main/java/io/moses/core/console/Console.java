@@ -204,12 +204,12 @@ public final class Console {
                     u = authenticator.userOf("Basic " + Base64.getEncoder().encodeToString(
                             (user + ":" + password).getBytes(StandardCharsets.UTF_8)));
                 } catch (AuthenticationException e) {
-                    log.info("console login refused for '{}': {}", user, e.getMessage());
+                    log.info("console login refused for '{}': {}", printable(user), e.getMessage());
                     loginPage(res, 401, "Unknown user or wrong password.");
                     return;
                 }
                 if (u == null || !u.isOperator()) {
-                    log.info("console login refused for '{}': not an operator", user);
+                    log.info("console login refused for '{}': not an operator", printable(user));
                     loginPage(res, 403, "User '" + user + "' is not an operator.");
                     return;
                 }
@@ -248,6 +248,12 @@ public final class Console {
             page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         res.getWriter().write(page.replace("<!--error-->", error == null ? "" : "<p class=\"error\" id=\"login-error\">" + escape(error) + "</p>"));
+    }
+
+    /** A name from a form as it may appear in a log line: one line, not too long. */
+    static String printable(String s) {
+        String p = s.replaceAll("\\p{Cntrl}", "?");
+        return p.length() > 64 ? p.substring(0, 64) + "..." : p;
     }
 
     static String escape(String s) {
