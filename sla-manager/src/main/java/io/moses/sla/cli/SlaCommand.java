@@ -22,6 +22,7 @@ public final class SlaCommand {
               classes                                   the classes, their SLAs and the rate each can still admit
               subscribe --user NAME --class K --rate R   subscribe a new user (the new user's password from MOSES_PASSWORD,
                                                         or asked); with registration closed, --as OPERATOR subscribes it
+                                                        (the operator's password from MOSES_OPERATOR_PASSWORD)
               change [--for USER] [--class K] [--rate R] change your subscription (an operator may name --for USER)
               cancel [--for USER]                       end your subscription
             credentials: --user NAME (or MOSES_USER), password in MOSES_PASSWORD (never on the command line)
