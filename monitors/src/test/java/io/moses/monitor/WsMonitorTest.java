@@ -26,7 +26,8 @@ class WsMonitorTest {
         server.start();
         try {
             List<String> changes = new CopyOnWriteArrayList<>();
-            WsMonitor m = new WsMonitor(Duration.ofSeconds(1), 2, 2, (s, isUp) -> changes.add(s + (isUp ? " up" : " down")));
+            // a generous timeout: it only bounds a hang, and a busy machine must not turn a probe into a failure
+            WsMonitor m = new WsMonitor(Duration.ofSeconds(10), 2, 2, (s, isUp) -> changes.add(s + (isUp ? " up" : " down")));
             Map<String, URI> endpoints = Map.of("svc", URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/svc"),
                     "gone", URI.create("http://127.0.0.1:1/nothing"));
             m.probe(endpoints);

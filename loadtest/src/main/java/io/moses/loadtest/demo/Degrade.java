@@ -73,6 +73,7 @@ public final class Degrade {
         LoadResult after = TripLoad.run(broker, clients, rest, null, p -> say.accept(p.toString()));
         System.out.println(after.report());
         JsonNode afterPlan = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
+        JsonNode adaptation = JSON.readTree(Demo.fetch(broker + "/health")).path("adaptation");
         stub(stubPort, slowed, "{\"latencyMs\":40,\"distribution\":\"fixed\"}");
         stub(stubPort, down, "{\"up\":true}");
         adapted = !uses(afterPlan, down);
@@ -99,6 +100,8 @@ public final class Degrade {
                     k.getValue().path("maxResponseTime").asDouble(),
                     compliance(List.of(after), k.getKey(), k.getValue()).kept() ? "SLA kept after the reaction window" : "SLA BROKEN after the reaction window");
         }
+        System.out.printf("broker: %d calls that never reached their provider sent again to another one; ejected now %s, down now %s%n",
+                adaptation.path("retries").asLong(), adaptation.path("ejected"), adaptation.path("down"));
         return after;
     }
 
