@@ -116,7 +116,10 @@ class AdminApiTest {
                 post(port, "/admin/replan", 200);
                 long v1 = awaitPlanFor(port, "operator olga asked: test");
                 JsonNode plan = get(port, "/admin/plan");
-                assertEquals((double) plan.get("version").asLong(), metric(send(port, "GET", "/metrics", null, Map.of(), null).body(), "moses_plan_version"));
+                double gauge = metric(send(port, "GET", "/metrics", null, Map.of(), null).body(), "moses_plan_version");
+                long after = get(port, "/admin/plan").get("version").asLong(); // a drift plan may come in between
+                assertTrue(plan.get("version").asLong() <= gauge && gauge <= after, "plan version gauge " + gauge);
+                assertTrue(gauge >= v1);
 
                 // take the service the plan uses for left.echo out: the next plan does without it, then back in
                 String used = planUses(plan, "left-1") ? "left-1" : "left-2";
