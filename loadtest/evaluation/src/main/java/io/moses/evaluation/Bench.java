@@ -371,8 +371,8 @@ public final class Bench {
                 usage: moses bench [--quick] [--workers 1,2,4,8] [--step-seconds S] [--rates 10,20,40] [--rate-seconds S]
                                    [--latency MS] [--bindings static,adaptive] [--models closed,open] [--no-direct]
                                    [--warmup S] [--out DIR]
-                  --quick  workers 1,2,4,8 x 4 s, rates 10,20,40,80 x 3 s (2-3 minutes)
-                  default  workers 1,2,4,8,16,32 x 20 s, rates 5,10,20,30,40,60,80,120,160 x 20 s (15-20 minutes)""");
+                  --quick  workers 1,2,4,8 x 4 s, rates 10,20,40,80 x 3 s (under 2 minutes of load, plus starting the brokers)
+                  default  workers 1,2,4,8,16,32 x 20 s, rates 5,10,20,30,40,60,80,120,160 x 20 s (about 20 minutes)""");
         System.exit(problem == null ? 0 : 2);
     }
 
