@@ -27,8 +27,8 @@ final class ChildProcess implements AutoCloseable {
         this(mainClass, args, java.util.Map.of());
     }
 
-    /** With extra environment variables (a password a command reads from the environment). */
-    ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> environment) throws IOException {
+    /** @param env environment variables added to this JVM's */
+    ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
@@ -37,7 +37,7 @@ final class ChildProcess implements AutoCloseable {
         cmd.add(mainClass);
         cmd.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
-        builder.environment().putAll(environment);
+        builder.environment().putAll(env);
         process = builder.start();
         reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

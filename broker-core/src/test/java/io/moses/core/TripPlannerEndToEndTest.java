@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -167,15 +166,20 @@ class TripPlannerEndToEndTest {
     @Test
     void planCommandShowsThePlanInForceAsATableAndJson() throws Exception {
         String url = "http://127.0.0.1:" + brokerPort;
-        try (ChildProcess table = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--user", "operator"),
-                Map.of("MOSES_PASSWORD", "operator-demo"))) {
+        // the admin API answers operators only: the seed's operator, its password from the environment
+        java.util.Map<String, String> operator = java.util.Map.of("MOSES_USER", "operator", "MOSES_PASSWORD", "operator-demo");
+        try (ChildProcess anonymous = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url),
+                java.util.Map.of("MOSES_USER", "", "MOSES_PASSWORD", ""))) {
+            assertTrue(anonymous.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(2, anonymous.process.exitValue(), anonymous.output());
+        }
+        try (ChildProcess table = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url), operator)) {
             assertTrue(table.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(0, table.process.exitValue(), table.output());
             Thread.sleep(200);
             assertTrue(table.output().contains("plan 1") && table.output().contains("par(flight-a,flight-b)"), table.output());
         }
-        try (ChildProcess json = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--json", "--history", "--user", "operator"),
-                Map.of("MOSES_PASSWORD", "operator-demo"))) {
+        try (ChildProcess json = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--json", "--history"), operator)) {
             assertTrue(json.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             Thread.sleep(200);
             assertTrue(json.output().contains("\"implementation\" : \"alt(hotel-a,hotel-b)\""), json.output());
