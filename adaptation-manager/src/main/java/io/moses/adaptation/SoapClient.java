@@ -18,10 +18,7 @@ import org.w3c.dom.Node;
 /**
  * Sends SOAP 1.1 requests to concrete services: one pooled keep-alive HTTP client, fully
  * asynchronous (no thread waits on a reply), with a connect timeout and a per-call response
- * timeout. Every call, cancellable or not, goes on a pooled connection: cancelling a call ends
- * it for the caller at once and lets its HTTP exchange finish on its connection, its reply
- * discarded (aborting a JDK client exchange would spoil a pooled connection, and opening a
- * connection per 1-out-of-n member costs more than reading a reply nobody waits for).
+ * timeout.
  */
 public final class SoapClient {
     static final String SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -29,6 +26,20 @@ public final class SoapClient {
 
     private final HttpClient http;
     private final Executor executor;
+
+    static {
+        // A call that may be cancelled (a 1-out-of-n member) goes on a connection of its own,
+        // closed after it: measured here, cancelling an exchange on a pooled keep-alive
+        // connection of the JDK 17 client leaves that connection in the pool broken, and the
+        // next call on it fails with "header parser received no bytes". Sending
+        // "Connection: close" needs this header allowed; it must be set before the JDK's HTTP
+        // client is first used. Letting a cancelled member finish on a pooled connection
+        // instead (tried for issue 9) made FeedbackLoopTest.aSlowedServiceLosesItsTraffic fail
+        // in 3 of 3 runs (no re-plan when a 1-out-of-n member slows down); cause not found yet.
+        String allowed = System.getProperty("jdk.httpclient.allowRestrictedHeaders", "");
+        if (!allowed.toLowerCase().contains("connection"))
+            System.setProperty("jdk.httpclient.allowRestrictedHeaders", allowed.isEmpty() ? "connection" : allowed + ",connection");
+    }
 
     /** What came back from one concrete service. */
     public sealed interface Result {
@@ -67,10 +78,7 @@ public final class SoapClient {
         return send(endpoint, soapAction, body, timeout).result();
     }
 
-    /**
-     * A call in flight: its result, and a way to abandon it ({@code exchange} is the caller's
-     * handle on the exchange: cancelling it completes the result as {@link FailureKind#CANCELLED}).
-     */
+    /** A call in flight: its result, and a way to abort it (closing its connection). */
     public record Call(CompletableFuture<Result> result, CompletableFuture<?> exchange) {
         public void cancel() {
             exchange.cancel(true);
@@ -85,13 +93,16 @@ public final class SoapClient {
     /**
      * Like {@link #call}, but the call can be cancelled.
      *
-     * @param cancellable true for a call that may be cancelled (1-out-of-n cancels its losers);
-     *                    every call can be, on a pooled connection (see the class comment)
+     * @param cancellable true for a call that may be cancelled (1-out-of-n cancels its losers):
+     *                    it gets a connection of its own, so cancelling it cannot spoil a
+     *                    pooled one
      */
     public Call send(URI endpoint, String soapAction, Element body, Duration timeout, boolean cancellable) {
         HttpRequest request;
         try {
-            request = HttpRequest.newBuilder(endpoint)
+            HttpRequest.Builder b = HttpRequest.newBuilder(endpoint);
+            if (cancellable) b.header("Connection", "close");
+            request = b
                     .timeout(timeout)
                     .header("Content-Type", "text/xml; charset=utf-8")
                     .header("SOAPAction", "\"" + (soapAction == null ? "" : soapAction) + "\"")
@@ -102,14 +113,9 @@ public final class SoapClient {
                     new Result.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
             return new Call(failed, failed);
         }
-        // The caller's handle: cancelling it never reaches the HTTP exchange itself.
-        CompletableFuture<HttpResponse<byte[]>> handle = new CompletableFuture<>();
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).whenComplete((response, error) -> {
-            if (error != null) handle.completeExceptionally(error);
-            else handle.complete(response);
-        });
-        return new Call(handle.handleAsync((response, error) -> error != null ? failure(endpoint, error, timeout) : read(endpoint, response), executor),
-                handle);
+        CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        return new Call(exchange.handleAsync((response, error) -> error != null ? failure(endpoint, error, timeout) : read(endpoint, response), executor),
+                exchange);
     }
 
     private static final byte[] ENVELOPE_START = ("<soapenv:Envelope xmlns:soapenv=\"" + SOAP11 + "\"><soapenv:Body>")
