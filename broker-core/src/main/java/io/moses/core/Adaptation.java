@@ -2,7 +2,7 @@ package io.moses.core;
 
 /**
  * How the broker adapts by itself: which monitors run, how often, and the conditions of the
- * event-condition-action rules (model.md section 7). Every monitor can be switched off; the
+ * event-condition-action rules (docs/model.md, "What triggers a new plan"). Every monitor can be switched off; the
  * broker then serves with the last plan.
  *
  * @param qosMonitor          observe concrete services' response time and availability

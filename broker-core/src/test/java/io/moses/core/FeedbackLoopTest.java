@@ -27,7 +27,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The broker adapts by itself (model.md section 7): real stubs and broker processes under a
+ * The broker adapts by itself (docs/model.md, "What triggers a new plan"): real stubs and broker processes under a
  * steady background load; a stub is slowed, one goes down and comes back, the request mix
  * changes; the monitors notice and the optimizer's new plans move the traffic.
  */

@@ -15,7 +15,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The knowledge base of the broker (the K of MAPE-K): every persistent part of the model of
- * design/model.md. Open one with {@link KnowledgeBases#open}. Thread-safe; every method is one
+ * docs/model.md. Open one with {@link KnowledgeBases#open}. Thread-safe; every method is one
  * transaction.
  *
  * <p>Naming: {@code addX} refuses a duplicate name (CONFLICT); {@code putX} inserts or

@@ -3,7 +3,7 @@ package io.moses.model;
 import java.util.List;
 
 /**
- * The activity tree of a composite service (model.md section 3): only the structure that
+ * The activity tree of a composite service (docs/model.md, "Workflow and visits"): only the structure that
  * matters for response time, availability, cost and visits. Every node carries a stable
  * {@code id} (its path in the BPEL document) so that measured branch probabilities and loop
  * iterations can be attached to it.

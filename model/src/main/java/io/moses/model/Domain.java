@@ -1,6 +1,6 @@
 package io.moses.model;
 
-/** Domain checks of model.md section 1; each failure names the field. */
+/** Domain checks of docs/model.md, "Entities"; each failure names the field. */
 public final class Domain {
     private Domain() {}
 

@@ -3,7 +3,7 @@ package io.moses.model;
 import java.util.List;
 
 /**
- * An implementation J of a task (model.md section 2): one concrete service, a 1-out-of-n
+ * An implementation J of a task (docs/model.md, "Implementations"): one concrete service, a 1-out-of-n
  * parallel set, or an ordered alternate tuple. Members are concrete-service names.
  */
 public record Implementation(Pattern pattern, List<String> members) {

@@ -2,7 +2,7 @@ package io.moses.model;
 
 import java.time.Instant;
 
-/** Monitored parameters kept in the knowledge base (model.md sections 1 and 7). */
+/** Monitored parameters kept in the knowledge base (docs/model.md, "Entities" and "What triggers a new plan"). */
 public final class Observation {
     private Observation() {}
 

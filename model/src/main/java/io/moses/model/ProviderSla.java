@@ -1,7 +1,7 @@
 package io.moses.model;
 
 /**
- * What a concrete service's provider promises (model.md section 1).
+ * What a concrete service's provider promises (docs/model.md, "Entities").
  *
  * @param responseTime mean response time r [s], &gt; 0
  * @param availability a in (0, 1]

@@ -1,7 +1,7 @@
 package io.moses.model;
 
 /**
- * A service class k: a level of service the broker sells (model.md section 1).
+ * A service class k: a level of service the broker sells (docs/model.md, "Entities").
  *
  * @param name            unique name
  * @param maxResponseTime R_max [s], &gt; 0

@@ -1,5 +1,5 @@
 /**
- * The knowledge model of the broker (design/model.md section 1): immutable value types shared by
+ * The knowledge model of the broker (docs/model.md, "Entities"): immutable value types shared by
  * every component. The K of the MAPE-K loop; MDAL persists them, the optimizer plans over them,
  * the Adaptation Manager executes a {@link io.moses.model.Plan}.
  */

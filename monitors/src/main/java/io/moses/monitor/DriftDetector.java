@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The condition of the drift rules (model.md section 7): an observed value that differs from
+ * The condition of the drift rules (docs/model.md, "What triggers a new plan"): an observed value that differs from
  * the value the current plan assumed by more than a threshold, for longer than a hold time,
  * fires once per episode. The difference is relative to the baseline, but never measured
  * against less than {@code floor} (so tiny baselines do not fire on noise).

@@ -12,7 +12,7 @@ import java.util.Set;
  * The Execution Path Analyzer: from executed requests, the visits V^k_i (how many times one
  * class-k request invokes task i), over the last N requests of each class and composite.
  * Measuring visits directly gives the product of branch probabilities and loop iterations
- * along each task's path that model.md section 1 defines, without instrumenting every branch.
+ * along each task's path that docs/model.md ("Workflow and visits") defines, without instrumenting every branch.
  */
 public final class PathAnalyzer {
     private final int window;

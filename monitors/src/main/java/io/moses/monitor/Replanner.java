@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Coalesces re-plan requests (model.md section 7): at most one solve in flight; requests that
+ * Coalesces re-plan requests (docs/model.md, "What triggers a new plan"): at most one solve in flight; requests that
  * arrive meanwhile are merged into one more solve after it. A storm of events yields one or
  * two new plans, not one per event.
  */

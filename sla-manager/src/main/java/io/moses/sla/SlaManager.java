@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SLA Manager (model.md section 5): users negotiate their subscription with the broker.
+ * The SLA Manager (docs/model.md, "Admission and counter-offer"): users negotiate their subscription with the broker.
  * A new subscription or a change is admitted only if the optimizer can still keep every class's
  * SLA with the extra load; a refusal comes with counter-offers the broker can admit now. An
  * accepted change is stored through MDAL and re-planned before the reply.

@@ -19,7 +19,7 @@ import org.w3c.dom.Node;
 
 /**
  * The Composition Manager's behavioral model: from a WS-BPEL process, the {@link CompositeService}
- * the optimizer plans with (model.md sections 1 and 3): its tasks (one per partner-link
+ * the optimizer plans with (docs/model.md, "Entities" and "Workflow and visits"): its tasks (one per partner-link
  * operation the process invokes) and its activity tree.
  *
  * <p>Accepts executable WS-BPEL 2.0 processes and BPEL4WS 1.1 processes. The tree keeps only what

@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Every construct of model.md section 3, on inline processes. */
+/** Every construct of docs/model.md, "Workflow and visits", on inline processes. */
 class BehavioralModelBuilderTest {
     static final String BPEL20 = "http://docs.oasis-open.org/wsbpel/2.0/process/executable";
     private static final double EPS = 1e-12;
