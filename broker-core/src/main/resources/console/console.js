@@ -257,7 +257,7 @@ async function refresh() {
   const connection = document.getElementById('connection');
   try {
     const slow = state.tick % 3 === 0;
-    const [status, plan, services, classes] = await Promise.all([api('status'), api('plan'), api('concrete-services'), api('classes')]);
+    const [status, plan, services, classes] = await Promise.all([api('status'), api('plan'), api('concrete-services'), api('compliance')]);
     const planChanged = !state.plan || state.plan.version !== plan.version;
     Object.assign(state, { status, plan, services, classes });
     if (slow || planChanged) {

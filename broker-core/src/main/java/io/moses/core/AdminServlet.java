@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * console and {@code moses plan}/{@code moses admin} show, and the one way they act.
  *
  * <p>Read: {@code GET /admin/plan}, {@code /admin/plans?n=10}, {@code /admin/classes} (with
- * live compliance), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
+ * live compliance; also at {@code /admin/compliance}, which stays this servlet's when the Service
+ * Manager serves {@code /admin/classes}), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
  * state), {@code /admin/events?n=50} (SLA events), {@code /admin/status} (adaptation and
  * monitors). Act (POST, JSON answer): {@code /admin/replan}, {@code /admin/monitors/NAME/on|off},
  * {@code /admin/concrete-services/NAME/out|in}.
@@ -67,13 +68,13 @@ final class AdminServlet extends HttpServlet {
             Object body = switch (path) {
                 case "/plan" -> PlanFormat.toTree(current.get());
                 case "/plans" -> kb.planHistory(count(req, 10)).stream().map(PlanFormat::toTree).toList();
-                case "/classes" -> classes();
+                case "/classes", "/compliance" -> classes();
                 case "/composites" -> composites();
                 case "/concrete-services" -> services();
                 case "/events" -> events(count(req, 50));
                 case "/status" -> status();
                 default -> throw new Refused(404, "no admin resource " + path
-                        + " (try /admin/plan, /admin/plans?n=10, /admin/classes, /admin/composites, /admin/concrete-services, /admin/events, /admin/status)");
+                        + " (try /admin/plan, /admin/plans?n=10, /admin/classes, /admin/compliance, /admin/composites, /admin/concrete-services, /admin/events, /admin/status)");
             };
             write(res, 200, body);
         } catch (Refused e) {
@@ -89,9 +90,10 @@ final class AdminServlet extends HttpServlet {
         String[] parts = path.split("/");
         String operator = req.getAttribute(OperatorFilter.USER_ATTRIBUTE) instanceof User u ? u.name() : "an operator";
         try {
+            // read the body whatever the action: an unread body makes Jetty close the connection
+            String reason = reason(req);
             Object body;
             if (path.equals("/replan")) {
-                String reason = reason(req);
                 ops.replan("operator " + operator + " asked" + (reason.isEmpty() ? "" : ": " + reason));
                 log.info("operator {} asked for a new plan", operator);
                 body = Map.of("requested", true, "planVersion", versionOf(current.get()));
@@ -236,7 +238,11 @@ final class AdminServlet extends HttpServlet {
 
     /** The optional {@code {"reason": "..."}} of an action, at most 200 characters. */
     private static String reason(HttpServletRequest req) throws Refused, IOException {
-        if (req.getContentLengthLong() == 0 || req.getContentType() == null || !req.getContentType().startsWith("application/json")) return "";
+        if (req.getContentLengthLong() == 0) return "";
+        if (req.getContentType() == null || !req.getContentType().startsWith("application/json")) {
+            req.getInputStream().transferTo(java.io.OutputStream.nullOutputStream()); // bounded by the body limit
+            return "";
+        }
         JsonNode n;
         try {
             n = JSON.readTree(req.getInputStream());

@@ -100,7 +100,8 @@ class AdminApiTest {
                 JsonNode composites = get(port, "/admin/composites");
                 assertEquals("EchoPair", composites.get(0).get("name").asText());
                 assertTrue(composites.get(0).get("tasks").toString().contains("left.echo"));
-                JsonNode classes = get(port, "/admin/classes");
+                JsonNode classes = get(port, "/admin/compliance");
+                assertEquals(classes, get(port, "/admin/classes"), "the same on this branch");
                 JsonNode gold = classes.get(0);
                 assertEquals(30, gold.get("observed").get("requests").asInt(), gold.toString());
                 assertTrue(gold.get("observed").get("responseTimeMet").asBoolean(), gold.toString());
