@@ -59,7 +59,7 @@ public final class ClassManager {
         }
         Planning.Replanned p = replanOrUndo("service class " + k.name() + " added", () -> kb.removeServiceClass(k.name()));
         log.info("service class added: {}, plan {}", k, p.version());
-        return new Change(k, p.version(), note(p));
+        return new Change(k, p.version(), p.note());
     }
 
     public synchronized Change update(ServiceClass next) {
@@ -85,7 +85,7 @@ public final class ClassManager {
         }
         Planning.Replanned p = replanOrUndo("service class " + next.name() + " changed", () -> kb.putServiceClass(before));
         log.info("service class changed: {} -> {}, plan {}", before, next, p.version());
-        return new Change(next, p.version(), note(p));
+        return new Change(next, p.version(), p.note());
     }
 
     public synchronized Change remove(String name) {
@@ -104,7 +104,7 @@ public final class ClassManager {
             return new Change(null, 0, "removed; re-plan failed: " + e.getMessage());
         }
         log.info("service class removed: {}, plan {}", name, p.version());
-        return new Change(null, p.version(), note(p));
+        return new Change(null, p.version(), p.note());
     }
 
     private static String describe(ServiceClass k) {
@@ -124,24 +124,12 @@ public final class ClassManager {
         }
     }
 
-    private static String note(Planning.Replanned p) {
-        return p.solved() ? "re-planned: plan " + p.version() : "plan " + p.version() + " unchanged (" + p.message() + ")";
-    }
 
     private static SlaException translate(KnowledgeBaseException e) {
-        return switch (e.kind()) {
-            case UNAVAILABLE -> new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
-            case NOT_FOUND -> new SlaException(SlaException.Code.UNKNOWN_CLASS, e.getMessage());
-            case CONFLICT -> new SlaException(SlaException.Code.DUPLICATE_CLASS, e.getMessage());
-            default -> new SlaException(SlaException.Code.INVALID, e.getMessage());
-        };
+        return SlaException.from(e, SlaException.Code.UNKNOWN_CLASS, SlaException.Code.DUPLICATE_CLASS);
     }
 
     private static <T> T call(java.util.function.Supplier<T> c) {
-        try {
-            return c.get();
-        } catch (KnowledgeBaseException e) {
-            throw translate(e);
-        }
+        return SlaException.orRefuse(c, ClassManager::translate);
     }
 }

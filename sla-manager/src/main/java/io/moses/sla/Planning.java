@@ -33,5 +33,10 @@ public interface Planning {
         public long version() {
             return plan == null ? 0 : plan.version();
         }
+
+        /** What the change did to the plan, for the caller's reply. */
+        String note() {
+            return solved ? "re-planned: plan " + version() : "plan " + version() + " unchanged (" + message + ")";
+        }
     }
 }

@@ -71,7 +71,7 @@ public final class ServiceManager {
             Planning.Replanned p = replanOrUndo("concrete service " + s.name() + " added for " + s.task(), Set.of(),
                     () -> kb.removeConcreteService(s.name()));
             log.info("concrete service added: {} for {} at {}, plan {}", s.name(), s.task(), s.endpoint(), p.version());
-            return new Change(s, p.version(), note(p));
+            return new Change(s, p.version(), p.note());
         }
     }
 
@@ -89,7 +89,7 @@ public final class ServiceManager {
             }
             Planning.Replanned p = replanOrUndo("concrete service " + name + " updated", Set.of(), () -> kb.putConcreteService(before));
             log.info("concrete service updated: {} ({} -> {}), plan {}", name, before.sla(), after.sla(), p.version());
-            return new Change(after, p.version(), note(p));
+            return new Change(after, p.version(), p.note());
         }
     }
 
@@ -123,7 +123,7 @@ public final class ServiceManager {
                 log.warn("concrete service {} removed; the follow-up re-plan failed: {}", name, e.getMessage());
             }
             log.info("concrete service removed: {} ({}), {}plan {}", name, s.task(), used ? "its traffic moved by " : "", p.version());
-            return new Change(null, p.version(), used ? "its traffic moved to the others by plan " + p.version() : note(p));
+            return new Change(null, p.version(), used ? "its traffic moved to the others by plan " + p.version() : p.note());
         }
     }
 
@@ -191,24 +191,12 @@ public final class ServiceManager {
         return new TaskRef(composite.strip(), task.strip());
     }
 
-    private static String note(Planning.Replanned p) {
-        return p.solved() ? "re-planned: plan " + p.version() : "plan " + p.version() + " unchanged (" + p.message() + ")";
-    }
 
     private static SlaException translate(KnowledgeBaseException e) {
-        return switch (e.kind()) {
-            case UNAVAILABLE -> new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
-            case NOT_FOUND -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, e.getMessage());
-            case CONFLICT -> new SlaException(SlaException.Code.DUPLICATE_SERVICE, e.getMessage());
-            default -> new SlaException(SlaException.Code.INVALID, e.getMessage());
-        };
+        return SlaException.from(e, SlaException.Code.UNKNOWN_SERVICE, SlaException.Code.DUPLICATE_SERVICE);
     }
 
     private static <T> T call(java.util.function.Supplier<T> c) {
-        try {
-            return c.get();
-        } catch (KnowledgeBaseException e) {
-            throw translate(e);
-        }
+        return SlaException.orRefuse(c, ServiceManager::translate);
     }
 }

@@ -52,4 +52,27 @@ public final class SlaException extends RuntimeException {
     public Code code() {
         return code;
     }
+
+    /**
+     * A knowledge-base failure as a management caller sees it: {@code notFound} and
+     * {@code conflict} say what was missing or clashed for the manager at hand.
+     */
+    static SlaException from(io.moses.mdal.KnowledgeBaseException e, Code notFound, Code conflict) {
+        return switch (e.kind()) {
+            case UNAVAILABLE -> new SlaException(Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
+            case NOT_FOUND -> new SlaException(notFound, e.getMessage());
+            case CONFLICT -> new SlaException(conflict, e.getMessage());
+            default -> new SlaException(Code.INVALID, e.getMessage());
+        };
+    }
+
+    /** Runs a knowledge-base call, turning its failure into a refusal with {@code translate}. */
+    static <T> T orRefuse(java.util.function.Supplier<T> call,
+                          java.util.function.Function<io.moses.mdal.KnowledgeBaseException, SlaException> translate) {
+        try {
+            return call.get();
+        } catch (io.moses.mdal.KnowledgeBaseException e) {
+            throw translate.apply(e);
+        }
+    }
 }

@@ -293,20 +293,11 @@ public final class SlaManager {
     }
 
     private static SlaException translate(KnowledgeBaseException e) {
-        return switch (e.kind()) {
-            case UNAVAILABLE -> new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
-            case NOT_FOUND -> new SlaException(SlaException.Code.UNKNOWN_USER, e.getMessage());
-            case CONFLICT -> new SlaException(SlaException.Code.BUSY, e.getMessage());
-            default -> new SlaException(SlaException.Code.INVALID, e.getMessage());
-        };
+        return SlaException.from(e, SlaException.Code.UNKNOWN_USER, SlaException.Code.BUSY);
     }
 
     private static <T> T kbCall(java.util.function.Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (KnowledgeBaseException e) {
-            throw translate(e);
-        }
+        return SlaException.orRefuse(call, SlaManager::translate);
     }
 
     private static void undo(Runnable r, String what) {
