@@ -404,6 +404,7 @@ class ConsoleBrowserTest {
         confirmDialog();
         waitUpTo(10).until(d -> !text("#service-result").isEmpty());
         assertEquals("Refused: endpoint must be an http:// or https:// URL with a host, was 'ftp://nowhere/flight'", text("#service-result"));
+        ((JavascriptExecutor) driver).executeScript("document.getElementById('manage-service').scrollIntoView()");
         screenshot("11-service-refused-bad-endpoint");
         assertEquals(12, api("concrete-services").size(), "a refused add adds nothing");
         assertNoJavaScriptErrors("refused add", "/admin/services 400");
@@ -452,6 +453,7 @@ class ConsoleBrowserTest {
         // a small unit (the echo pair of ProcessManagementTest) zipped here: deployed, its composite listed
         Path bundle = Files.write(work.resolve("echo-pair.zip"), ProcessManagementTest.zip(ProcessManagementTest.unit(null, null)));
         type("bundle-name", "echo-pair");
+        driver.findElement(By.id("bundle-file")).clear(); // the refused file is still chosen
         driver.findElement(By.id("bundle-file")).sendKeys(bundle.toAbsolutePath().toString());
         driver.findElement(By.id("bundle-submit")).click();
         confirmDialog();
@@ -459,7 +461,10 @@ class ConsoleBrowserTest {
         assertTrue(text("#bundle-result").startsWith("Deployed echo-pair"), text("#bundle-result"));
         assertTrue(text("#processes").contains("/services/EchoPairService"), text("#processes"));
         assertTrue(text("#composites tbody").contains("left.echo") && text("#composites tbody").contains("right.echo"), text("#composites"));
+        ((JavascriptExecutor) driver).executeScript("document.getElementById('deploy-bundle').scrollIntoView()");
         screenshot("13-bundle-deployed");
+        ((JavascriptExecutor) driver).executeScript("window.scrollTo(0, 0)");
+        screenshot("14-composite-of-the-bundle-listed");
         assertNoJavaScriptErrors("bundle deployed");
     }
 }
