@@ -21,7 +21,8 @@ const state = {
   page: 'overview',
   samples: [],                     // {t, services: {name: {rt, a}}, classes: {name: {rt, rmax}}}
   planChanges: [],                 // {t, version}
-  plan: null, status: null, services: [], classes: [], composites: [], history: [], events: [],
+  plan: null, status: null, services: [], classes: [], composites: [], history: [], events: [], processes: [],
+  wantFull: false,                 // the next refresh reads composites and processes too (after a deploy or a service change)
   tick: 0,
   charts: {},                      // id -> {plot, key}
 };
@@ -36,6 +37,11 @@ async function api(path, options) {
   try { body = await r.json(); } catch (_) { /* not JSON: the status says enough */ }
   if (!r.ok) throw new ApiError(body.error || ('HTTP ' + r.status));
   return body;
+}
+
+// A change with a body of its own (JSON or a zip): the session cookie and the console's header.
+function change(method, path, body, contentType) {
+  return api(path, { method, body, headers: { Accept: 'application/json', 'Content-Type': contentType, 'X-Moses-Console': '1' } });
 }
 
 function act(path, reason) {
@@ -142,6 +148,8 @@ function renderOverview() {
         out ? 'Put back in' : 'Take out')));
   }));
 
+  renderManagement();
+
   const p = state.plan;
   document.getElementById('plan-detail').textContent = !p || !p.version ? 'No plan yet: every task goes to its first concrete service.'
     : 'Plan v' + p.version + ', made ' + new Date(p.created).toLocaleString() + ' (' + p.reason + '); objective ' + num(p.objective, 4)
@@ -167,6 +175,148 @@ function renderHistory() {
 function renderEvents() {
   fill('events', state.events.length ? state.events.map(e => el('tr', {}, td(new Date(e.at).toLocaleString()), td(badge(e.kind, e.kind === 'VIOLATION' ? 'broken' : 'out')),
     td(e.class || '–'), td(e.user || '–'), td(e.detail || ''))) : [el('tr', {}, el('td', { colSpan: 5 }, 'No SLA events in the last 7 days.'))]);
+}
+
+// ---------- adding or changing a concrete service; deploying a process bundle ----------
+// The forms are not re-rendered with the tables: only their choices follow the knowledge base,
+// and only when they changed, so a choice being made is not lost every 2 s.
+function setOptions(select, options, first) {
+  const key = JSON.stringify(options);
+  if (select.dataset.key === key) return;
+  const chosen = select.value;
+  select.replaceChildren(...(first ? [el('option', { value: '' }, first)] : []), ...options.map(([value, label]) => el('option', { value }, label)));
+  select.dataset.key = key;
+  if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
+}
+
+function renderManagement() {
+  setOptions(document.getElementById('svc-existing'),
+    state.services.map(c => [c.name, c.name + ' (' + c.composite + ' / ' + c.task + ')']), '(a new service)');
+  setOptions(document.getElementById('svc-task'),
+    state.composites.flatMap(c => c.tasks.map(t => [JSON.stringify([c.name, t]), c.name + ' / ' + t])));
+  fill('processes', state.processes.map(d => el('tr', { 'data-unit': d.name }, td(d.name), td(d.version),
+    td(el('div', {}, ...d.services.map(s => el('div', {}, el('code', {}, s))))))));
+}
+
+function result(id, text, refused) {
+  const r = document.getElementById(id);
+  r.hidden = !text;
+  r.textContent = text || '';
+  r.className = 'result' + (refused ? ' refused' : '');
+}
+
+const serviceFields = { responseTime: 'svc-rt', availability: 'svc-a', cost: 'svc-cost', maxRate: 'svc-rate' };
+
+function clearServiceForm() {
+  document.getElementById('service-form').reset();
+  document.getElementById('svc-existing').value = '';
+  editingService(null);
+}
+
+function editingService(name) {
+  document.getElementById('svc-name').readOnly = !!name;
+  document.getElementById('svc-task').disabled = !!name;  // a service's task is what it is: add another to serve a new one
+  document.getElementById('svc-submit').textContent = name ? 'Change ' + name : 'Add service';
+}
+
+async function prefillService() {
+  const name = document.getElementById('svc-existing').value;
+  result('service-result', '');
+  if (!name) { clearServiceForm(); return; }
+  try {
+    const s = await api('services/' + encodeURIComponent(name));
+    document.getElementById('svc-name').value = s.name;
+    document.getElementById('svc-task').value = JSON.stringify([s.composite, s.task]);
+    document.getElementById('svc-endpoint').value = s.endpoint;
+    for (const [f, id] of Object.entries(serviceFields)) document.getElementById(id).value = s[f];
+    document.getElementById('svc-mapping').value = s.mapping ? JSON.stringify(s.mapping, null, 1) : '';
+    editingService(s.name);
+  } catch (e) {
+    if (!(e instanceof Unauthorized)) result('service-result', 'Cannot read ' + name + ': ' + e.message, true);
+  }
+}
+
+// The form as the Service Manager's JSON; empty fields are sent as null so the API names what is missing.
+function serviceBody(existing) {
+  const body = {};
+  const value = id => document.getElementById(id).value.trim();
+  if (!existing) {
+    body.name = value('svc-name');
+    const task = value('svc-task');
+    const [composite, t] = task ? JSON.parse(task) : [null, null];
+    body.composite = composite;
+    body.task = t;
+  }
+  body.endpoint = value('svc-endpoint');
+  for (const [f, id] of Object.entries(serviceFields)) {
+    const v = value(id);
+    body[f] = v === '' ? null : Number(v);
+  }
+  const mapping = value('svc-mapping');
+  if (mapping) {
+    try {
+      body.mapping = JSON.parse(mapping);
+    } catch (e) {
+      throw new ApiError('the payload mapping is not JSON: ' + e.message);
+    }
+  }
+  return body;
+}
+
+async function submitService(event) {
+  event.preventDefault();
+  const existing = document.getElementById('svc-existing').value;
+  let body;
+  try {
+    body = serviceBody(existing);
+  } catch (e) {
+    result('service-result', 'Not sent: ' + e.message, true);
+    return;
+  }
+  const question = existing
+    ? 'Change ' + existing + ': endpoint ' + body.endpoint + ', response time ' + body.responseTime + ' s, availability ' + body.availability
+      + ', cost ' + body.cost + ', max rate ' + body.maxRate + '? The broker re-plans at once.'
+    : 'Add ' + (body.name || '(no name)') + ' for ' + (body.composite || '?') + ' / ' + (body.task || '?') + ' at ' + body.endpoint
+      + '? The broker re-plans at once.';
+  if (!(await confirmAction(question))) return;
+  try {
+    const r = existing ? await change('PUT', 'services/' + encodeURIComponent(existing), JSON.stringify(body), 'application/json')
+                       : await change('POST', 'services', JSON.stringify(body), 'application/json');
+    const done = (existing ? 'Changed ' : 'Added ') + r.service.name + ': ' + r.message + '.';
+    result('service-result', done);
+    notice(done);
+    if (!existing) clearServiceForm();
+    state.wantFull = true;
+    refresh();
+  } catch (e) {
+    if (!(e instanceof Unauthorized)) result('service-result', 'Refused: ' + e.message, true);
+  }
+}
+
+async function submitBundle(event) {
+  event.preventDefault();
+  const name = document.getElementById('bundle-name').value.trim();
+  const file = document.getElementById('bundle-file').files[0];
+  if (!name || !file) {
+    result('bundle-result', 'Not sent: ' + (!name ? 'name the unit' : 'choose the zip of a deployment unit') + '.', true);
+    return;
+  }
+  // a name already deployed gets a new version (PUT), as the admin API wants it
+  const redeploy = state.processes.some(d => d.name === name);
+  const question = (redeploy ? 'Deploy a new version of ' + name + ' (requests running finish on the old one)'
+                             : 'Deploy ' + name) + ' from ' + file.name + ' (' + Math.ceil(file.size / 1024) + ' KiB)?';
+  if (!(await confirmAction(question))) return;
+  try {
+    const r = await change(redeploy ? 'PUT' : 'POST', 'processes/' + encodeURIComponent(name), file, 'application/zip');
+    const done = (redeploy ? 'Redeployed ' : 'Deployed ') + r.name + ' (version ' + r.version + '): ' + (r.services.join(', ') || 'no services') + '.';
+    result('bundle-result', done);
+    notice(done);
+    document.getElementById('bundle-form').reset();
+    state.wantFull = true;
+    refresh();
+  } catch (e) {
+    if (!(e instanceof Unauthorized)) result('bundle-result', 'Refused: ' + e.message, true);
+  }
 }
 
 // ---------- live plots (uPlot) ----------
@@ -256,13 +406,14 @@ async function refresh() {
   refreshing = true;
   const connection = document.getElementById('connection');
   try {
-    const slow = state.tick % 3 === 0;
+    const slow = state.tick % 3 === 0 || state.wantFull;
+    state.wantFull = false;
     const [status, plan, services, classes] = await Promise.all([api('status'), api('plan'), api('concrete-services'), api('compliance')]);
     const planChanged = !state.plan || state.plan.version !== plan.version;
     Object.assign(state, { status, plan, services, classes });
     if (slow || planChanged) {
-      const [history, events, composites] = await Promise.all([api('plans?n=30'), api('events?n=100'), api('composites')]);
-      Object.assign(state, { history, events, composites });
+      const [history, events, composites, processes] = await Promise.all([api('plans?n=30'), api('events?n=100'), api('composites'), api('processes')]);
+      Object.assign(state, { history, events, composites, processes });
       // plan changes from the history too, so the plots mark those made before the page opened
       for (const p of history) {
         const t = Date.parse(p.created) / 1000;
@@ -302,6 +453,16 @@ function show(page) {
 
 document.getElementById('replan').addEventListener('click', () =>
   confirmed('Ask the optimizer for a new plan now?', 'replan', r => 'New plan requested (plan in force: v' + r.planVersion + ').'));
+document.getElementById('svc-existing').addEventListener('change', prefillService);
+document.getElementById('svc-clear').addEventListener('click', () => { clearServiceForm(); result('service-result', ''); });
+document.getElementById('service-form').addEventListener('submit', submitService);
+document.getElementById('bundle-form').addEventListener('submit', submitBundle);
+for (const b of document.querySelectorAll('button[data-goto]'))
+  b.addEventListener('click', () => {
+    const card = document.getElementById(b.dataset.goto);
+    card.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    card.querySelector('input, select').focus({ preventScroll: true });
+  });
 window.addEventListener('hashchange', () => show(location.hash.slice(1)));
 show(location.hash.slice(1));
 refresh();

@@ -40,6 +40,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -47,7 +48,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Selenium) against a broker and the stub services as real processes, with a bounded trip
  * planner workload running: refused logins, the operator's login, the plan, a stub taken down
  * through the stubs' admin API and seen down and planned around within seconds, every page and
- * every action. Screenshots of each page go to target/console-screenshots/; any JavaScript error
+ * every action, among them a concrete service added (and a refused one), changed, and a process
+ * bundle deployed through the console's forms. Screenshots of each page go to target/console-screenshots/; any JavaScript error
  * (window.onerror, unhandled rejections, a SEVERE browser log entry) fails the test.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -142,13 +144,19 @@ class ConsoleBrowserTest {
         Files.write(SHOTS.resolve(name + ".png"), driver.getScreenshotAs(OutputType.BYTES));
     }
 
-    /** Fails on any JavaScript error the page recorded and any SEVERE browser log entry. */
-    static void assertNoJavaScriptErrors(String page) {
+    /**
+     * Fails on any JavaScript error the page recorded and any SEVERE browser log entry, but the
+     * refusals the test asks for: Chromium logs every 4xx answer as SEVERE, so a refusal the test
+     * provoked on purpose is named by a pattern of its URL and status (e.g. {@code /admin/services - .* 400}).
+     */
+    static void assertNoJavaScriptErrors(String page, String... provokedRefusals) {
         List<String> severe = new ArrayList<>();
         for (LogEntry e : driver.manage().logs().get(LogType.BROWSER))
             // a refused login answers 401/403 on purpose; Chromium logs that status as SEVERE
             if (e.getLevel().intValue() >= Level.SEVERE.intValue()
-                    && !e.getMessage().matches(".*/console/login - Failed to load resource: the server responded with a status of 40[13].*"))
+                    && !e.getMessage().matches(".*/console/login - Failed to load resource: the server responded with a status of 40[13].*")
+                    && java.util.Arrays.stream(provokedRefusals).noneMatch(r -> e.getMessage().matches(
+                            ".*" + r.replace(" ", " - Failed to load resource: the server responded with a status of ") + ".*")))
                 severe.add(e.getMessage());
         assertTrue(severe.isEmpty(), page + ": browser errors " + severe);
         Object recorded = ((JavascriptExecutor) driver).executeScript("return window.mosesErrors ? window.mosesErrors.join('\\n') : ''");
@@ -360,5 +368,103 @@ class ConsoleBrowserTest {
         waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/login"));
         assertNoJavaScriptErrors("logout");
         System.out.println("console: workload errors while the test ran: " + loadErrors.get());
+    }
+
+    static void type(String id, String value) {
+        WebElement e = driver.findElement(By.id(id));
+        e.clear();
+        e.sendKeys(value);
+    }
+
+    static String value(String id) {
+        Object v = ((JavascriptExecutor) driver).executeScript("return document.getElementById(arguments[0]).value", id);
+        return v == null ? "" : v.toString();
+    }
+
+    @Test
+    @Order(4)
+    void addsAndChangesAServiceAndDeploysABundleThroughTheForms() throws Exception {
+        login(OPERATOR, PASSWORD);
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/"));
+        waitUpTo(20).until(d -> rows("#services tbody tr") == 12 && rows("#svc-task option") > 0 && rows("#processes tbody tr") > 0);
+        int units = api("processes").size();
+        String flightA = api("services/flight-a").get("endpoint").asText();
+
+        // a malformed endpoint: refused by the Service Manager, its reason shown, nothing added
+        driver.findElement(By.cssSelector("button[data-goto='manage-service']")).click();
+        type("svc-name", "flight-c");
+        new Select(driver.findElement(By.id("svc-task"))).selectByVisibleText("TripPlanner / flight.findFlight");
+        type("svc-endpoint", "ftp://nowhere/flight");
+        type("svc-rt", "0.15");
+        type("svc-a", "0.98");
+        type("svc-cost", "0.9");
+        type("svc-rate", "50");
+        driver.findElement(By.id("svc-submit")).click();
+        assertTrue(text("#confirm-text").contains("Add flight-c for TripPlanner / flight.findFlight"), text("#confirm-text"));
+        confirmDialog();
+        waitUpTo(10).until(d -> !text("#service-result").isEmpty());
+        assertEquals("Refused: endpoint must be an http:// or https:// URL with a host, was 'ftp://nowhere/flight'", text("#service-result"));
+        ((JavascriptExecutor) driver).executeScript("document.getElementById('manage-service').scrollIntoView()");
+        screenshot("11-service-refused-bad-endpoint");
+        assertEquals(12, api("concrete-services").size(), "a refused add adds nothing");
+        assertNoJavaScriptErrors("refused add", "/admin/services 400");
+
+        // the same with the flight-a stub's endpoint: added, re-planned, listed
+        type("svc-endpoint", flightA);
+        driver.findElement(By.id("svc-submit")).click();
+        confirmDialog();
+        waitUpTo(15).until(d -> rows("#services tr[data-service='flight-c']") == 1);
+        assertTrue(text("#service-result").startsWith("Added flight-c: "), text("#service-result"));
+        String row = text("#services tr[data-service='flight-c']");
+        assertTrue(row.contains("TripPlanner / flight.findFlight") && row.contains(flightA) && row.contains("0.150"), row);
+        JsonNode added = api("services/flight-c");
+        assertEquals(0.98, added.get("availability").asDouble());
+        assertEquals(50, added.get("maxRate").asDouble());
+        assertEquals("", value("svc-name"), "the form is cleared after an add");
+        screenshot("12-service-added");
+
+        // change it: picking it fills the form from GET /admin/services/NAME; PUT changes its SLA
+        new Select(driver.findElement(By.id("svc-existing"))).selectByValue("flight-c");
+        waitUpTo(10).until(d -> value("svc-endpoint").equals(flightA) && value("svc-rt").equals("0.15"));
+        assertEquals("Change flight-c", driver.findElement(By.id("svc-submit")).getText());
+        type("svc-rt", "0.25");
+        driver.findElement(By.id("svc-submit")).click();
+        assertTrue(text("#confirm-text").startsWith("Change flight-c"), text("#confirm-text"));
+        confirmDialog();
+        waitUpTo(15).until(d -> text("#services tr[data-service='flight-c']").contains("0.250"));
+        assertTrue(text("#service-result").startsWith("Changed flight-c: "), text("#service-result"));
+        assertEquals(0.25, api("services/flight-c").get("responseTime").asDouble());
+        assertEquals(0.98, api("services/flight-c").get("availability").asDouble(), "the rest of its SLA is kept");
+        assertNoJavaScriptErrors("service added and changed");
+
+        // a file that is not a zip: refused with the broker's reason, nothing deployed
+        Path notAZip = Files.writeString(work.resolve("not-a-bundle.zip"), "this is not a zip");
+        driver.findElement(By.cssSelector("button[data-goto='deploy-bundle']")).click();
+        type("bundle-name", "broken");
+        driver.findElement(By.id("bundle-file")).sendKeys(notAZip.toAbsolutePath().toString());
+        driver.findElement(By.id("bundle-submit")).click();
+        assertTrue(text("#confirm-text").startsWith("Deploy broken from not-a-bundle.zip"), text("#confirm-text"));
+        confirmDialog();
+        waitUpTo(20).until(d -> !text("#bundle-result").isEmpty());
+        assertTrue(text("#bundle-result").startsWith("Refused: ") && text("#bundle-result").contains("not a zip"), text("#bundle-result"));
+        assertEquals(units, api("processes").size(), "a refused bundle deploys nothing");
+        assertNoJavaScriptErrors("refused bundle", "/admin/processes/broken 400");
+
+        // a small unit (the echo pair of ProcessManagementTest) zipped here: deployed, its composite listed
+        Path bundle = Files.write(work.resolve("echo-pair.zip"), ProcessManagementTest.zip(ProcessManagementTest.unit(null, null)));
+        type("bundle-name", "echo-pair");
+        driver.findElement(By.id("bundle-file")).clear(); // the refused file is still chosen
+        driver.findElement(By.id("bundle-file")).sendKeys(bundle.toAbsolutePath().toString());
+        driver.findElement(By.id("bundle-submit")).click();
+        confirmDialog();
+        waitUpTo(60).until(d -> text("#composites").contains("EchoPair") && rows("#processes tr[data-unit='echo-pair']") == 1);
+        assertTrue(text("#bundle-result").startsWith("Deployed echo-pair"), text("#bundle-result"));
+        assertTrue(text("#processes").contains("/services/EchoPairService"), text("#processes"));
+        assertTrue(text("#composites tbody").contains("left.echo") && text("#composites tbody").contains("right.echo"), text("#composites"));
+        ((JavascriptExecutor) driver).executeScript("document.getElementById('deploy-bundle').scrollIntoView()");
+        screenshot("13-bundle-deployed");
+        ((JavascriptExecutor) driver).executeScript("window.scrollTo(0, 0)");
+        screenshot("14-composite-of-the-bundle-listed");
+        assertNoJavaScriptErrors("bundle deployed");
     }
 }
