@@ -95,7 +95,10 @@ class AdminApiTest {
                 assertTrue(metric(metrics, "moses_plan_version") >= 1);
 
                 for (int i = 0; i < 30; i++) assertEquals(200, BrokerKnowledgeBaseTest.call(port, "alice", "alice-secret").statusCode());
-                Thread.sleep(1500); // a QoS Monitor period drains the outcomes
+                // a QoS Monitor period drains the outcomes: poll until they are counted (the deadline bounds a hang)
+                for (long deadline = System.nanoTime() + 15_000_000_000L;
+                     get(port, "/admin/compliance").get(0).path("observed").path("requests").asInt() < 30 && System.nanoTime() < deadline; )
+                    Thread.sleep(100);
 
                 JsonNode composites = get(port, "/admin/composites");
                 assertEquals("EchoPair", composites.get(0).get("name").asText());

