@@ -18,18 +18,15 @@ import io.moses.sla.wsdl.services.ServiceFault_Exception;
 import io.moses.sla.wsdl.services.ServiceManagerPort;
 import io.moses.sla.wsdl.services.ServiceManagerService;
 import io.moses.sla.wsdl.services.UpdateService;
-import jakarta.xml.ws.BindingProvider;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -50,6 +47,7 @@ class ServiceManagerTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
     @TempDir static Path work;
+    static ManagementTestBroker setup;
     static EchoPartner partner;
     static Broker broker;
     static String base;
@@ -57,33 +55,21 @@ class ServiceManagerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        io.moses.sla.ManagementClients.useJdkXPath();
-        Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
-                "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
-        partner = new EchoPartner(5);
-        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:service-manager")
-                .withAdaptation(Adaptation.off().withOptimizer(true, "auto"))
-                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
-                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
-        broker = new Broker(config);
-        broker.start();
-        base = "http://127.0.0.1:" + broker.port();
+        setup = ManagementTestBroker.start(work, BrokerKnowledgeBaseTest.seed().replace("users:\n",
+                "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"), "mem:service-manager");
+        partner = setup.partner;
+        broker = setup.broker;
+        base = setup.base;
         service = new ServiceManagerService(new URL(base + "/manage/services?wsdl"));
     }
 
     @AfterAll
     static void stop() {
-        if (broker != null) broker.close();
-        if (partner != null) partner.close();
+        if (setup != null) setup.close();
     }
 
     static ServiceManagerPort client(String user, String password) {
-        ServiceManagerPort port = service.getServiceManagerPort();
-        if (user != null) {
-            ((BindingProvider) port).getRequestContext().put(BindingProvider.USERNAME_PROPERTY, user);
-            ((BindingProvider) port).getRequestContext().put(BindingProvider.PASSWORD_PROPERTY, password);
-        }
-        return port;
+        return ManagementTestBroker.as(service.getServiceManagerPort(), user, password);
     }
 
     static ServiceManagerPort operator() {

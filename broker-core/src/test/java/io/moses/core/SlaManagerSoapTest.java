@@ -18,13 +18,11 @@ import io.moses.sla.wsdl.sla.SlaManagerPort;
 import io.moses.sla.wsdl.sla.SlaManagerService;
 import io.moses.sla.wsdl.sla.Subscribe;
 import io.moses.sla.wsdl.sla.SubscriptionResult;
-import jakarta.xml.ws.BindingProvider;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +65,7 @@ class SlaManagerSoapTest {
               - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right1", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 10}
             """;
     @TempDir static Path work;
+    static ManagementTestBroker setup;
     static EchoPartner partner;
     static Broker broker;
     static String base;
@@ -74,33 +73,21 @@ class SlaManagerSoapTest {
 
     @BeforeAll
     static void start() throws Exception {
-        io.moses.sla.ManagementClients.useJdkXPath();
-        Files.writeString(work.resolve("seed.yaml"), SEED);
-        partner = new EchoPartner(5);
-        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:sla-soap")
-                .withAdaptation(Adaptation.off().withOptimizer(true, "auto"))
-                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
-                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
-        broker = new Broker(config);
-        broker.start();
-        base = "http://127.0.0.1:" + broker.port();
+        setup = ManagementTestBroker.start(work, SEED, "mem:sla-soap");
+        partner = setup.partner;
+        broker = setup.broker;
+        base = setup.base;
         // the generated service class reads the WSDL the broker publishes
         service = new SlaManagerService(new URL(base + "/manage/sla?wsdl"));
     }
 
     @AfterAll
     static void stop() {
-        if (broker != null) broker.close();
-        if (partner != null) partner.close();
+        if (setup != null) setup.close();
     }
 
     static SlaManagerPort client(String user, String password) {
-        SlaManagerPort port = service.getSlaManagerPort();
-        if (user != null) {
-            ((BindingProvider) port).getRequestContext().put(BindingProvider.USERNAME_PROPERTY, user);
-            ((BindingProvider) port).getRequestContext().put(BindingProvider.PASSWORD_PROPERTY, password);
-        }
-        return port;
+        return ManagementTestBroker.as(service.getSlaManagerPort(), user, password);
     }
 
     static SubscriptionResult subscribe(String user, String cls, double rate) throws SlaFault_Exception {

@@ -52,12 +52,8 @@ public final class ClassManager {
             throw new SlaException(SlaException.Code.INVALID, "name must be 1 to 100 letters, digits, '.', '_' or '-', was '" + k.name() + "'");
         if (call(() -> kb.serviceClass(k.name())).isPresent())
             throw new SlaException(SlaException.Code.DUPLICATE_CLASS, "service class '" + k.name() + "' already exists");
-        try {
-            kb.addServiceClass(k);
-        } catch (KnowledgeBaseException e) {
-            throw translate(e);
-        }
-        Planning.Replanned p = replanOrUndo("service class " + k.name() + " added", () -> kb.removeServiceClass(k.name()));
+        Planning.Replanned p = PlannedChange.apply(planning, () -> kb.addServiceClass(k), ClassManager::translate,
+                "service class " + k.name() + " added", Set.of(), () -> kb.removeServiceClass(k.name()));
         log.info("service class added: {}, plan {}", k, p.version());
         return new Change(k, p.version(), p.note());
     }
@@ -78,12 +74,8 @@ public final class ClassManager {
                 throw new SlaException(SlaException.Code.IMPOSSIBLE_SLA, "the plan cannot keep " + describe(next) + " for the "
                         + String.format("%.4g", in.load(next.name())) + " req/s its users subscribed (" + r.message() + ")");
         }
-        try {
-            kb.updateServiceClass(next.name(), k -> next);
-        } catch (KnowledgeBaseException e) {
-            throw translate(e);
-        }
-        Planning.Replanned p = replanOrUndo("service class " + next.name() + " changed", () -> kb.putServiceClass(before));
+        Planning.Replanned p = PlannedChange.apply(planning, () -> kb.updateServiceClass(next.name(), k -> next), ClassManager::translate,
+                "service class " + next.name() + " changed", Set.of(), () -> kb.putServiceClass(before));
         log.info("service class changed: {} -> {}, plan {}", before, next, p.version());
         return new Change(next, p.version(), p.note());
     }
@@ -110,20 +102,6 @@ public final class ClassManager {
     private static String describe(ServiceClass k) {
         return String.format("R_max %.4g s, A_min %.4g, C_max %.4g", k.maxResponseTime(), k.minAvailability(), k.maxCost());
     }
-
-    private Planning.Replanned replanOrUndo(String why, Runnable undo) {
-        try {
-            return planning.replan(why, Set.of());
-        } catch (RuntimeException e) {
-            try {
-                undo.run();
-            } catch (RuntimeException u) {
-                log.error("could not undo ({}) after a failed re-plan: {}", why, u.getMessage());
-            }
-            throw new SlaException(SlaException.Code.UNAVAILABLE, "the change could not be planned (" + e.getMessage() + "); it was undone");
-        }
-    }
-
 
     private static SlaException translate(KnowledgeBaseException e) {
         return SlaException.from(e, SlaException.Code.UNKNOWN_CLASS, SlaException.Code.DUPLICATE_CLASS);

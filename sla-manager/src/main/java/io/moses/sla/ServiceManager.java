@@ -63,13 +63,8 @@ public final class ServiceManager {
                 throw new SlaException(SlaException.Code.UNKNOWN_TASK, "no task " + s.task() + " (tasks: " + call(kb::tasks) + ")");
             if (call(() -> kb.concreteService(s.name())).isPresent())
                 throw new SlaException(SlaException.Code.DUPLICATE_SERVICE, "concrete service '" + s.name() + "' already exists");
-            try {
-                kb.addConcreteService(s);
-            } catch (KnowledgeBaseException e) {
-                throw translate(e);
-            }
-            Planning.Replanned p = replanOrUndo("concrete service " + s.name() + " added for " + s.task(), Set.of(),
-                    () -> kb.removeConcreteService(s.name()));
+            Planning.Replanned p = PlannedChange.apply(planning, () -> kb.addConcreteService(s), ServiceManager::translate,
+                    "concrete service " + s.name() + " added for " + s.task(), Set.of(), () -> kb.removeConcreteService(s.name()));
             log.info("concrete service added: {} for {} at {}, plan {}", s.name(), s.task(), s.endpoint(), p.version());
             return new Change(s, p.version(), p.note());
         }
@@ -82,12 +77,8 @@ public final class ServiceManager {
             ConcreteService before = existing(name);
             ConcreteService after = new ConcreteService(name, before.task(), endpoint == null ? before.endpoint() : endpoint,
                     sla == null ? before.sla() : sla, mapping == null ? before.mapping() : mapping);
-            try {
-                kb.updateConcreteService(name, s -> after);
-            } catch (KnowledgeBaseException e) {
-                throw translate(e);
-            }
-            Planning.Replanned p = replanOrUndo("concrete service " + name + " updated", Set.of(), () -> kb.putConcreteService(before));
+            Planning.Replanned p = PlannedChange.apply(planning, () -> kb.updateConcreteService(name, s -> after), ServiceManager::translate,
+                    "concrete service " + name + " updated", Set.of(), () -> kb.putConcreteService(before));
             log.info("concrete service updated: {} ({} -> {}), plan {}", name, before.sla(), after.sla(), p.version());
             return new Change(after, p.version(), p.note());
         }
@@ -128,19 +119,6 @@ public final class ServiceManager {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    private Planning.Replanned replanOrUndo(String why, Set<String> without, Runnable undo) {
-        try {
-            return planning.replan(why, without);
-        } catch (RuntimeException e) {
-            try {
-                undo.run();
-            } catch (RuntimeException u) {
-                log.error("could not undo ({}) after a failed re-plan: {}", why, u.getMessage());
-            }
-            throw new SlaException(SlaException.Code.UNAVAILABLE, "the change could not be planned (" + e.getMessage() + "); it was undone");
-        }
-    }
 
     private ConcreteService existing(String name) {
         if (name == null || name.isBlank()) throw new SlaException(SlaException.Code.INVALID, "name must not be empty");

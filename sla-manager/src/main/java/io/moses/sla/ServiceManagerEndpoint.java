@@ -141,15 +141,18 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
         return s == null || s.isBlank() ? null : s.strip();
     }
 
+    /** Every operation is an operator's; a refusal becomes a {@link ServiceFault}. */
     private <T> T call(Supplier<T> body) throws ServiceFault_Exception {
-        try {
-            callers.operator(Soap.authorization(context));
+        return Soap.refusingWith(ServiceManagerEndpoint::fault, () -> {
+            Soap.operator(callers, context);
             return body.get();
-        } catch (SlaException e) {
-            ServiceFault f = new ServiceFault();
-            f.setCode(e.code().name());
-            f.setMessage(e.getMessage());
-            throw new ServiceFault_Exception(e.code() + ": " + e.getMessage(), f);
-        }
+        });
+    }
+
+    private static ServiceFault_Exception fault(String reason, SlaException e) {
+        ServiceFault f = new ServiceFault();
+        f.setCode(e.code().name());
+        f.setMessage(e.getMessage());
+        return new ServiceFault_Exception(reason, f);
     }
 }

@@ -63,7 +63,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     @Override
     public SubscribeResponse subscribe(Subscribe p) throws SlaFault_Exception {
         return call(() -> {
-            User caller = manager.registration() == SlaManager.Registration.OPEN ? null : callers.operator(Soap.authorization(context));
+            User caller = manager.registration() == SlaManager.Registration.OPEN ? null : Soap.operator(callers, context);
             SubscribeResponse r = new SubscribeResponse();
             r.setResult(result(manager.subscribe(caller, p.getUser(), p.getPassword(), p.getServiceClass(), p.getRate())));
             return r;
@@ -73,7 +73,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     @Override
     public ChangeSubscriptionResponse changeSubscription(ChangeSubscription p) throws SlaFault_Exception {
         return call(() -> {
-            User caller = callers.required(Soap.authorization(context));
+            User caller = Soap.caller(callers, context);
             ChangeSubscriptionResponse r = new ChangeSubscriptionResponse();
             r.setResult(result(manager.change(caller, p.getUser(), p.getServiceClass(), p.getRate())));
             return r;
@@ -83,7 +83,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     @Override
     public CancelResponse cancel(Cancel p) throws SlaFault_Exception {
         return call(() -> {
-            User caller = callers.required(Soap.authorization(context));
+            User caller = Soap.caller(callers, context);
             String user = p.getUser() == null || p.getUser().isBlank() ? caller.name() : p.getUser();
             CancelResponse r = new CancelResponse();
             r.setPlanVersion(manager.cancel(caller, p.getUser()));
@@ -110,13 +110,13 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     }
 
     private static <T> T call(Supplier<T> body) throws SlaFault_Exception {
-        try {
-            return body.get();
-        } catch (SlaException e) {
-            SlaFault f = new SlaFault();
-            f.setCode(e.code().name());
-            f.setMessage(e.getMessage());
-            throw new SlaFault_Exception(e.code() + ": " + e.getMessage(), f);
-        }
+        return Soap.refusingWith(SlaManagerEndpoint::fault, body);
+    }
+
+    private static SlaFault_Exception fault(String reason, SlaException e) {
+        SlaFault f = new SlaFault();
+        f.setCode(e.code().name());
+        f.setMessage(e.getMessage());
+        return new SlaFault_Exception(reason, f);
     }
 }

@@ -4,10 +4,34 @@ import jakarta.xml.ws.WebServiceContext;
 import jakarta.xml.ws.handler.MessageContext;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
-/** Reading the HTTP side of a SOAP call. */
+/** Reading the HTTP side of a SOAP call, and answering a refused one with the WSDL's fault. */
 final class Soap {
     private Soap() {}
+
+    /**
+     * Runs an operation, turning its refusal into the endpoint's generated fault: {@code fault}
+     * builds it from the one-line reason ("CODE: message") and the refusal.
+     */
+    static <T, F extends Exception> T refusingWith(BiFunction<String, SlaException, F> fault, Supplier<T> operation) throws F {
+        try {
+            return operation.get();
+        } catch (SlaException e) {
+            throw fault.apply(e.code() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The authenticated caller of this SOAP call, who must be an operator. */
+    static io.moses.model.User operator(Callers callers, WebServiceContext context) {
+        return callers.operator(authorization(context));
+    }
+
+    /** The authenticated caller of this SOAP call. */
+    static io.moses.model.User caller(Callers callers, WebServiceContext context) {
+        return callers.required(authorization(context));
+    }
 
     @SuppressWarnings("unchecked")
     static String authorization(WebServiceContext context) {
