@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# ./moses cluster up [--replicas N] [--db SPEC] | down | status | db-stop | db-start
+# ./moses cluster up [--replicas N] [--db SPEC] [--binding B] [--seed FILE] [--stubs URL] | down | status | db-stop | db-start
 # A MOSES cluster as plain processes on this machine: MariaDB (a throwaway data directory, or
 # the server given with --db), the stub services, N broker replicas and HAProxy in front
 # (configured from cluster/haproxy.cfg.in), every one on a free port on 127.0.0.1. State, logs
 # and data live in work/cluster/ (MOSES_CLUSTER_DIR to change); `down` stops what `up` started.
 # MOSES_BROKER_CP / MOSES_STUBS_CP: class paths to use instead of the build's (tests).
+# --binding, --seed and --stubs are for ./moses bench: the replicas' binding (static|adaptive),
+# another seed than the trip planner's, and stub services already running (not started, not stopped).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${MOSES_CLUSTER_DIR:-$ROOT/work/cluster}"
@@ -99,7 +101,8 @@ start_mariadb() {
 start_replica() { # name port seed?
   local name="$1" port="$2" seed="$3" args=()
   args=(--port "$port" --work "$DIR/$name" --db "$DB" --deploy "$ROOT/bpel-processes/trip-planner" --replica "$name" --drain "$DRAIN_MS")
-  [[ $seed == yes ]] && args+=(--seed "$ROOT/bpel-processes/trip-planner/seed.yaml" --set "STUBS=http://127.0.0.1:$STUBS_PORT")
+  [[ $seed == yes ]] && args+=(--seed "$SEED" --set "STUBS=$STUBS_URL")
+  [[ -n $BINDING ]] && args+=(--binding "$BINDING")
   MOSES_DB_USER="${DB_USER:-}" MOSES_DB_PASSWORD_FILE="${DB_PASSWORD_FILE:-}" \
     nohup "$JAVA" -Xmx512m -cp "$(classpath broker-core BROKER)" io.moses.core.Main "${args[@]}" > "$DIR/logs/$name.log" 2>&1 &
   save "PID_$name" $!
@@ -107,14 +110,19 @@ start_replica() { # name port seed?
 }
 
 cmd_up() {
-  local replicas=2 db=""
+  local replicas=2 db="" stubs=""
+  BINDING="" SEED="$ROOT/bpel-processes/trip-planner/seed.yaml"
   while (( $# )); do
     case "$1" in
       --replicas) replicas="${2:?--replicas needs a number}"; shift 2 ;;
       --db) db="${2:?--db needs a JDBC URL}"; shift 2 ;;
-      *) die "unknown option $1 (up [--replicas N] [--db SPEC])" ;;
+      --binding) BINDING="${2:?--binding needs static or adaptive}"; shift 2 ;;
+      --seed) SEED="${2:?--seed needs a file}"; shift 2 ;;
+      --stubs) stubs="${2:?--stubs needs the stubs' base URL}"; shift 2 ;;
+      *) die "unknown option $1 (up [--replicas N] [--db SPEC] [--binding B] [--seed FILE] [--stubs URL])" ;;
     esac
   done
+  [[ -f $SEED ]] || die "no seed file $SEED"
   [[ $replicas =~ ^[1-9][0-9]*$ ]] || die "--replicas needs a positive number, got '$replicas'"
   [[ -x $HAPROXY ]] || die "no haproxy: apt-get install haproxy"
   if [[ -f $STATE ]]; then
@@ -136,12 +144,19 @@ cmd_up() {
   fi
   save DB "$DB"
   rm -f "$DIR/logs/stubs.log" "$DIR/logs/haproxy.log" "$DIR"/logs/r[0-9]*.log  # before the children open them: a stale line must not be read as theirs
-  nohup "$JAVA" -Xmx256m -cp "$(classpath loadtest STUBS)" io.moses.loadtest.stubs.StubServer --port 0 > "$DIR/logs/stubs.log" 2>&1 &
-  save STUBS_PID $!
-  wait_until 60 "stubs" grep -q "stubs listening on" "$DIR/logs/stubs.log" || die "stubs did not start: $DIR/logs/stubs.log"
-  STUBS_PORT=$(sed -n 's/.*stubs listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$DIR/logs/stubs.log" | head -1)
-  save STUBS_PORT "$STUBS_PORT"
-  say "stub services on 127.0.0.1:$STUBS_PORT"
+  if [[ -n $stubs ]]; then
+    STUBS_URL="${stubs%/}"; STUBS_PORT="${STUBS_URL##*:}"
+    save STUBS_PORT "$STUBS_PORT"
+    say "stub services: the given ones at $STUBS_URL"
+  else
+    nohup "$JAVA" -Xmx256m -cp "$(classpath loadtest STUBS)" io.moses.loadtest.stubs.StubServer --port 0 > "$DIR/logs/stubs.log" 2>&1 &
+    save STUBS_PID $!
+    wait_until 60 "stubs" grep -q "stubs listening on" "$DIR/logs/stubs.log" || die "stubs did not start: $DIR/logs/stubs.log"
+    STUBS_PORT=$(sed -n 's/.*stubs listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$DIR/logs/stubs.log" | head -1)
+    STUBS_URL="http://127.0.0.1:$STUBS_PORT"
+    save STUBS_PORT "$STUBS_PORT"
+    say "stub services on 127.0.0.1:$STUBS_PORT"
+  fi
   local servers="" i port
   for i in $(seq 1 "$replicas"); do
     port=$(free_port)
@@ -213,7 +228,8 @@ cmd_status() {
   state_of() { if alive "$1"; then echo running; else echo STOPPED; bad=1; fi; }
   if [[ -n ${MARIADB_PID:-} ]]; then printf '%-10s %-8s 127.0.0.1:%s\n' mariadb "$(state_of "$MARIADB_PID")" "$MARIADB_PORT"
   else printf '%-10s %-8s %s\n' database given "$DB"; fi
-  printf '%-10s %-8s 127.0.0.1:%s\n' stubs "$(state_of "$STUBS_PID")" "$STUBS_PORT"
+  if [[ -n ${STUBS_PID:-} ]]; then printf '%-10s %-8s 127.0.0.1:%s\n' stubs "$(state_of "$STUBS_PID")" "$STUBS_PORT"
+  else printf '%-10s %-8s 127.0.0.1:%s\n' stubs given "$STUBS_PORT"; fi
   for i in $(seq 1 "$REPLICAS"); do
     local p="PID_r$i" q="PORT_r$i" h
     h=$(http_body "http://127.0.0.1:${!q}/health" 2>/dev/null | tr -d '\n' | sed 's/  */ /g' || true)

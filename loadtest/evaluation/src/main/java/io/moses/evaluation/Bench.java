@@ -47,19 +47,34 @@ public final class Bench {
 
     /** What to run; {@link #quick()} and {@link #full()} are the two documented presets. */
     public record Options(int[] workers, double stepSeconds, double[] rates, double rateSeconds, int latencyMs,
-                          List<String> bindings, boolean closed, boolean open, boolean direct, double warmupSeconds, Path out) {
+                          List<String> bindings, boolean closed, boolean open, boolean direct, double warmupSeconds, Path out,
+                          List<Integer> replicas) {
         public static Options quick() {
             return new Options(new int[]{1, 2, 4, 8}, 4, new double[]{10, 20, 40, 80}, 3, 5, List.of("static", "adaptive"),
-                    true, true, true, 2, null);
+                    true, true, true, 2, null, List.of());
         }
 
         public static Options full() {
             return new Options(new int[]{1, 2, 4, 8, 16, 32}, 20, new double[]{5, 10, 20, 30, 40, 60, 80, 120, 160}, 20, 5,
-                    List.of("static", "adaptive"), true, true, true, 20, null);
+                    List.of("static", "adaptive"), true, true, true, 20, null, List.of());
         }
 
         Options with(Path o) {
-            return new Options(workers, stepSeconds, rates, rateSeconds, latencyMs, bindings, closed, open, direct, warmupSeconds, o);
+            return new Options(workers, stepSeconds, rates, rateSeconds, latencyMs, bindings, closed, open, direct, warmupSeconds, o, replicas);
+        }
+
+        /**
+         * The lines of the report, in the order they run: one per binding (a lone broker), or with
+         * {@code replicas} one per binding and replica count (binding@N: N replicas behind
+         * HAProxy); then the direct-call limit.
+         */
+        List<String> targets() {
+            List<String> t = new ArrayList<>();
+            for (String b : bindings)
+                if (replicas.isEmpty()) t.add(b);
+                else for (int n : replicas) t.add(b + "@" + n);
+            if (direct) t.add("direct");
+            return t;
         }
     }
 
@@ -81,6 +96,7 @@ public final class Bench {
         List<String> bindings = o.bindings();
         boolean closed = o.closed(), open = o.open(), direct = o.direct();
         Path out = null;
+        List<Integer> replicas = o.replicas();
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -98,6 +114,7 @@ public final class Bench {
                     }
                     case "--no-direct" -> direct = false;
                     case "--warmup" -> warmup = Double.parseDouble(value(args, ++i));
+                    case "--replicas" -> replicas = Arrays.stream(value(args, ++i).split(",")).map(Integer::parseInt).toList();
                     case "--out" -> out = Path.of(value(args, ++i));
                     case "-h", "--help" -> usage(null);
                     default -> usage("unknown option " + args[i]);
@@ -110,11 +127,12 @@ public final class Bench {
                 || step < 2 || rateSeconds < 1 || latency < 0)
             usage("workers and rates must be positive, --step-seconds at least 2, --rate-seconds at least 1");
         for (String b : bindings) if (!b.equals("static") && !b.equals("adaptive")) usage("--bindings are static and/or adaptive, got '" + b + "'");
+        if (replicas.stream().anyMatch(n -> n < 1 || n > 8)) usage("--replicas are counts from 1 to 8, e.g. 1,2");
         Path home = Path.of(System.getProperty("moses.home", ".")).toAbsolutePath().normalize();
         String brokerCp = System.getProperty("moses.broker.classpath");
         String grinderCp = System.getProperty("moses.grinder.classpath");
         if (brokerCp == null || (closed && grinderCp == null)) usage("run through ./moses bench (class paths missing)");
-        Options opts = new Options(workers, step, rates, rateSeconds, latency, bindings, closed, open, direct, warmup, out);
+        Options opts = new Options(workers, step, rates, rateSeconds, latency, bindings, closed, open, direct, warmup, out, replicas);
         Result r = run(opts, new Setup(home, brokerCp, System.getProperty("java.class.path"), grinderCp),
                 System.getProperty("moses.command", "moses bench " + String.join(" ", args)), Bench::say);
         System.exit(r.ok() ? 0 : 1);
@@ -141,7 +159,7 @@ public final class Bench {
         List<Child> children = new ArrayList<>();
         List<ClosedStep> closed = new ArrayList<>();
         List<OpenStep> open = new ArrayList<>();
-        double invokes = Double.NaN;
+        double[] invokes = {Double.NaN};
         String failure = null;
         try {
             List<String> stubArgs = List.of("--port", "0");
@@ -155,69 +173,87 @@ public final class Bench {
                     stubAdmin(stubPort, "PUT", t + v, body);
                     command.accept("curl -X PUT -H 'Content-Type: application/json' -d '" + body + "' http://127.0.0.1:" + stubPort + "/admin/services/" + t + v);
                 }
-            Map<String, Child> brokers = new LinkedHashMap<>();
-            for (String b : o.bindings()) {
-                List<String> args = List.of("--port", "0", "--work", raw.resolve("work-" + b).toString(), "--db", "mem:bench-" + b,
-                        "--binding", b, "--deploy", setup.home().resolve("bpel-processes/trip-planner").toString(),
-                        "--seed", setup.home().resolve("loadtest/bench/trip-planner-single-services.yaml").toString(),
-                        "--set", "STUBS=http://127.0.0.1:" + stubPort);
-                command.accept(java + " -cp $BROKER_CLASSPATH io.moses.core.Main " + String.join(" ", args));
-                Child broker = new Child("broker-" + b, setup.brokerClasspath(), "io.moses.core.Main", args, raw.resolve("broker-" + b + ".log"));
-                children.add(broker);
-                brokers.put(b, broker);
-            }
-            List<Target> targets = new ArrayList<>();
             List<Target.User> users = users();
             List<String> tripBodies = new ArrayList<>();
             for (int i = 0; i < 180; i++) tripBodies.add(Demo.request(i, "@USER@")); // 180: every combination of Demo.request's cycles
-            for (var e : brokers.entrySet()) {
-                int port = Integer.parseInt(e.getValue().await(BROKER, 180));
-                String base = "http://127.0.0.1:" + port;
-                say.accept("bench: broker with " + e.getKey() + " binding on port " + port + "; warming up " + (int) o.warmupSeconds() + " s");
-                LoadResult w = TripLoad.run(base, 4, 0, Duration.ofMillis((long) (o.warmupSeconds() * 1000)), null);
-                if (w.errorCount() > 0 || w.requests() == 0)
-                    throw new IllegalStateException("the " + e.getKey() + " broker failed " + w.errorCount() + " of " + w.requests()
-                            + " warm-up requests; its log: " + raw.resolve("broker-" + e.getKey() + ".log") + "\n" + e.getValue().tail(15));
-                targets.add(new Target(e.getKey(), base + "/services/TripPlannerService", TRIP_ACTION, tripBodies, users,
-                        e.getValue().pid(), 1));
-            }
-            String directUrl = "http://127.0.0.1:" + stubPort + "/stubs/flight-a";
-            List<String> directBodies = List.of("<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"
-                    + "<t:findFlightRequest xmlns:t=\"urn:moses:task:flight\"><t:customer>@USER@</t:customer><t:destination>Rome</t:destination>"
-                    + "</t:findFlightRequest></soap:Body></soap:Envelope>");
-
+            Path seed = setup.home().resolve("loadtest/bench/trip-planner-single-services.yaml");
             GrinderClosedModel grinder = new GrinderClosedModel(setup.grinderClasspath(), java);
             HttperfOpenModel httperf = new HttperfOpenModel();
-            if (o.closed()) {
-                say.accept("bench: closed model (The Grinder 3.11)");
-                for (Target t : targets) {
-                    long before = stubRequests(stubPort);
-                    try (CpuSampler cpu = new CpuSampler(t.pid(), 250)) {
+            // one target's closed model, then (with measureOpen) its open model
+            Measure measure = (t, measureOpen) -> {
+                try (CpuSampler cpu = new CpuSampler(t.pids(), 250)) {
+                    if (o.closed()) {
+                        long before = stubRequests(stubPort);
                         List<ClosedStep> steps = grinder.run(t, o.workers(), o.stepSeconds(), raw.resolve("grinder-" + t.name()), cpu, command, say);
                         closed.addAll(steps);
                         long composite = dataLogLines(raw.resolve("grinder-" + t.name()));
-                        if (Double.isNaN(invokes) && composite > 0) invokes = (stubRequests(stubPort) - before) / (double) composite;
-                        steps.forEach(s -> say.accept(closedLine(s)));
+                        if (t.scale() == 1 && Double.isNaN(invokes[0]) && composite > 0)
+                            invokes[0] = (stubRequests(stubPort) - before) / (double) composite;
+                        steps.forEach(x -> say.accept(closedLine(x)));
                     }
+                    if (measureOpen && o.open())
+                        open.addAll(httperf.run(t, o.rates(), o.rateSeconds(), raw.resolve("httperf-" + t.name()), cpu, command, say));
                 }
+            };
+            List<Target> targets = new ArrayList<>();
+            if (o.replicas().isEmpty()) {
+                // lone brokers, all started at once (their start-up overlaps), measured one after the other
+                Map<String, Child> brokers = new LinkedHashMap<>();
+                for (String b : o.bindings()) {
+                    List<String> args = List.of("--port", "0", "--work", raw.resolve("work-" + b).toString(), "--db", "mem:bench-" + b,
+                            "--binding", b, "--deploy", setup.home().resolve("bpel-processes/trip-planner").toString(),
+                            "--seed", seed.toString(), "--set", "STUBS=http://127.0.0.1:" + stubPort);
+                    command.accept(java + " -cp $BROKER_CLASSPATH io.moses.core.Main " + String.join(" ", args));
+                    Child broker = new Child("broker-" + b, setup.brokerClasspath(), "io.moses.core.Main", args, raw.resolve("broker-" + b + ".log"));
+                    children.add(broker);
+                    brokers.put(b, broker);
+                }
+                for (var e : brokers.entrySet()) {
+                    int port = Integer.parseInt(e.getValue().await(BROKER, 180));
+                    String base = "http://127.0.0.1:" + port;
+                    say.accept("bench: broker with " + e.getKey() + " binding on port " + port + "; warming up " + (int) o.warmupSeconds() + " s");
+                    warmUp(base, o, e.getKey(), raw.resolve("broker-" + e.getKey() + ".log"), e.getValue().tail(15));
+                    targets.add(new Target(e.getKey(), base + "/services/TripPlannerService", TRIP_ACTION, tripBodies, users,
+                            List.of(e.getValue().pid()), 1));
+                }
+                if (o.closed()) say.accept("bench: closed model (The Grinder 3.11)");
+                for (Target t : targets) measure.run(t, false);
+            } else {
+                // one cluster at a time (MariaDB, HAProxy, N replicas): two would share the cores
+                say.accept("bench: clusters of " + o.replicas() + " replicas behind HAProxy over MariaDB, one at a time; both models per cluster");
+                for (String b : o.bindings())
+                    for (int n : o.replicas()) {
+                        String name = b + "@" + n;
+                        Path dir = raw.resolve("cluster-" + b + "-" + n);
+                        say.accept("bench: starting " + name + ": MariaDB, " + n + " replica(s) with " + b + " binding, HAProxy (cluster/cluster.sh up)");
+                        try (Cluster c = Cluster.up(setup.home(), dir, b, n, "http://127.0.0.1:" + stubPort, seed, setup.brokerClasspath(), command)) {
+                            say.accept("bench: " + name + " at " + c.url() + " (CPU counted: replicas, HAProxy, MariaDB, PIDs " + c.pids()
+                                    + "); warming up " + (int) o.warmupSeconds() + " s");
+                            warmUp(c.url(), o, name, c.logs(), "");
+                            Target t = new Target(name, c.url() + "/services/TripPlannerService", TRIP_ACTION, tripBodies, users, c.pids(), 1);
+                            targets.add(t);
+                            measure.run(t, true);
+                            if (Double.isNaN(invokes[0])) invokes[0] = measureInvokes(List.of(t), stubPort);
+                        }
+                        say.accept("bench: " + name + " stopped (cluster/cluster.sh down)");
+                    }
             }
-            if (Double.isNaN(invokes)) invokes = measureInvokes(targets, stubPort);
+            if (Double.isNaN(invokes[0])) invokes[0] = measureInvokes(targets, stubPort);
+            Target direct = null;
             if (o.direct()) {
-                say.accept(String.format("bench: direct-call limit: flight-a called directly, throughput divided by %.2f stub calls per composite request (measured)", invokes));
-                targets.add(new Target("direct", directUrl, "urn:moses:task:flight/findFlight", directBodies, users, stubs.pid(), invokes));
-                if (o.closed()) {
-                    Target t = targets.get(targets.size() - 1);
-                    try (CpuSampler cpu = new CpuSampler(t.pid(), 250)) {
-                        List<ClosedStep> steps = grinder.run(t, o.workers(), o.stepSeconds(), raw.resolve("grinder-direct"), cpu, command, say);
-                        closed.addAll(steps);
-                        steps.forEach(s -> say.accept(closedLine(s)));
-                    }
-                }
+                say.accept(String.format("bench: direct-call limit: flight-a called directly, throughput divided by %.2f stub calls per composite request (measured)", invokes[0]));
+                List<String> directBodies = List.of("<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>"
+                        + "<t:findFlightRequest xmlns:t=\"urn:moses:task:flight\"><t:customer>@USER@</t:customer><t:destination>Rome</t:destination>"
+                        + "</t:findFlightRequest></soap:Body></soap:Envelope>");
+                direct = new Target("direct", "http://127.0.0.1:" + stubPort + "/stubs/flight-a", "urn:moses:task:flight/findFlight",
+                        directBodies, users, List.of(stubs.pid()), invokes[0]);
+                measure.run(direct, !o.replicas().isEmpty());
             }
-            if (o.open()) {
-                say.accept("bench: open model (httperf 0.9, as user " + users.get(0).name() + ")");
+            if (o.open() && o.replicas().isEmpty()) {
+                say.accept("bench: open model (httperf 0.9, as the seed's " + users.size() + " users)");
+                if (direct != null) targets.add(direct);
                 for (Target t : targets)
-                    try (CpuSampler cpu = new CpuSampler(t.pid(), 250)) {
+                    try (CpuSampler cpu = new CpuSampler(t.pids(), 250)) {
                         open.addAll(httperf.run(t, o.rates(), o.rateSeconds(), raw.resolve("httperf-" + t.name()), cpu, command, say));
                     }
             }
@@ -228,7 +264,7 @@ public final class Bench {
         } finally {
             for (int i = children.size() - 1; i >= 0; i--) children.get(i).close();
         }
-        String summary = Summary.of(o, closed, open, invokes);
+        String summary = Summary.of(o, closed, open, invokes[0]);
         boolean ok = failure == null && Summary.lowLoadClean(o, closed, open);
         if (failure != null) summary += "\nthe run stopped early: " + failure + "\n";
         summary += ok ? "\nverdict: OK: every step ran; no errors at low load\n"
@@ -240,6 +276,19 @@ public final class Bench {
                 "MOSES evaluation " + stamp);
         out.accept("bench: report " + report.resolve("index.html"));
         return new Result(closed, open, report, ok, summary);
+    }
+
+    /** One target's measurement; with {@code open} also its open model. */
+    @FunctionalInterface
+    private interface Measure {
+        void run(Target t, boolean open) throws Exception;
+    }
+
+    private static void warmUp(String base, Options o, String name, Path log, String tail) throws Exception {
+        LoadResult w = TripLoad.run(base, 4, 0, Duration.ofMillis((long) (o.warmupSeconds() * 1000)), null);
+        if (w.errorCount() > 0 || w.requests() == 0)
+            throw new IllegalStateException("the " + name + " broker failed " + w.errorCount() + " of " + w.requests()
+                    + " warm-up requests; its log: " + log + (tail.isEmpty() ? "" : "\n" + tail));
     }
 
     private static String closedLine(ClosedStep s) {
@@ -370,9 +419,11 @@ public final class Bench {
         System.err.println("""
                 usage: moses bench [--quick] [--workers 1,2,4,8] [--step-seconds S] [--rates 10,20,40] [--rate-seconds S]
                                    [--latency MS] [--bindings static,adaptive] [--models closed,open] [--no-direct]
-                                   [--warmup S] [--out DIR]
+                                   [--warmup S] [--replicas 1,2] [--out DIR]
                   --quick  workers 1,2,4,8 x 4 s, rates 10,20,40,80 x 3 s (under 2 minutes of load, plus starting the brokers)
-                  default  workers 1,2,4,8,16,32 x 20 s, rates 5,10,20,30,40,60,80,120,160 x 20 s (about 20 minutes)""");
+                  default  workers 1,2,4,8,16,32 x 20 s, rates 5,10,20,30,40,60,80,120,160 x 20 s (about 20 minutes)
+                  --replicas 1,2  instead of lone brokers: per binding, 1 then 2 replicas behind HAProxy over a
+                                  throwaway MariaDB (cluster/cluster.sh up/down), one cluster at a time""");
         System.exit(problem == null ? 0 : 2);
     }
 

@@ -10,10 +10,10 @@ package io.moses.evaluation;
  */
 public record ClosedStep(String target, int workers, double seconds, long requests, long errors, double throughput,
                          double composite, double meanMs, double p50Ms, double p95Ms, double cpuMsPerRequest) {
-    static final String CSV_HEADER = "target,workers,seconds,requests,errors,throughput_rps,composite_rps,mean_ms,p50_ms,p95_ms,cpu_ms_per_request";
+    static final String CSV_HEADER = "target,replicas,workers,seconds,requests,errors,throughput_rps,composite_rps,mean_ms,p50_ms,p95_ms,cpu_ms_per_request";
 
     String csv() {
-        return String.join(",", target, Integer.toString(workers), Report.num(seconds), Long.toString(requests),
+        return String.join(",", target, Integer.toString(Target.replicas(target)), Integer.toString(workers), Report.num(seconds), Long.toString(requests),
                 Long.toString(errors), Report.num(throughput), Report.num(composite), Report.num(meanMs), Report.num(p50Ms),
                 Report.num(p95Ms), Report.num(cpuMsPerRequest));
     }

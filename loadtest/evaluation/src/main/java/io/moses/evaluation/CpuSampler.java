@@ -6,18 +6,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * CPU time of another process (user + system, what /proc/PID/stat fields 14 and 15 hold), sampled
- * on a daemon thread, so the CPU spent in any wall-clock window can be read afterwards. CPU per
+ * CPU time of other processes (user + system, what /proc/PID/stat fields 14 and 15 hold; summed
+ * over the processes, e.g. a cluster's replicas, HAProxy and MariaDB), sampled on a daemon thread, so the CPU spent in any wall-clock window can be read afterwards. CPU per
  * request is steadier than throughput on a machine others are using.
  */
 final class CpuSampler implements AutoCloseable {
-    private final ProcessHandle process;
+    private final List<ProcessHandle> processes;
     private final List<long[]> samples = new ArrayList<>(); // {wall ms, cpu ns}
     private final Thread thread;
     private volatile boolean running = true;
 
-    CpuSampler(long pid, long periodMs) {
-        this.process = ProcessHandle.of(pid).orElse(null);
+    CpuSampler(List<Long> pids, long periodMs) {
+        this.processes = pids.stream().map(ProcessHandle::of).flatMap(Optional::stream).toList();
         thread = new Thread(() -> {
             while (running) {
                 sample();
@@ -27,17 +27,21 @@ final class CpuSampler implements AutoCloseable {
                     return;
                 }
             }
-        }, "cpu-sampler-" + pid);
+        }, "cpu-sampler-" + pids);
         thread.setDaemon(true);
         thread.start();
     }
 
     private void sample() {
-        if (process == null) return;
-        Optional<Duration> cpu = process.info().totalCpuDuration();
-        if (cpu.isEmpty()) return;
+        if (processes.isEmpty()) return;
+        long ns = 0;
+        for (ProcessHandle p : processes) {
+            Optional<Duration> cpu = p.info().totalCpuDuration();
+            if (cpu.isEmpty()) return; // one gone: a sum without it would read as a drop
+            ns += cpu.get().toNanos();
+        }
         synchronized (samples) {
-            samples.add(new long[]{System.currentTimeMillis(), cpu.get().toNanos()});
+            samples.add(new long[]{System.currentTimeMillis(), ns});
         }
     }
 

@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  * The open model with httperf 0.9: at each rate, new SOAP POSTs start at that constant rate
  * whatever the replies do (one POST per session and connection, {@code --wsesslog}, the body in
  * {@code contents=}, SOAPAction and HTTP Basic authentication through {@code --add-header}).
- * httperf sends all requests as one user (its headers are the same for every request).
+ * httperf sends the same headers with every request: the seed's users each get their own
+ * Authorization header through a {@link UserHeaderProxy} (HAProxy) that every target's open
+ * model goes through.
  * httperf hangs once its 1024 sockets fill up at rates the target cannot absorb, so every run
  * is bounded with {@code timeout -s INT} (httperf prints its statistics on SIGINT).
  */
@@ -25,21 +27,55 @@ final class HttperfOpenModel {
     /** httperf's client timeout per request, s. */
     static final int CLIENT_TIMEOUT_S = 5;
 
+    /** httperf keeps at most 1000 session templates; the sessions file stays under that. */
+    static final int MAX_SESSIONS = 720;
+
     List<OpenStep> run(Target target, double[] rates, double seconds, Path dir, CpuSampler cpu, Consumer<String> commands,
                        Consumer<String> progress) throws IOException, InterruptedException {
         Files.createDirectories(dir);
-        Target.User user = target.users().get(0);
         URI uri = URI.create(target.url());
+        // several users need the user header proxy (httperf sends one set of headers); without
+        // HAProxy the run falls back to the first user, and says so
+        boolean asUsers = target.users().size() > 1 && UserHeaderProxy.haproxy() != null;
+        if (target.users().size() > 1 && !asUsers)
+            progress.accept("  open   " + target.name() + ": haproxy not installed: httperf sends as " + target.users().get(0).name() + " only");
+        List<Target.User> users = asUsers ? target.users() : List.of(target.users().get(0));
+        Target.User user = users.get(0);
+        Files.writeString(dir.resolve("sessions.txt"), sessions(target, users, asUsers), StandardCharsets.UTF_8);
         Path sessions = dir.resolve("sessions.txt");
-        StringBuilder log = new StringBuilder("# one POST per session; written by io.moses.evaluation.HttperfOpenModel\n");
-        for (String body : target.bodies()) {
-            String b = body.replace("@USER@", user.name());
-            if (b.indexOf('\'') >= 0 || b.indexOf('\n') >= 0) throw new IllegalArgumentException("a body httperf cannot carry (quote or newline): " + b);
-            log.append(uri.getRawPath()).append(" method=POST contents='").append(b).append("'\n\n");
+        try (UserHeaderProxy proxy = asUsers ? UserHeaderProxy.start(uri, users, dir, commands) : null) {
+            String host = uri.getHost();
+            int port = proxy != null ? proxy.port() : uri.getPort();
+            String headers = "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"" + target.soapAction() + "\"\r\n"
+                    + (asUsers ? "" : "Authorization: " + user.authorization() + "\r\n");
+            return rates(target, rates, seconds, dir, cpu, commands, progress, user, sessions, host, port, headers);
         }
-        Files.writeString(sessions, log, StandardCharsets.UTF_8);
-        String headers = "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"" + target.soapAction() + "\"\r\nAuthorization: "
-                + user.authorization() + "\r\n";
+    }
+
+    /**
+     * The sessions file: one POST per session, every body as every user in turn (user k of the
+     * body's round, so bodies and users do not pair up the same way each round), at most
+     * {@link #MAX_SESSIONS}; with {@code asUsers} each session asks for {@code PATH?user=NAME},
+     * which the {@link UserHeaderProxy} turns into the user's Authorization header.
+     */
+    static String sessions(Target target, List<Target.User> users, boolean asUsers) {
+        URI uri = URI.create(target.url());
+        List<String> bodies = target.bodies();
+        int count = Math.min(bodies.size() * users.size(), Math.max(MAX_SESSIONS, bodies.size()));
+        StringBuilder log = new StringBuilder("# one POST per session; written by io.moses.evaluation.HttperfOpenModel\n");
+        for (int i = 0; i < count; i++) {
+            int body = i % bodies.size(), round = i / bodies.size();
+            Target.User u = users.get((body + round) % users.size());
+            String b = bodies.get(body).replace("@USER@", u.name());
+            if (b.indexOf('\'') >= 0 || b.indexOf('\n') >= 0) throw new IllegalArgumentException("a body httperf cannot carry (quote or newline): " + b);
+            log.append(asUsers ? UserHeaderProxy.path(uri, u) : uri.getRawPath()).append(" method=POST contents='").append(b).append("'\n\n");
+        }
+        return log.toString();
+    }
+
+    private List<OpenStep> rates(Target target, double[] rates, double seconds, Path dir, CpuSampler cpu, Consumer<String> commands,
+                                 Consumer<String> progress, Target.User user, Path sessions, String host, int port, String headers)
+            throws IOException, InterruptedException {
         List<OpenStep> steps = new ArrayList<>();
         double baseP50 = Double.NaN;
         int saturatedInARow = 0;
@@ -53,7 +89,7 @@ final class HttperfOpenModel {
             long bound = (long) Math.ceil(seconds + CLIENT_TIMEOUT_S + 5);
             // SIGINT at the bound (httperf prints its statistics), SIGKILL 5 s later if it still hangs
             List<String> cmd = List.of("timeout", "-s", "INT", "-k", "5", Long.toString(bound), "httperf", "-v", "-v", "--hog",
-                    "--server", uri.getHost(), "--port", Integer.toString(uri.getPort()), "--wsesslog", n + ",0," + sessions,
+                    "--server", host, "--port", Integer.toString(port), "--wsesslog", n + ",0," + sessions,
                     "--rate", fmt(offered), "--timeout", Integer.toString(CLIENT_TIMEOUT_S), "--add-header", headers);
             commands.accept(String.join(" ", cmd.subList(0, cmd.size() - 2)) + " --add-header $'"
                     + headers.replace("\r\n", "\\r\\n").replace(user.authorization(), "Basic <" + user.name() + ":password>") + "'");

@@ -15,10 +15,10 @@ package io.moses.evaluation;
 public record OpenStep(String target, double rate, double offeredRps, long sessions, long replies, long errors, double seconds,
                        double achievedRps, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxMs,
                        double cpuMsPerRequest, boolean interrupted, boolean saturated) {
-    static final String CSV_HEADER = "target,rate,offered_rps,sessions,replies,errors,seconds,achieved_rps,mean_ms,p50_ms,p95_ms,p99_ms,max_ms,cpu_ms_per_request,interrupted,saturated";
+    static final String CSV_HEADER = "target,replicas,rate,offered_rps,sessions,replies,errors,seconds,achieved_rps,mean_ms,p50_ms,p95_ms,p99_ms,max_ms,cpu_ms_per_request,interrupted,saturated";
 
     String csv() {
-        return String.join(",", target, Report.num(rate), Report.num(offeredRps), Long.toString(sessions), Long.toString(replies),
+        return String.join(",", target, Integer.toString(Target.replicas(target)), Report.num(rate), Report.num(offeredRps), Long.toString(sessions), Long.toString(replies),
                 Long.toString(errors), Report.num(seconds), Report.num(achievedRps), Report.num(meanMs), Report.num(p50Ms),
                 Report.num(p95Ms), Report.num(p99Ms), Report.num(maxMs), Report.num(cpuMsPerRequest),
                 Boolean.toString(interrupted), Boolean.toString(saturated));

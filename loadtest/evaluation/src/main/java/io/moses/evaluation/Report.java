@@ -73,7 +73,9 @@ final class Report {
                 binding, one with adaptive binding, and one stub called directly (the direct-call limit: its
                 throughput divided by the stub calls per composite request). Raw data: <a href="closed.csv">closed.csv</a>,
                 <a href="open.csv">open.csv</a>; <a href="commands.txt">commands</a>, <a href="machine.txt">machine</a>,
-                <a href="versions.txt">versions</a>. Open-model points drawn as crosses are beyond saturation.</p>
+                <a href="versions.txt">versions</a>. Open-model points drawn as crosses are beyond saturation. httperf sends as
+                the seed's six users, each session with its user's Authorization header (set by a small HAProxy in front of
+                every target: raw/httperf-*/user-header-proxy.cfg).</p>
                 <div class="charts">
                  <div class="chart"><canvas id="tput"></canvas></div>
                  <div class="chart"><canvas id="crt"></canvas></div>
@@ -86,8 +88,15 @@ final class Report {
                 <h2>Commands</h2><pre>%6$s</pre>
                 <script>
                 const data = %7$s;
-                const colors = {static:'#1f77b4', adaptive:'#d62728', direct:'#2ca02c'};
-                const names = {static:'static binding', adaptive:'adaptive binding', direct:'direct-call limit'};
+                // a line per target: static, adaptive, direct, or binding@N (N replicas behind HAProxy, lighter per replica)
+                const base = {static:[31,119,180], adaptive:[214,39,40], direct:[44,160,44]};
+                const label = {static:'static binding', adaptive:'adaptive binding', direct:'direct-call limit'};
+                const replicasOf = t => t.includes('@') ? Number(t.split('@')[1]) : 0;
+                const colors = new Proxy({}, {get: (_, t) => {
+                  const c = base[String(t).split('@')[0]] || [120,120,120], k = Math.max(0, replicasOf(String(t)) - 1) * 0.35;
+                  return 'rgb(' + c.map(v => Math.round(v + (255 - v) * Math.min(k, 0.7))).join(',') + ')'; }});
+                const names = new Proxy({}, {get: (_, t) => { t = String(t); const n = replicasOf(t);
+                  return (label[t.split('@')[0]] || t) + (n ? ', ' + n + (n === 1 ? ' replica' : ' replicas') + ' (HAProxy)' : ''); }});
                 const workers = [...new Set(data.closed.map(s => s.workers))];
                 const targets = [...new Set(data.closed.map(s => s.target).concat(data.open.map(s => s.target)))];
                 function line(label, color, points, dashed, styles) {

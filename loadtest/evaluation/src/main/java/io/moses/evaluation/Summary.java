@@ -45,6 +45,15 @@ final class Summary {
             ratio(s, closed, "adaptive", "static", "adaptive/static");
             ratio(s, closed, "static", "direct", "static/direct-limit");
             ratio(s, closed, "adaptive", "direct", "adaptive/direct-limit");
+            for (String b : o.bindings())
+                for (int n : o.replicas()) {
+                    if (n == 1) continue;
+                    ratio(s, closed, b + "@" + n, b + "@1", b + ": " + n + " replicas/1 replica");
+                }
+            for (int n : o.replicas()) {
+                ratio(s, closed, "adaptive@" + n, "static@" + n, "adaptive/static with " + n + " replica" + (n == 1 ? "" : "s"));
+                ratio(s, closed, "adaptive@" + n, "direct", "adaptive with " + n + " replica" + (n == 1 ? "" : "s") + "/direct-limit");
+            }
         }
         if (!open.isEmpty()) {
             s.append("\nopen model (httperf): per offered composite req/s: replies/s | mean ms | p95 ms | errors; * beyond saturation\n");
@@ -72,8 +81,20 @@ final class Summary {
                         notRun.isEmpty() ? "" : "; not run (two lower rates beyond saturation): " + String.join(", ", notRun)));
             }
             openRatio(s, open, "adaptive", "static", "adaptive/static");
+            for (String b : o.bindings())
+                for (int n : o.replicas()) {
+                    if (n == 1) continue;
+                    openRatio(s, open, b + "@" + n, b + "@1", b + ": " + n + " replicas/1 replica");
+                    absorbedRatio(s, open, o.rates(), b + "@" + n, b + "@1", b + ": " + n + " replicas/1 replica");
+                }
+            for (int n : o.replicas()) openRatio(s, open, "adaptive@" + n, "static@" + n, "adaptive/static with " + n + " replica" + (n == 1 ? "" : "s"));
         }
         s.append("\nthe MOSES paper (4-core node): about 140 TPS in the closed model, saturation near 130 req/s in the open model\n");
+        if (o.replicas().stream().anyMatch(n -> n > 1))
+            s.append(String.format(Locale.ROOT, "replicas: this machine has %d cores, shared by the load generator, the stubs, HAProxy, MariaDB and%n"
+                    + "every replica: a second replica adds no cores, so N replicas/1 replica measures what the cluster costs and%n"
+                    + "how HAProxy spreads the load, not scale-out (the paper's second node was a second machine)%n",
+                    Runtime.getRuntime().availableProcessors()));
         return s.toString();
     }
 
@@ -115,13 +136,23 @@ final class Summary {
                 label, median(rt), median(p95), median(cpu)));
     }
 
+    /** The highest rate each target absorbed, as a ratio: how much further the open model went. */
+    private static void absorbedRatio(StringBuilder s, List<OpenStep> open, double[] rates, String a, String b, String label) {
+        double x = absorbed(open, a), y = absorbed(open, b);
+        if (Double.isNaN(x) || Double.isNaN(y) || y == 0) return;
+        s.append(String.format(Locale.ROOT, "ratio %s, highest rate absorbed: %.2f (%s against %s req/s)%n", label, x / y, Bench.f(x), Bench.f(y)));
+    }
+
+    private static double absorbed(List<OpenStep> open, String target) {
+        return open.stream().filter(x -> x.target().equals(target) && !x.saturated()).mapToDouble(OpenStep::rate).max().orElse(Double.NaN);
+    }
+
     /**
      * Every configured step present for every target, and nothing failed at low load: the first
      * two closed-model steps and the lowest open-model rate.
      */
     static boolean lowLoadClean(Bench.Options o, List<ClosedStep> closed, List<OpenStep> open) {
-        List<String> targets = new ArrayList<>(o.bindings());
-        if (o.direct()) targets.add("direct");
+        List<String> targets = o.targets();
         double lowest = Arrays.stream(o.rates()).min().orElse(0);
         for (String t : targets) {
             if (o.closed()) {

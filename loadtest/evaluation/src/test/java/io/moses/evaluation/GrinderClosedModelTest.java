@@ -22,7 +22,7 @@ class GrinderClosedModelTest {
         // step 2 (2 workers): 40 requests of 50 ms in its measured second, two of them failed
         for (int i = 0; i < 40; i++)
             log.add((i % 2) + ", " + i + ", 1, " + (t0 + 3000 + i * 25) + ", 50, " + (i < 2 ? 1 : 0) + ", 200, 10, 0, 0, 0, 0, 0");
-        Target t = new Target("static", "http://x", "a", List.of(), List.of(), 0, 1);
+        Target t = new Target("static", "http://x", "a", List.of(), List.of(), List.of(), 1);
         List<ClosedStep> steps = GrinderClosedModel.steps(t, new int[]{1, 2}, t0, 2000, log, null);
         assertEquals(2, steps.size());
         assertEquals(10, steps.get(0).requests());
@@ -41,7 +41,7 @@ class GrinderClosedModelTest {
         long t0 = 0;
         List<String> log = new ArrayList<>(List.of(HEADER));
         for (int i = 0; i < 60; i++) log.add("0, " + i + ", 1, " + (1000 + i * 10) + ", 5, 0, 200, 10, 0, 0, 0, 0, 0");
-        Target direct = new Target("direct", "http://x", "a", List.of(), List.of(), 0, 6);
+        Target direct = new Target("direct", "http://x", "a", List.of(), List.of(), List.of(), 6);
         ClosedStep s = GrinderClosedModel.steps(direct, new int[]{1}, t0, 2000, log, null).get(0);
         assertEquals(60.0, s.throughput(), 1e-9);
         assertEquals(10.0, s.composite(), 1e-9);
