@@ -118,7 +118,7 @@ cmd_up() {
       --db) db="${2:?--db needs a JDBC URL}"; shift 2 ;;
       --binding) BINDING="${2:?--binding needs static or adaptive}"; shift 2 ;;
       --seed) SEED="${2:?--seed needs a file}"; shift 2 ;;
-      --stubs) stubs="${2:?--stubs needs the stubs' base URL}"; shift 2 ;;
+      --stubs) stubs="${2:?--stubs needs the base URL of the stubs}"; shift 2 ;;
       *) die "unknown option $1 (up [--replicas N] [--db SPEC] [--binding B] [--seed FILE] [--stubs URL])" ;;
     esac
   done
