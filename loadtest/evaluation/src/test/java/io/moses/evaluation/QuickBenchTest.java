@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * {@code moses bench --quick} end to end against the stub services: real brokers (static and
  * adaptive binding) as child processes, The Grinder and httperf as the load, then the report's
  * own data (closed.csv, open.csv) checked: every step present, no errors at low load, throughput
- * rising with the workers until the broker saturates. Three to four minutes on a busy 2-core
+ * rising with the workers until the broker saturates; the open model sent as the seed's six users.
+ * The cluster lines ({@code --replicas}) are not in the quick run (each cluster takes a minute or
+ * more to start here): {@link ClusterBenchTest} runs the smallest one. Three to four minutes on a busy 2-core
  * machine (a third of it starting the two brokers).
  */
 class QuickBenchTest {
@@ -62,7 +64,15 @@ class QuickBenchTest {
             double peak = c.stream().mapToDouble(r -> num(r, "composite_rps")).max().orElseThrow();
             assertTrue(peak > 1.3 * num(c.get(0), "composite_rps"), t + ": more workers, more throughput: " + c);
 
+            assertTrue(c.stream().allMatch(r -> r.get("replicas").equals("0")), t + ": a lone broker, no cluster: " + c);
             List<Map<String, String>> o = open.stream().filter(r -> r.get("target").equals(t)).toList();
+            // the open model went as all six of the seed's users (three classes), each session with
+            // its own Authorization header through the user header proxy; a wrong header would be a
+            // fault, counted as an error at the lowest rate below
+            String sessions = Files.readString(out.resolve("raw/httperf-" + t + "/sessions.txt"));
+            for (Target.User u : Bench.users())
+                assertTrue(sessions.contains("?user=" + u.name() + " method=POST"), t + ": httperf sessions as " + u.name());
+            assertTrue(Files.exists(out.resolve("raw/httperf-" + t + "/user-header-proxy.cfg")), t + ": through the user header proxy");
             // every rate in order; the bench stops a target after two rates in a row beyond saturation
             List<Double> expected = new ArrayList<>();
             int inARow = 0;
