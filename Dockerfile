@@ -13,9 +13,9 @@ RUN mvn -B -q -DskipTests install \
  && cp -r bpel-processes /app/bpel-processes
 
 FROM eclipse-temurin:17-jre
-# curl for the health checks; lp_solve for the optimizer (ojAlgo, pure Java, when it is absent)
+# curl for the health checks; Clp and lp_solve for the optimizer (ojAlgo, pure Java, when both are absent)
 RUN apt-get update -qq \
- && apt-get install -y -qq --no-install-recommends curl lp-solve \
+ && apt-get install -y -qq --no-install-recommends curl coinor-libclp1 lp-solve \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /app moses
 COPY --from=build /app /app

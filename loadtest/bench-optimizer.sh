@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Optimization Engine: planning time against size (classes x tasks x services per task), lp_solve
-# (JNA, Debian's liblpsolve55.so) whole-program simplex against column generation, optionally
-# ojAlgo, on the trip planner and synthetic composites up to 50 x 50 x 8. Rows print as each
-# size finishes (50 x 50 x 8 takes minutes).
+# (Debian's liblpsolve55.so) and COIN-OR Clp (Debian's libClp.so.1, package coinor-libclp1), both
+# through JNA, each whole-program simplex against column generation, optionally ojAlgo, on the
+# trip planner and synthetic composites up to 50 x 50 x 8. CPU time of the planning thread, wall
+# time and the load average per row (the machine may be shared). Rows print as each size
+# finishes (50 x 50 x 8 over lp_solve takes minutes).
 #   loadtest/bench-optimizer.sh [REPS] [MAX_COLUMNS_FOR_SIMPLEX] [ojalgo]
 #   (defaults: 5 repetitions per size, trip planner 40; whole-program simplex up to 50,000 columns)
 # Prints a Markdown table; record it in docs/benchmarks.md (section "Optimization Engine").

@@ -9,7 +9,7 @@ package io.moses.core;
  * @param wsMonitor           probe concrete services (GET of their WSDL)
  * @param pathAnalyzer        measure visits per class from executed requests
  * @param optimizer           solve new plans on this replica
- * @param solver              auto, lp_solve or ojalgo
+ * @param solver              auto, clp, lp_solve or ojalgo
  * @param monitorMillis       period of the QoS rules and observation writes
  * @param probeMillis         period of the WS Monitor's probes
  * @param holdMillis          how long a drift must last before it triggers a new plan

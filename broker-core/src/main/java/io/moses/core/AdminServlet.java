@@ -12,7 +12,6 @@ import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
 import io.moses.model.TaskRef;
 import io.moses.model.User;
-import io.moses.optimizer.PlanFormat;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

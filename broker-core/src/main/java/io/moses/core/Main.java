@@ -54,7 +54,7 @@ public final class Main {
         return """
                 usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]...
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
-                                 [--monitors qos,ws,paths|none] [--optimizer auto|lp_solve|ojalgo|off]
+                                 [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
@@ -107,9 +107,9 @@ public final class Main {
                 case "--optimizer" -> {
                     String o = arg(args, ++i, a);
                     if (o.equals("off")) c = c.withAdaptation(c.adaptation().withOptimizer(false, c.adaptation().solver()));
-                    else if (java.util.Set.of("auto", "lp_solve", "ojalgo").contains(o))
+                    else if (java.util.Set.of("auto", "clp", "lp_solve", "ojalgo").contains(o))
                         c = c.withAdaptation(c.adaptation().withOptimizer(true, o));
-                    else throw new IllegalArgumentException("--optimizer takes auto, lp_solve, ojalgo or off, got '" + o + "'");
+                    else throw new IllegalArgumentException("--optimizer takes auto, clp, lp_solve, ojalgo or off, got '" + o + "'");
                 }
                 case "--monitor-period" -> {
                     Adaptation ad = c.adaptation();

@@ -79,10 +79,6 @@ final class Candidates {
         return byTask.getOrDefault(task, List.of());
     }
 
-    Map<TaskRef, List<ImplementationQos>> all() {
-        return byTask;
-    }
-
     /** l_j per endpoint: the smallest limit of the records that share it. */
     Map<String, Double> capacity() {
         return capacity;

@@ -7,6 +7,12 @@ package io.moses.optimizer;
  */
 interface IncrementalSolver {
     /**
+     * From this many x columns on, column generation over this solver beats giving it the whole
+     * program (measured per solver, docs/benchmarks.md "Optimization Engine").
+     */
+    int columnGenerationFrom();
+
+    /**
      * Opens a model with every row of {@code lp} and only the columns {@code columns} of it (in
      * that order: session column {@code i} is {@code lp} column {@code columns[i]}).
      */

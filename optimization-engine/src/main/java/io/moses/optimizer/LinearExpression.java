@@ -6,14 +6,14 @@ import java.util.Arrays;
  * A sparse linear expression sum c_j x_j + constant, built by accumulation. Terms are appended;
  * repeated columns are merged when the expression is read.
  */
-public final class LinearExpression {
+final class LinearExpression {
     private int[] index = new int[8];
     private double[] coef = new double[8];
     private int size;
     private boolean compact = true;
     private double constant;
 
-    public LinearExpression add(int column, double c) {
+    LinearExpression add(int column, double c) {
         if (c == 0) return this;
         if (size == index.length) {
             index = Arrays.copyOf(index, Math.max(8, size * 2));
@@ -26,39 +26,39 @@ public final class LinearExpression {
         return this;
     }
 
-    public LinearExpression add(LinearExpression e, double factor) {
+    LinearExpression add(LinearExpression e, double factor) {
         if (factor == 0) return this;
         for (int i = 0; i < e.size; i++) add(e.index[i], e.coef[i] * factor);
         constant += e.constant * factor;
         return this;
     }
 
-    public LinearExpression addConstant(double c) {
+    LinearExpression addConstant(double c) {
         constant += c;
         return this;
     }
 
-    public double constant() {
+    double constant() {
         return constant;
     }
 
-    public boolean isConstant() {
+    boolean isConstant() {
         compact();
         for (int i = 0; i < size; i++) if (coef[i] != 0) return false;
         return true;
     }
 
-    public int[] indices() {
+    int[] indices() {
         compact();
         return Arrays.copyOf(index, size);
     }
 
-    public double[] coefficients() {
+    double[] coefficients() {
         compact();
         return Arrays.copyOf(coef, size);
     }
 
-    public double evaluate(double[] x) {
+    double evaluate(double[] x) {
         double v = constant;
         for (int i = 0; i < size; i++) v += coef[i] * x[index[i]];
         return v;

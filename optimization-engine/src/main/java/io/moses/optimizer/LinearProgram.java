@@ -8,12 +8,12 @@ import java.util.List;
  * A linear program in a solver-neutral form: columns with bounds (default [0, +inf)) and
  * objective coefficients, sparse rows. Solvers translate it into their own model.
  */
-public final class LinearProgram {
+final class LinearProgram {
     /** Sense of a row. */
-    public enum Kind { LE, GE, EQ }
+    enum Kind { LE, GE, EQ }
 
     /** One sparse row: sum coef[i] * x[index[i]] (kind) rhs. */
-    public record Row(String name, int[] index, double[] coef, Kind kind, double rhs) {}
+    record Row(String name, int[] index, double[] coef, Kind kind, double rhs) {}
 
     private double[] objective = new double[64];
     private double[] lower = new double[64];
@@ -23,7 +23,7 @@ public final class LinearProgram {
     private double objectiveConstant;
     private final List<Row> rows = new ArrayList<>();
 
-    public int addColumn(double objectiveCoef) {
+    int addColumn(double objectiveCoef) {
         if (columns == objective.length) {
             int n = columns * 2;
             objective = Arrays.copyOf(objective, n);
@@ -36,73 +36,73 @@ public final class LinearProgram {
         return columns++;
     }
 
-    public void setBounds(int column, double lo, double up) {
+    void setBounds(int column, double lo, double up) {
         lower[column] = lo;
         upper[column] = up;
     }
 
-    public void setObjective(int column, double coef) {
+    void setObjective(int column, double coef) {
         objective[column] = coef;
     }
 
-    public void clearObjective() {
+    void clearObjective() {
         Arrays.fill(objective, 0, columns, 0);
         objectiveConstant = 0;
     }
 
-    public void addRow(String name, int[] index, double[] coef, Kind kind, double rhs) {
+    void addRow(String name, int[] index, double[] coef, Kind kind, double rhs) {
         rows.add(new Row(name, index, coef, kind, rhs));
     }
 
-    public void addRow(String name, LinearExpression e, Kind kind, double rhs) {
+    void addRow(String name, LinearExpression e, Kind kind, double rhs) {
         rows.add(new Row(name, e.indices(), e.coefficients(), kind, rhs - e.constant()));
     }
 
-    public void setMaximize(boolean max) {
+    void setMaximize(boolean max) {
         maximize = max;
     }
 
-    public boolean maximize() {
+    boolean maximize() {
         return maximize;
     }
 
-    public void setObjectiveConstant(double c) {
+    void setObjectiveConstant(double c) {
         objectiveConstant = c;
     }
 
-    public double objectiveConstant() {
+    double objectiveConstant() {
         return objectiveConstant;
     }
 
-    public int columns() {
+    int columns() {
         return columns;
     }
 
-    public double objective(int column) {
+    double objective(int column) {
         return objective[column];
     }
 
-    public double lower(int column) {
+    double lower(int column) {
         return lower[column];
     }
 
-    public double upper(int column) {
+    double upper(int column) {
         return upper[column];
     }
 
-    public List<Row> rows() {
+    List<Row> rows() {
         return rows;
     }
 
     /** Objective value of x including the constant. */
-    public double evaluate(double[] x) {
+    double evaluate(double[] x) {
         double v = objectiveConstant;
         for (int j = 0; j < columns; j++) v += objective[j] * x[j];
         return v;
     }
 
     /** The largest violation of any row or bound by x, in the row's own units. */
-    public double maxViolation(double[] x) {
+    double maxViolation(double[] x) {
         double worst = 0;
         for (int j = 0; j < columns; j++) {
             worst = Math.max(worst, lower[j] - x[j]);
@@ -122,7 +122,7 @@ public final class LinearProgram {
     }
 
     /** A copy whose rows and columns can be extended without touching this one. */
-    public LinearProgram copy() {
+    LinearProgram copy() {
         LinearProgram c = new LinearProgram();
         c.objective = objective.clone();
         c.lower = lower.clone();

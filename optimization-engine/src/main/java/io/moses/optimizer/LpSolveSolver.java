@@ -63,6 +63,12 @@ final class LpSolveSolver implements LpSolver, IncrementalSolver {
         return "lp_solve";
     }
 
+    /** Measured: at 1,310 columns column generation is already 1.3x faster than the whole program. */
+    @Override
+    public int columnGenerationFrom() {
+        return 2_000;
+    }
+
     @Override
     public String description() {
         return "lp_solve " + version + " (" + library + ")";

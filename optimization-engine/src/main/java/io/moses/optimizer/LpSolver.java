@@ -1,7 +1,7 @@
 package io.moses.optimizer;
 
 /** A linear-program solver behind one interface: lp_solve (native, through JNA) or ojAlgo (pure Java). */
-public interface LpSolver {
+interface LpSolver {
     /** "lp_solve" or "ojAlgo": the name plans carry. */
     String name();
 

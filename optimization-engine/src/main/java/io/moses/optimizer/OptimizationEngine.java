@@ -24,31 +24,33 @@ public final class OptimizationEngine {
     /** Slack below this (relative to its bound) counts as zero. */
     private static final double SLACK_TOLERANCE = 1e-7;
 
-    /** Which solver to use: lp_solve if it loads, else ojAlgo; or exactly one of them. */
+    /**
+     * Which solver to use: AUTO takes the first that loads of Clp, lp_solve, ojAlgo (the order of
+     * {@link Solvers}, measured); the others ask for exactly one.
+     */
     public enum SolverChoice {
-        AUTO, LP_SOLVE, OJALGO;
+        AUTO, CLP, LP_SOLVE, OJALGO;
 
-        /** Parses a configuration value ("auto", "lp_solve", "ojalgo"), naming the setting on error. */
+        /** Parses a configuration value ("auto", "clp", "lp_solve", "ojalgo"), naming the setting on error. */
         public static SolverChoice parse(String value) {
             String v = value == null ? "auto" : value.strip().toLowerCase().replace("-", "_");
             return switch (v) {
                 case "", "auto" -> AUTO;
+                case "clp" -> CLP;
                 case "lp_solve", "lpsolve" -> LP_SOLVE;
                 case "ojalgo" -> OJALGO;
-                default -> throw new IllegalArgumentException("optimizer.solver must be auto, lp_solve or ojalgo, was " + value);
+                default -> throw new IllegalArgumentException("optimizer.solver must be auto, clp, lp_solve or ojalgo, was " + value);
             };
         }
     }
 
     /**
      * How a program reaches the solver: whole, or by column generation (docs/model.md, "Column
-     * generation"); AUTO uses column generation from {@link #COLUMN_GENERATION_FROM} columns on,
-     * when the solver reports duals.
+     * generation"); AUTO uses column generation when the solver can keep a model open and the
+     * program has at least {@link IncrementalSolver#columnGenerationFrom()} x columns.
      */
     enum Method { AUTO, SIMPLEX, COLUMN_GENERATION }
 
-    /** Measured (docs/benchmarks.md): below this many x columns the whole program solves faster. */
-    static final int COLUMN_GENERATION_FROM = 2_000;
     /**
      * Single services per (class, task) that column generation starts with: all of them
      * (measured: starting from the best two makes the start infeasible on capacity, and the
@@ -62,34 +64,48 @@ public final class OptimizationEngine {
     /** The bindings of the last plan this engine made: where column generation starts next time. */
     private final AtomicReference<Map<Plan.Key, List<Plan.Share>>> inForce = new AtomicReference<>();
 
-    /** lp_solve if it loads, ojAlgo otherwise. */
+    /** The first solver that loads of Clp, lp_solve and ojAlgo; the next one as fallback. */
     public OptimizationEngine() {
         this(SolverChoice.AUTO);
     }
 
     /**
-     * @throws IllegalStateException if lp_solve is asked for and cannot be loaded
+     * @throws IllegalStateException if Clp or lp_solve is asked for and cannot be loaded
      */
     public OptimizationEngine(SolverChoice choice) {
-        Optional<LpSolver> lp = choice == SolverChoice.OJALGO ? Optional.empty() : Solvers.lpSolve();
-        if (choice == SolverChoice.LP_SOLVE && lp.isEmpty())
-            throw new IllegalStateException("optimizer.solver is lp_solve but liblpsolve55.so was not found (set -D"
-                    + Solvers.LIBRARY_PROPERTY + "=/path/to/liblpsolve55.so or install the Debian package lp-solve)");
+        this(choice, Solvers.clp(), Solvers.lpSolve());
+    }
+
+    /** The choice over the native solvers found (tests pass absent ones). */
+    OptimizationEngine(SolverChoice choice, Optional<LpSolver> clp, Optional<LpSolver> lpSolve) {
         LpSolver oj = Solvers.ojAlgo();
-        if (lp.isPresent()) {
-            primary = lp.get();
-            fallback = oj;
-            log.info("optimizer: using {}, {} as fallback", primary.description(), fallback.name());
-        } else {
-            primary = oj;
-            fallback = choice == SolverChoice.OJALGO ? Solvers.lpSolve().orElse(null) : null;
-            log.info("optimizer: using {}{}", primary.description(),
-                    choice == SolverChoice.OJALGO ? " (configured)" : " (lp_solve not found)");
+        List<LpSolver> order = new ArrayList<>();
+        String missing = "";
+        switch (choice) {
+            case CLP -> order.add(clp.orElseThrow(() -> new IllegalStateException(
+                    "optimizer.solver is clp but libClp.so.1 was not found (set -D" + Solvers.CLP_LIBRARY_PROPERTY
+                            + "=/path/to/libClp.so.1 or install the Debian package coinor-libclp1)")));
+            case LP_SOLVE -> order.add(lpSolve.orElseThrow(() -> new IllegalStateException(
+                    "optimizer.solver is lp_solve but liblpsolve55.so was not found (set -D" + Solvers.LIBRARY_PROPERTY
+                            + "=/path/to/liblpsolve55.so or install the Debian package lp-solve)")));
+            case OJALGO -> order.add(oj);
+            case AUTO -> {
+                if (clp.isEmpty()) missing = "Clp";
+                if (lpSolve.isEmpty()) missing += (missing.isEmpty() ? "" : " and ") + "lp_solve";
+            }
         }
+        // then the rest in the order of preference: the fallback is the best one not chosen
+        for (Optional<LpSolver> s : List.of(clp, lpSolve)) s.filter(x -> !order.contains(x)).ifPresent(order::add);
+        if (!order.contains(oj)) order.add(oj);
+        primary = order.get(0);
+        fallback = order.size() > 1 ? order.get(1) : null;
+        log.info("optimizer: using {}{}{}", primary.description(),
+                choice != SolverChoice.AUTO ? " (configured)" : missing.isEmpty() ? "" : " (" + missing + " not found)",
+                fallback == null ? "" : ", " + fallback.name() + " as fallback");
     }
 
     /** An engine on these solvers; {@code fallback} (may be null) is tried when a solve fails. */
-    public OptimizationEngine(LpSolver primary, LpSolver fallback) {
+    OptimizationEngine(LpSolver primary, LpSolver fallback) {
         this.primary = Objects.requireNonNull(primary, "primary");
         this.fallback = fallback;
     }
@@ -126,7 +142,7 @@ public final class OptimizationEngine {
         } catch (RuntimeException e) {
             // a profile that does not fit its tree, a solver library that breaks: no plan from this
             // input, and the caller keeps the plan in force
-            r = run.failed(null, "cannot plan: " + e.getMessage());
+            r = run.failed("cannot plan: " + e.getMessage());
         }
         if (run.ignored.isEmpty()) return r;
         String note = "; ignored estimates that are not numbers: " + run.ignored;
@@ -140,7 +156,7 @@ public final class OptimizationEngine {
         run.ignored = prog.ignoredEstimates;
         run.buildMillis = ms(t0);
         if (!prog.uncovered.isEmpty())
-            return run.failed(prog, "no available concrete service for task(s) " + prog.uncovered);
+            return run.failed("no available concrete service for task(s) " + prog.uncovered);
         double timeout = input.settings().timeoutSeconds();
 
         LinearProgram hard = prog.hard();
@@ -154,42 +170,39 @@ public final class OptimizationEngine {
             return new PlanResult(PlanResult.Status.OPTIMAL, plan, "optimal", List.of(), run.diagnostics());
         }
         if (res.status() != LpSolver.Status.INFEASIBLE)
-            return run.failed(prog, "the hard program could not be solved: " + res.detail());
+            return run.failed("the hard program could not be solved: " + res.detail());
 
         // The relaxed program (docs/model.md): two phases, capacity hard.
         double scale = 1.0;
         Program.Relaxed p1 = prog.phase1(scale);
         LpSolver.Result r1 = run.solve(prog, p1.lp(), timeout);
-        List<String> overloaded = List.of();
+        boolean overloadedCapacity = false;
         if (r1.status() == LpSolver.Status.INFEASIBLE) {
             LinearProgram util = prog.minUtilization();
             LpSolver.Result ru = run.solve(prog, util, timeout);
             if (ru.status() != LpSolver.Status.OPTIMAL)
-                return run.failed(prog, "capacity overloaded and the utilization program failed: " + ru.detail());
+                return run.failed("capacity overloaded and the utilization program failed: " + ru.detail());
+            overloadedCapacity = true;
             scale = Math.max(1.0, ru.objective()) * (1 + 1e-6);
             p1 = prog.phase1(scale);
             r1 = run.solve(prog, p1.lp(), timeout);
-            overloaded = new ArrayList<>();
-            for (var e : prog.utilization(ru.x()).entrySet())
-                if (e.getValue() > 1 + 1e-9) overloaded.add(e.getKey());
         }
         if (r1.status() != LpSolver.Status.OPTIMAL)
-            return run.failed(prog, "the relaxed program (phase 1) could not be solved: " + r1.detail());
+            return run.failed("the relaxed program (phase 1) could not be solved: " + r1.detail());
         Program.Relaxed p2 = prog.phase2(scale, r1.objective());
         Program.setObjective(p2.lp(), prog.objective(), true);
         LpSolver.Result r2 = run.solve(prog, p2.lp(), timeout);
         if (r2.status() != LpSolver.Status.OPTIMAL) r2 = r1; // phase 1's point is still a valid relaxed plan
         else r2 = run.breakTies(prog, p2.lp(), r2, timeout);
         List<Plan.ClassAtRisk> atRisk = atRisk(prog, p2, r2.x());
-        if (!overloaded.isEmpty()) {
-            // report utilization of the plan actually returned
-            overloaded = new ArrayList<>();
+        // the endpoints the plan actually returned overloads (not the utilization program's)
+        List<String> overloaded = new ArrayList<>();
+        if (overloadedCapacity)
             for (var e : prog.utilization(r2.x()).entrySet()) if (e.getValue() > 1 + 1e-9) overloaded.add(e.getKey());
-        }
         double objective = prog.objective().evaluate(r2.x());
         Plan plan = run.plan(prog, new LpSolver.Result(r2.status(), r2.x(), objective, r2.millis(), r2.detail()), atRisk,
                 reason);
-        PlanResult.Status status = scale > 1.0 ? PlanResult.Status.OVERLOADED : PlanResult.Status.RELAXED;
+        PlanResult.Status status = overloadedCapacity ? PlanResult.Status.OVERLOADED : PlanResult.Status.RELAXED;
         String msg = (status == PlanResult.Status.OVERLOADED
                 ? String.format("capacity overloaded (utilization %.3f) at %s; ", scale, overloaded) : "hard program infeasible; ")
                 + atRisk.size() + " class(es) at risk " + atRisk.stream().map(Plan.ClassAtRisk::serviceClass).toList();
@@ -304,8 +317,8 @@ public final class OptimizationEngine {
         List<String> ignored = List.of();
 
         boolean useColumnGeneration(Program prog) {
-            if (!(primary instanceof IncrementalSolver) || method == Method.SIMPLEX) return false;
-            return method == Method.COLUMN_GENERATION || prog.xColumns() >= COLUMN_GENERATION_FROM;
+            if (!(primary instanceof IncrementalSolver inc) || method == Method.SIMPLEX) return false;
+            return method == Method.COLUMN_GENERATION || prog.xColumns() >= inc.columnGenerationFrom();
         }
 
         void size(LinearProgram lp) {
@@ -381,7 +394,7 @@ public final class OptimizationEngine {
                     reason);
         }
 
-        PlanResult failed(Program prog, String why) {
+        PlanResult failed(String why) {
             log.warn("optimizer: no new plan: {}", why);
             return new PlanResult(PlanResult.Status.FAILED, null, why, List.of(), diagnostics());
         }

@@ -350,18 +350,6 @@ final class Program {
         return out;
     }
 
-    /** x rebuilt from plan shares (for checking a plan against the program). */
-    double[] columnsOf(Map<Plan.Key, List<Plan.Share>> bindings) {
-        double[] x = new double[core.columns()];
-        for (Block b : blocks) {
-            List<Plan.Share> shares = bindings.getOrDefault(new Plan.Key(b.serviceClass(), b.task()), List.of());
-            for (Plan.Share s : shares)
-                for (int j = 0; j < b.implementations().size(); j++)
-                    if (b.implementations().get(j).implementation().equals(s.implementation())) x[b.first() + j] += s.fraction();
-        }
-        return x;
-    }
-
     /** Expected time of task t for class k under x: sum_J x r_J. */
     double taskTime(double[] x, String cls, TaskRef t) {
         Block b = block(cls, t);
@@ -394,10 +382,5 @@ final class Program {
         Map<String, Double> u = new LinkedHashMap<>();
         for (var e : endpointLoad.entrySet()) u.put(e.getKey(), e.getValue().evaluate(x) / capacity.get(e.getKey()));
         return u;
-    }
-
-    /** Implementation of a column, for diagnostics. */
-    Implementation implementationAt(Block b, int j) {
-        return b.implementations().get(j).implementation();
     }
 }

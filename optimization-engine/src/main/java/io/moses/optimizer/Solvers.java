@@ -5,14 +5,25 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
- * Finds the LP solvers: lp_solve 5.5 (Debian's liblpsolve55.so is not on the default library
- * path) and ojAlgo, which is always there.
+ * Finds the LP solvers. The order of preference (measured, docs/benchmarks.md "Optimization
+ * Engine": Clp is the fastest at every size, lp_solve next, ojAlgo last):
+ * <ol>
+ *   <li>COIN-OR Clp (Debian package {@code coinor-libclp1}, {@code libClp.so.1});</li>
+ *   <li>lp_solve 5.5 (Debian package {@code lp-solve}; its {@code liblpsolve55.so} is not on the
+ *       default library path);</li>
+ *   <li>ojAlgo, pure Java, always there.</li>
+ * </ol>
+ * A native library that is absent or does not load is skipped; the engine logs, in one line,
+ * which solver it ends up with.
  */
-public final class Solvers {
+final class Solvers {
     /** System property naming liblpsolve55.so explicitly. */
-    public static final String LIBRARY_PROPERTY = "moses.lpsolve.library";
+    static final String LIBRARY_PROPERTY = "moses.lpsolve.library";
+    /** System property naming libClp.so explicitly. */
+    static final String CLP_LIBRARY_PROPERTY = "moses.clp.library";
 
     static final List<String> KNOWN_PATHS = List.of(
             "/usr/lib/lp_solve/liblpsolve55.so",
@@ -22,42 +33,62 @@ public final class Solvers {
             "/usr/local/lib/liblpsolve55.so",
             "/usr/lib64/liblpsolve55.so");
 
+    static final List<String> CLP_PATHS = List.of(
+            "/usr/lib/x86_64-linux-gnu/libClp.so.1",
+            "/usr/lib/aarch64-linux-gnu/libClp.so.1",
+            "/usr/lib/libClp.so.1",
+            "/usr/local/lib/libClp.so.1",
+            "/usr/lib64/libClp.so.1");
+
     private Solvers() {}
 
-    /** lp_solve if it loads (the property first, then the known paths), else ojAlgo. */
-    public static LpSolver detect() {
-        return lpSolve().orElseGet(Solvers::ojAlgo);
+    /** The most preferred solver that loads. */
+    static LpSolver detect() {
+        return clp().or(Solvers::lpSolve).orElseGet(Solvers::ojAlgo);
     }
 
     /** lp_solve from {@value #LIBRARY_PROPERTY} or the known Debian paths, if it loads. */
-    public static Optional<LpSolver> lpSolve() {
+    static Optional<LpSolver> lpSolve() {
+        return first(LIBRARY_PROPERTY, KNOWN_PATHS, Solvers::lpSolve);
+    }
+
+    /** lp_solve from exactly this file. */
+    static Optional<LpSolver> lpSolve(Path library) {
+        return load(library, LpSolveSolver::load);
+    }
+
+    /** Clp from {@value #CLP_LIBRARY_PROPERTY} or the known Debian paths, if it loads. */
+    static Optional<LpSolver> clp() {
+        return first(CLP_LIBRARY_PROPERTY, CLP_PATHS, Solvers::clp);
+    }
+
+    /** Clp from exactly this file. */
+    static Optional<LpSolver> clp(Path library) {
+        return load(library, ClpSolver::load);
+    }
+
+    static LpSolver ojAlgo() {
+        return new OjAlgoSolver();
+    }
+
+    private static Optional<LpSolver> first(String property, List<String> known, Function<Path, Optional<LpSolver>> loader) {
         List<String> candidates = new ArrayList<>();
-        String explicit = System.getProperty(LIBRARY_PROPERTY);
+        String explicit = System.getProperty(property);
         if (explicit != null && !explicit.isBlank()) candidates.add(explicit.strip());
-        candidates.addAll(KNOWN_PATHS);
+        candidates.addAll(known);
         for (String c : candidates) {
-            Path p = Path.of(c);
-            if (!Files.isReadable(p)) continue;
-            try {
-                return Optional.of(LpSolveSolver.load(p));
-            } catch (LinkageError | RuntimeException e) {
-                // try the next place; the caller logs which solver it ends up with
-            }
+            Optional<LpSolver> s = loader.apply(Path.of(c));
+            if (s.isPresent()) return s;
         }
         return Optional.empty();
     }
 
-    /** lp_solve from exactly this file. */
-    public static Optional<LpSolver> lpSolve(Path library) {
+    private static Optional<LpSolver> load(Path library, Function<Path, LpSolver> loader) {
         if (!Files.isReadable(library)) return Optional.empty();
         try {
-            return Optional.of(LpSolveSolver.load(library));
+            return Optional.of(loader.apply(library));
         } catch (LinkageError | RuntimeException e) {
-            return Optional.empty();
+            return Optional.empty(); // not a shared library, or not this one: the caller tries the next
         }
-    }
-
-    public static LpSolver ojAlgo() {
-        return new OjAlgoSolver();
     }
 }

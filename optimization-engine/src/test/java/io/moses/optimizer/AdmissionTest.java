@@ -105,7 +105,8 @@ class AdmissionTest {
         }
         assertTrue(exact > 10, "the instance leaves room: " + exact);
         double asked = 2 * exact;
-        List<OptimizationEngine> engines = List.of(Both.LP, Both.OJ, Both.LP.with(OptimizationEngine.Method.COLUMN_GENERATION));
+        List<OptimizationEngine> engines = new java.util.ArrayList<>(Both.ENGINES);
+        engines.addAll(Both.columnGeneration());
         for (OptimizationEngine e : engines) {
             AdmissionDecision d = e.admit(in, "gold", asked);
             assertFalse(d.accepted(), d.reason());

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class BadInputTest {
     static final TaskRef T1 = new TaskRef("Two", "p1.op"), T2 = new TaskRef("Two", "p2.op");
-    static final List<OptimizationEngine> ENGINES = List.of(Both.LP, Both.OJ,
-            Both.LP.with(OptimizationEngine.Method.COLUMN_GENERATION));
+    static final List<OptimizationEngine> ENGINES = java.util.stream.Stream.concat(Both.ENGINES.stream(),
+            Both.columnGeneration().stream()).toList();
 
     static PlanningInput.Builder two() {
         return PlanningInput.builder()

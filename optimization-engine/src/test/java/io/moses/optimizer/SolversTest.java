@@ -11,23 +11,55 @@ import org.junit.jupiter.api.Test;
 
 class SolversTest {
     @Test
-    void lpSolveIsFoundOnTheDebianPathAndPreferred() {
-        assertEquals("lp_solve", Solvers.detect().name());
-        assertTrue(Solvers.detect().description().contains("liblpsolve55.so"), Solvers.detect().description());
-        assertEquals("lp_solve", new OptimizationEngine().solverName());
+    void lpSolveIsFoundOnTheDebianPath() {
+        assertTrue(Both.LP_SOLVE.description().contains("liblpsolve55.so"), Both.LP_SOLVE.description());
         assertEquals("ojAlgo", new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO).solverName());
         assertEquals("lp_solve", new OptimizationEngine(OptimizationEngine.SolverChoice.LP_SOLVE).solverName());
+    }
+
+    @Test
+    void clpIsFoundOnTheDebianPathAndPreferred() {
+        LpSolver clp = Both.clpOrSkip();
+        assertTrue(clp.description().startsWith("Clp 1."), clp.description());
+        assertTrue(clp.description().contains("libClp.so"), clp.description());
+        assertEquals("Clp", Solvers.detect().name());
+        assertEquals("Clp", new OptimizationEngine().solverName());
+        assertEquals("Clp", new OptimizationEngine(OptimizationEngine.SolverChoice.CLP).solverName());
+        assertEquals("Clp", Both.CLP.plan(Fixtures.tripPlannerInput(2, 1).build()).plan().solver());
     }
 
     @Test
     void aMissingLibraryIsNoSolver() {
         assertFalse(Solvers.lpSolve(Path.of("/nonexistent/liblpsolve55.so")).isPresent());
         assertFalse(Solvers.lpSolve(Path.of("/etc/hostname")).isPresent()); // not a shared library
+        assertFalse(Solvers.clp(Path.of("/nonexistent/libClp.so.1")).isPresent());
+        assertFalse(Solvers.clp(Path.of("/etc/hostname")).isPresent());
+    }
+
+    @Test
+    void aMissingNativeSolverFallsBackToTheNextInOrder() {
+        var none = java.util.Optional.<LpSolver>empty();
+        var lp = java.util.Optional.of(Both.LP_SOLVE);
+        var auto = OptimizationEngine.SolverChoice.AUTO;
+        // no Clp: lp_solve, ojAlgo behind it; a plan is made
+        OptimizationEngine e = new OptimizationEngine(auto, none, lp);
+        assertEquals("lp_solve", e.solverName());
+        assertEquals(PlanResult.Status.OPTIMAL, e.plan(Fixtures.tripPlannerInput(2, 1).build()).status());
+        // no native solver at all: ojAlgo alone
+        e = new OptimizationEngine(auto, none, none);
+        assertEquals("ojAlgo", e.solverName());
+        assertEquals(PlanResult.Status.OPTIMAL, e.plan(Fixtures.tripPlannerInput(2, 1).build()).status());
+        // asked for by name and absent: a clear error naming the package
+        var ex = assertThrows(IllegalStateException.class, () -> new OptimizationEngine(OptimizationEngine.SolverChoice.CLP, none, lp));
+        assertTrue(ex.getMessage().contains("coinor-libclp1"), ex.getMessage());
+        ex = assertThrows(IllegalStateException.class, () -> new OptimizationEngine(OptimizationEngine.SolverChoice.LP_SOLVE, none, none));
+        assertTrue(ex.getMessage().contains("lp-solve"), ex.getMessage());
     }
 
     @Test
     void solverChoiceParsesConfigurationValues() {
         assertEquals(OptimizationEngine.SolverChoice.LP_SOLVE, OptimizationEngine.SolverChoice.parse("lp_solve"));
+        assertEquals(OptimizationEngine.SolverChoice.CLP, OptimizationEngine.SolverChoice.parse("Clp"));
         assertEquals(OptimizationEngine.SolverChoice.OJALGO, OptimizationEngine.SolverChoice.parse(" ojAlgo "));
         assertEquals(OptimizationEngine.SolverChoice.AUTO, OptimizationEngine.SolverChoice.parse(null));
         var ex = assertThrows(IllegalArgumentException.class, () -> OptimizationEngine.SolverChoice.parse("cplex"));

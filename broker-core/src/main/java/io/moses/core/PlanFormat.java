@@ -1,4 +1,4 @@
-package io.moses.optimizer;
+package io.moses.core;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,7 +19,8 @@ import java.util.Map;
 
 /**
  * A {@link Plan} as JSON (what the admin API serves and {@code moses plan --json} prints), back
- * from JSON, and as a table for people. The JSON:
+ * from JSON, and as a table for people: presentation, so it lives with the admin API and the
+ * command line, not in the optimizer. The JSON:
  * <pre>
  * {"version":3,"created":"...","reason":"...","solver":"lp_solve","objective":0.41,"solveMillis":1.2,
  *  "predictions":{"gold":{"responseTime":..,"availability":..,"cost":..}},
