@@ -8,12 +8,17 @@
 #   loadtest/bench-throughput.sh [--seconds 15] [--rounds 3] [--warmup 90]
 #                                [--connections 1,8,32,128] [--bindings static,adaptive,plan]
 #                                [--variant NAME=CLASSPATH]... [--java-opts "..."] [--keep]
+#                                [--variant-java NAME=JAVA] [--variant-opts NAME="JVM options"]
+#                                [--variant-args NAME="broker options"]
 #
 # Bindings: static   every task bound to one fixed concrete service (no Adaptation Manager)
 #           adaptive the Adaptation Manager following a plan of the same single services
 #           plan     the seed's own plan (1-out-of-n and alternate groups, per class)
 # --variant NAME=CP adds a static broker run from another class path (for example a build of
-#           another commit), so that two versions are compared in one run.
+#           another commit), so that two versions are compared in one run; CLASSPATH "-" is
+#           this build. --variant-java / --variant-opts / --variant-args give a variant its own
+#           java binary, JVM options or broker options (JDK 17 against 25, a CDS archive,
+#           --max-in-flight ...). Brokers run on the java of `./moses java` (MOSES_JAVA overrides).
 # Direct-call limit: one stub called directly with wrk at the same connection count, divided by
 # the partner invokes per composite request (counted at the stubs during the static runs).
 # CPU per request: the broker's utime+stime (/proc/PID/stat) over the run, divided by requests.
@@ -22,6 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_PER_RUN=15 ROUNDS=3 WARMUP=90 CONNS=1,8,32,128 BINDINGS=static,adaptive,plan KEEP=0
 JAVA_OPTS_EXTRA="" VARIANTS=()
+declare -A VJAVA VOPTS VARGS
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) SECONDS_PER_RUN="$2"; shift 2 ;;
@@ -31,13 +37,16 @@ while [[ $# -gt 0 ]]; do
     --bindings) BINDINGS="$2"; shift 2 ;;
     --variant) VARIANTS+=("$2"); shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
+    --variant-java) VJAVA[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --variant-opts) VOPTS[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --variant-args) VARGS[${2%%=*}]="${2#*=}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+JAVA="$("$ROOT/moses" java)" # the JDK ./moses runs brokers on (MOSES_JAVA overrides)
 BROKER_CP="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
 STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 TMP="$(mktemp -d /tmp/moses-bench-tput.XXXXXX)"
@@ -74,6 +83,7 @@ stub_requests() { # total requests served by all stubs so far
 
 echo "bench: trip planner, stubs at 0 ms, wrk closed loop; ${SECONDS_PER_RUN} s per run, $ROUNDS rounds, ${WARMUP} s warm-up per broker"
 VARIANT_NAMES=""; for v in "${VARIANTS[@]}"; do VARIANT_NAMES+=" ${v%%=*}"; done
+echo "bench: brokers on $("$JAVA" -version 2>&1 | head -1)${VJAVA[*]:+ (variants: ${VJAVA[*]})}"
 echo "bench: connections $CONNS, bindings $BINDINGS${VARIANT_NAMES:+, variants$VARIANT_NAMES}; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); logs in $TMP"
 "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
 PIDS+=($!)
@@ -87,10 +97,11 @@ declare -A PORT PID
 start_broker() { # name classpath binding seed
   local name="$1" cp="$2" binding="$3" seed="$4" monitors=qos,ws,paths
   [[ "$name" == plan ]] && monitors=none # keep the seed's plan for the whole run
+  [[ "$cp" == - ]] && cp="$BROKER_CP"
   # shellcheck disable=SC2086
-  "$JAVA" $JAVA_OPTS_EXTRA -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" --db "mem:bench-$name" \
-    --binding "$binding" --monitors "$monitors" --deploy "$ROOT/bpel-processes/trip-planner" --seed "$seed" \
-    --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$name.log" 2>&1 &
+  "${VJAVA[$name]:-$JAVA}" $JAVA_OPTS_EXTRA ${VOPTS[$name]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" \
+    --db "mem:bench-$name" --binding "$binding" --monitors "$monitors" --deploy "$ROOT/bpel-processes/trip-planner" \
+    --seed "$seed" --set "STUBS=http://127.0.0.1:$STUB_PORT" ${VARGS[$name]:-} >"$TMP/broker-$name.log" 2>&1 &
   PID[$name]=$!; PIDS+=($!)
 }
 NAMES=()
