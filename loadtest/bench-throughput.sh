@@ -59,7 +59,7 @@ cleanup() {
 trap cleanup EXIT
 trap "exit 130" INT TERM
 IFS=, read -ra CONN_LIST <<<"$CONNS"
-IFS=, read -ra BINDING_LIST <<<"$BINDINGS"
+IFS=, read -ra BINDING_LIST <<<"$BINDINGS" # may be empty (--bindings ''): variants only
 
 await_port() { # log pattern -> port
   local log="$1" pattern="$2" i
@@ -82,7 +82,7 @@ stub_requests() { # total requests served by all stubs so far
 }
 
 echo "bench: trip planner, stubs at 0 ms, wrk closed loop; ${SECONDS_PER_RUN} s per run, $ROUNDS rounds, ${WARMUP} s warm-up per broker"
-VARIANT_NAMES=""; for v in "${VARIANTS[@]}"; do VARIANT_NAMES+=" ${v%%=*}"; done
+VARIANT_NAMES=""; for v in "${VARIANTS[@]+"${VARIANTS[@]}"}"; do VARIANT_NAMES+=" ${v%%=*}"; done
 echo "bench: brokers on $("$JAVA" -version 2>&1 | head -1)${VJAVA[*]:+ (variants: ${VJAVA[*]})}"
 echo "bench: connections $CONNS, bindings $BINDINGS${VARIANT_NAMES:+, variants$VARIANT_NAMES}; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); logs in $TMP"
 "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
@@ -106,7 +106,7 @@ start_broker() { # name classpath binding seed
 }
 NAMES=()
 SINGLE="$ROOT/loadtest/bench/trip-planner-single-services.yaml"
-for b in "${BINDING_LIST[@]}"; do
+for b in "${BINDING_LIST[@]+"${BINDING_LIST[@]}"}"; do
   case "$b" in
     static) start_broker static "$BROKER_CP" static "$SINGLE" ;;
     adaptive) start_broker adaptive "$BROKER_CP" adaptive "$SINGLE" ;;
@@ -115,7 +115,7 @@ for b in "${BINDING_LIST[@]}"; do
   esac
   NAMES+=("$b")
 done
-for v in "${VARIANTS[@]}"; do start_broker "${v%%=*}" "${v#*=}" static "$SINGLE"; NAMES+=("${v%%=*}"); done
+for v in "${VARIANTS[@]+"${VARIANTS[@]}"}"; do start_broker "${v%%=*}" "${v#*=}" static "$SINGLE"; NAMES+=("${v%%=*}"); done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 
 run_wrk() { # url script connections seconds -> "rps p50 p99 non2xx errors"
@@ -147,7 +147,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       t1="$(ticks "${PID[$n]}")"; s1="$(stub_requests)"
       reqs="$(awk -v r="${r[0]}" -v s="$SECONDS_PER_RUN" 'BEGIN{printf "%d", r*s}')"
       cpu="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v n="$reqs" 'BEGIN{printf "%.2f", (n > 0) ? t * 1000 / hz / n : 0}')"
-      if [[ "$n" == static && "$reqs" -gt 0 ]]; then
+      if [[ "$n" == "${NAMES[0]}" && "$reqs" -gt 0 ]]; then
         INVOKES+="$(awk -v d=$((s1 - s0)) -v n="$reqs" 'BEGIN{printf "%.2f", d / n}') "
       fi
       RES[$n,$c]+="${r[0]} "; RES[$n,$c,p50]+="${r[1]} "; RES[$n,$c,p99]+="${r[2]} "; RES[$n,$c,cpu]+="$cpu "
@@ -163,7 +163,7 @@ sum() { tr ' ' '\n' | grep -v '^$' | awk '{s+=$1} END{print s+0}'; }
 INV="$(echo "$INVOKES" | median)"
 [[ "$INV" == 0 ]] && INV=6
 echo
-echo "medians of $ROUNDS rounds; partner invokes per composite request (static, counted at the stubs): $INV"
+echo "medians of $ROUNDS rounds; partner invokes per composite request (${NAMES[0]}, counted at the stubs): $INV"
 printf '%-10s %5s %10s %9s %9s %8s %10s %8s %10s %8s\n' binding conns 'req/s' 'p50 ms' 'p99 ms' 'p99/p50' 'cpu ms/req' errors 'vs static' 'vs limit'
 for c in "${CONN_LIST[@]}"; do
   direct="$(echo "${RES[direct,$c]}" | median)"

@@ -61,6 +61,10 @@ public final class HttpFrontEnd implements AutoCloseable {
         // Callers see reasons, never stack traces.
         bus.setProperty("faultStackTraceEnabled", "false");
         bus.setProperty("exceptionMessageCauseEnabled", "false");
+        // Composite services are plain SOAP over the deployment's WSDL: no WS-Policy assertions
+        // to enforce, so the policy interceptors that would otherwise run on every request are off.
+        org.apache.cxf.ws.policy.PolicyEngine policies = bus.getExtension(org.apache.cxf.ws.policy.PolicyEngine.class);
+        if (policies != null) policies.setEnabled(false);
         CXFNonSpringServlet cxf = new CXFNonSpringServlet();
         cxf.setBus(bus);
         ServletHolder holder = new ServletHolder("cxf", cxf);
