@@ -28,7 +28,10 @@ start() { # name java cp opts
   PIDS+=($!); echo $! > $D/$1.pid
 }
 start "$NA" "$JA" "$CPA" "$OA"; start "$NB" "$JB" "$CPB" "$OB"
-PA=$(port $D/broker-$NA.log "broker listening"); PB=$(port $D/broker-$NB.log "broker listening")
+T0=$(date +%s.%N)
+PA=$(port $D/broker-$NA.log "broker listening"); TA=$(date +%s.%N)
+PB=$(port $D/broker-$NB.log "broker listening"); TB=$(date +%s.%N)
+echo "start: $NA listening after $(awk -v a=$T0 -v b=$TA 'BEGIN{printf "%.1f", b-a}') s, $NB after $(awk -v a=$T0 -v b=$TB 'BEGIN{printf "%.1f", b-a}') s (both started at once; the second is polled after the first)"
 PIDA=$(cat $D/$NA.pid) PIDB=$(cat $D/$NB.pid)
 echo "pair: $NA ($JA $OA) vs $NB ($JB $OB), $C connections each, $ROUNDS x $SECS s, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 ticks() { awk '{print $14 + $15}' /proc/$1/stat; }
