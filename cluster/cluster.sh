@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${MOSES_CLUSTER_DIR:-$ROOT/work/cluster}"
 STATE="$DIR/state"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+JAVA="$("$ROOT/moses" java)" # the JDK ./moses runs brokers on (MOSES_JAVA overrides)
 HAPROXY="${HAPROXY:-$(command -v haproxy || echo /usr/sbin/haproxy)}"
 DRAIN_MS=2000
 

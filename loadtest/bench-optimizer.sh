@@ -15,5 +15,5 @@ cd "$ROOT"
 mvn -B -q -o -pl optimization-engine -am test-compile dependency:build-classpath \
   -Dmdep.outputFile="$ROOT/optimization-engine/target/test-classpath.txt" >/dev/null
 M="$ROOT/optimization-engine/target"
-exec java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+exec "$("$ROOT/moses" java)" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$M/classes:$M/test-classes:$(cat "$M/test-classpath.txt")" io.moses.optimizer.OptimizerBenchmark "$@"

@@ -8,12 +8,17 @@
 #   loadtest/bench-throughput.sh [--seconds 15] [--rounds 3] [--warmup 90]
 #                                [--connections 1,8,32,128] [--bindings static,adaptive,plan]
 #                                [--variant NAME=CLASSPATH]... [--java-opts "..."] [--keep]
+#                                [--variant-java NAME=JAVA] [--variant-opts NAME="JVM options"]
+#                                [--variant-args NAME="broker options"]
 #
 # Bindings: static   every task bound to one fixed concrete service (no Adaptation Manager)
 #           adaptive the Adaptation Manager following a plan of the same single services
 #           plan     the seed's own plan (1-out-of-n and alternate groups, per class)
 # --variant NAME=CP adds a static broker run from another class path (for example a build of
-#           another commit), so that two versions are compared in one run.
+#           another commit), so that two versions are compared in one run; CLASSPATH "-" is
+#           this build. --variant-java / --variant-opts / --variant-args give a variant its own
+#           java binary, JVM options or broker options (JDK 17 against 25, a CDS archive,
+#           --max-in-flight ...). Brokers run on the java of `./moses java` (MOSES_JAVA overrides).
 # Direct-call limit: one stub called directly with wrk at the same connection count, divided by
 # the partner invokes per composite request (counted at the stubs during the static runs).
 # CPU per request: the broker's utime+stime (/proc/PID/stat) over the run, divided by requests.
@@ -22,6 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_PER_RUN=15 ROUNDS=3 WARMUP=90 CONNS=1,8,32,128 BINDINGS=static,adaptive,plan KEEP=0
 JAVA_OPTS_EXTRA="" VARIANTS=()
+declare -A VJAVA VOPTS VARGS
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) SECONDS_PER_RUN="$2"; shift 2 ;;
@@ -31,13 +37,16 @@ while [[ $# -gt 0 ]]; do
     --bindings) BINDINGS="$2"; shift 2 ;;
     --variant) VARIANTS+=("$2"); shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
+    --variant-java) VJAVA[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --variant-opts) VOPTS[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --variant-args) VARGS[${2%%=*}]="${2#*=}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+JAVA="$("$ROOT/moses" java)" # the JDK ./moses runs brokers on (MOSES_JAVA overrides)
 BROKER_CP="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
 STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 TMP="$(mktemp -d /tmp/moses-bench-tput.XXXXXX)"
@@ -50,7 +59,7 @@ cleanup() {
 trap cleanup EXIT
 trap "exit 130" INT TERM
 IFS=, read -ra CONN_LIST <<<"$CONNS"
-IFS=, read -ra BINDING_LIST <<<"$BINDINGS"
+IFS=, read -ra BINDING_LIST <<<"$BINDINGS" # may be empty (--bindings ''): variants only
 
 await_port() { # log pattern -> port
   local log="$1" pattern="$2" i
@@ -73,7 +82,8 @@ stub_requests() { # total requests served by all stubs so far
 }
 
 echo "bench: trip planner, stubs at 0 ms, wrk closed loop; ${SECONDS_PER_RUN} s per run, $ROUNDS rounds, ${WARMUP} s warm-up per broker"
-VARIANT_NAMES=""; for v in "${VARIANTS[@]}"; do VARIANT_NAMES+=" ${v%%=*}"; done
+VARIANT_NAMES=""; for v in "${VARIANTS[@]+"${VARIANTS[@]}"}"; do VARIANT_NAMES+=" ${v%%=*}"; done
+echo "bench: brokers on $("$JAVA" -version 2>&1 | head -1)${VJAVA[*]:+ (variants: ${VJAVA[*]})}"
 echo "bench: connections $CONNS, bindings $BINDINGS${VARIANT_NAMES:+, variants$VARIANT_NAMES}; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); logs in $TMP"
 "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
 PIDS+=($!)
@@ -87,15 +97,16 @@ declare -A PORT PID
 start_broker() { # name classpath binding seed
   local name="$1" cp="$2" binding="$3" seed="$4" monitors=qos,ws,paths
   [[ "$name" == plan ]] && monitors=none # keep the seed's plan for the whole run
+  [[ "$cp" == - ]] && cp="$BROKER_CP"
   # shellcheck disable=SC2086
-  "$JAVA" $JAVA_OPTS_EXTRA -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" --db "mem:bench-$name" \
-    --binding "$binding" --monitors "$monitors" --deploy "$ROOT/bpel-processes/trip-planner" --seed "$seed" \
-    --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$name.log" 2>&1 &
+  "${VJAVA[$name]:-$JAVA}" $JAVA_OPTS_EXTRA ${VOPTS[$name]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" \
+    --db "mem:bench-$name" --binding "$binding" --monitors "$monitors" --deploy "$ROOT/bpel-processes/trip-planner" \
+    --seed "$seed" --set "STUBS=http://127.0.0.1:$STUB_PORT" ${VARGS[$name]:-} >"$TMP/broker-$name.log" 2>&1 &
   PID[$name]=$!; PIDS+=($!)
 }
 NAMES=()
 SINGLE="$ROOT/loadtest/bench/trip-planner-single-services.yaml"
-for b in "${BINDING_LIST[@]}"; do
+for b in "${BINDING_LIST[@]+"${BINDING_LIST[@]}"}"; do
   case "$b" in
     static) start_broker static "$BROKER_CP" static "$SINGLE" ;;
     adaptive) start_broker adaptive "$BROKER_CP" adaptive "$SINGLE" ;;
@@ -104,7 +115,7 @@ for b in "${BINDING_LIST[@]}"; do
   esac
   NAMES+=("$b")
 done
-for v in "${VARIANTS[@]}"; do start_broker "${v%%=*}" "${v#*=}" static "$SINGLE"; NAMES+=("${v%%=*}"); done
+for v in "${VARIANTS[@]+"${VARIANTS[@]}"}"; do start_broker "${v%%=*}" "${v#*=}" static "$SINGLE"; NAMES+=("${v%%=*}"); done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 
 run_wrk() { # url script connections seconds -> "rps p50 p99 non2xx errors"
@@ -136,7 +147,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
       t1="$(ticks "${PID[$n]}")"; s1="$(stub_requests)"
       reqs="$(awk -v r="${r[0]}" -v s="$SECONDS_PER_RUN" 'BEGIN{printf "%d", r*s}')"
       cpu="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v n="$reqs" 'BEGIN{printf "%.2f", (n > 0) ? t * 1000 / hz / n : 0}')"
-      if [[ "$n" == static && "$reqs" -gt 0 ]]; then
+      if [[ "$n" == "${NAMES[0]}" && "$reqs" -gt 0 ]]; then
         INVOKES+="$(awk -v d=$((s1 - s0)) -v n="$reqs" 'BEGIN{printf "%.2f", d / n}') "
       fi
       RES[$n,$c]+="${r[0]} "; RES[$n,$c,p50]+="${r[1]} "; RES[$n,$c,p99]+="${r[2]} "; RES[$n,$c,cpu]+="$cpu "
@@ -152,7 +163,7 @@ sum() { tr ' ' '\n' | grep -v '^$' | awk '{s+=$1} END{print s+0}'; }
 INV="$(echo "$INVOKES" | median)"
 [[ "$INV" == 0 ]] && INV=6
 echo
-echo "medians of $ROUNDS rounds; partner invokes per composite request (static, counted at the stubs): $INV"
+echo "medians of $ROUNDS rounds; partner invokes per composite request (${NAMES[0]}, counted at the stubs): $INV"
 printf '%-10s %5s %10s %9s %9s %8s %10s %8s %10s %8s\n' binding conns 'req/s' 'p50 ms' 'p99 ms' 'p99/p50' 'cpu ms/req' errors 'vs static' 'vs limit'
 for c in "${CONN_LIST[@]}"; do
   direct="$(echo "${RES[direct,$c]}" | median)"

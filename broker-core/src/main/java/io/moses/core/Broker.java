@@ -113,7 +113,7 @@ public final class Broker implements AutoCloseable {
         loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation().withInvokeTimeout(config.invokeTimeout()), lease);
         engine.onCompleted(loop::completed);
         engine.start();
-        http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes());
+        http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.admission());
         http.mount("/health", new HealthServlet(this::health));
         // liveness: the process answers and its engine runs, whether or not it takes traffic
         http.mount("/health/live", new HealthServlet(() -> Map.of("status", engine.isRunning() ? "UP" : "DOWN", "readiness", state.name())));

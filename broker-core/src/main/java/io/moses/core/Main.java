@@ -58,7 +58,7 @@ public final class Main {
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
-                                 [--registration open|closed]
+                                 [--registration open|closed] [--max-in-flight N] [--max-queued N]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
@@ -67,7 +67,9 @@ public final class Main {
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
                             /health says DRAINING before the port closes (default 0; 2000 behind HAProxy)
                   --registration  open (default): anyone may Subscribe at /manage/sla;
-                            closed: only an operator subscribes new users""";
+                            closed: only an operator subscribes new users
+                  --max-in-flight  composite requests run at once (default 64); --max-queued: how many
+                            more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After""";
     }
 
     static BrokerConfig parse(String[] args) {
@@ -134,6 +136,14 @@ public final class Main {
                     int eq = kv.indexOf('=');
                     if (eq <= 0) throw new IllegalArgumentException("--set needs NAME=VALUE, got '" + kv + "'");
                     vars.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+                case "--max-in-flight" -> {
+                    io.moses.core.frontend.Admission m = c.admission();
+                    c = c.withAdmission(new io.moses.core.frontend.Admission(Math.max(1, intArg(args, ++i, a)), m.maxQueued(), m.maxWait()));
+                }
+                case "--max-queued" -> {
+                    io.moses.core.frontend.Admission m = c.admission();
+                    c = c.withAdmission(new io.moses.core.frontend.Admission(m.maxInFlight(), intArg(args, ++i, a), m.maxWait()));
                 }
                 case "--help", "-h" -> {
                     System.out.println(usage());

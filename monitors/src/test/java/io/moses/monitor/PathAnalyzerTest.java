@@ -24,4 +24,35 @@ class PathAnalyzerTest {
         assertEquals(0.5, p.visits().get("gold").perTask().get(CAR), 1e-9);
         assertEquals(0.75, p.visits().get("gold").perTask().get(ATTRACTION), 1e-9);
     }
+
+    @Test
+    void concurrentRecordsKeepTheWindowWhole() throws Exception {
+        PathAnalyzer p = new PathAnalyzer(100);
+        int threads = 8, each = 5_000;
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.List<Thread> started = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String cls = t % 2 == 0 ? "gold" : "silver";
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < each; i++)
+                    p.record(cls, "Trip", cls.equals("gold") ? Map.of(CAR, 1, ATTRACTION, 2) : Map.of(ATTRACTION, 3));
+            });
+            th.start();
+            started.add(th);
+        }
+        go.countDown();
+        for (Thread th : started) th.join();
+        var visits = p.visits();
+        assertEquals(100, visits.get("gold").requests());
+        assertEquals(1.0, visits.get("gold").perTask().get(CAR), 1e-9);
+        assertEquals(2.0, visits.get("gold").perTask().get(ATTRACTION), 1e-9);
+        assertEquals(100, visits.get("silver").requests());
+        assertEquals(3.0, visits.get("silver").perTask().get(ATTRACTION), 1e-9);
+        assertEquals(null, visits.get("silver").perTask().get(CAR));
+    }
 }

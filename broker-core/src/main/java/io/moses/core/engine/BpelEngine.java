@@ -322,6 +322,7 @@ public final class BpelEngine implements AutoCloseable {
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;
+        org.apache.ode.bpel.engine.ResponseWaiters.Reply parked = null;
         try {
             tx.begin();
             MyRoleMessageExchange mex = server.getEngine().createMessageExchange(clientId, service, operation);
@@ -334,6 +335,7 @@ public final class BpelEngine implements AutoCloseable {
             mexId = mex.getMessageExchangeId();
             callers.register(mexId, clientId, serviceClass);
             reply = mex.invoke(msg);
+            parked = org.apache.ode.bpel.engine.ResponseWaiters.park(clientId); // before the instance can run
             tx.commit();
         } catch (Exception e) {
             rollbackQuietly();
@@ -346,7 +348,8 @@ public final class BpelEngine implements AutoCloseable {
             try {
                 // One wait: ends with the process's reply, or at once when the instance fails
                 // (Callers wakes it), or at the timeout.
-                reply.get(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+                if (parked == null) reply.get(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+                else if (!parked.await(Math.max(1, timeout.toMillis()))) throw new TimeoutException();
             } catch (TimeoutException e) {
                 String failure = callers.failure(mexId);
                 return new CompositeOutcome.Failure(failure != null ? failure

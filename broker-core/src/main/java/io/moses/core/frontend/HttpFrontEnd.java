@@ -34,15 +34,21 @@ public final class HttpFrontEnd implements AutoCloseable {
     /** The management services (/manage/...) on their own bus: their paths never mix with composites'. */
     private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
+    private final AdmissionFilter admissionFilter;
 
     /**
      * @param host         address to bind
      * @param port         port (0 for any free one)
-     * @param maxThreads   request threads (each composite request holds one while the process runs)
+     * @param maxThreads   request threads (each composite request holds one while the process runs);
+     *                     at least what {@code admission} needs
      * @param maxBodyBytes larger request bodies are refused with 413
+     * @param admission    how many composite requests run at once and wait, beyond which they get 503
      */
-    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes) {
-        QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
+    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, Admission admission) {
+        // Threads are started on demand and idle ones end after a minute: on two cores a few
+        // busy threads do the work, the rest only wait for partners (or a turn).
+        int max = Math.max(maxThreads, admission.threads());
+        QueuedThreadPool threads = new QueuedThreadPool(max, Math.min(4 * Runtime.getRuntime().availableProcessors(), max), 60_000);
         threads.setName("http");
         jetty = new Server(threads);
         ServerConnector connector = new ServerConnector(jetty);
@@ -55,12 +61,18 @@ public final class HttpFrontEnd implements AutoCloseable {
         // Callers see reasons, never stack traces.
         bus.setProperty("faultStackTraceEnabled", "false");
         bus.setProperty("exceptionMessageCauseEnabled", "false");
+        // Composite services are plain SOAP over the deployment's WSDL: no WS-Policy assertions
+        // to enforce, so the policy interceptors that would otherwise run on every request are off.
+        org.apache.cxf.ws.policy.PolicyEngine policies = bus.getExtension(org.apache.cxf.ws.policy.PolicyEngine.class);
+        if (policies != null) policies.setEnabled(false);
         CXFNonSpringServlet cxf = new CXFNonSpringServlet();
         cxf.setBus(bus);
         ServletHolder holder = new ServletHolder("cxf", cxf);
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
+        admissionFilter = new AdmissionFilter(admission);
+        context.addFilter(new FilterHolder(admissionFilter), "/services/*", null);
         managementBus = BusFactory.newInstance().createBus();
         managementBus.setProperty("faultStackTraceEnabled", "false");
         managementBus.setProperty("exceptionMessageCauseEnabled", "false");
@@ -88,6 +100,11 @@ public final class HttpFrontEnd implements AutoCloseable {
 
     public void start() throws Exception {
         jetty.start();
+    }
+
+    /** Composite requests running now (admitted, not finished). */
+    public int compositesInFlight() {
+        return admissionFilter.inFlight();
     }
 
     public int port() {

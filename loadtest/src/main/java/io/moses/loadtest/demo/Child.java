@@ -16,10 +16,16 @@ public final class Child implements AutoCloseable {
     final Path log;
 
     public Child(String name, String classpath, String mainClass, List<String> args, Path log) throws IOException {
+        this(name, List.of(), classpath, mainClass, args, log);
+    }
+
+    /** @param jvmOptions options for the child's JVM (for example the AOT cache ./moses gives brokers) */
+    public Child(String name, List<String> jvmOptions, String classpath, String mainClass, List<String> args, Path log) throws IOException {
         this.name = name;
         this.log = log;
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(classpath);
         cmd.add(mainClass);
@@ -59,7 +65,7 @@ public final class Child implements AutoCloseable {
     public void close() throws InterruptedException {
         if (!process.isAlive()) return;
         process.toHandle().destroy();
-        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        if (!process.waitFor(60, TimeUnit.SECONDS)) { // a broker recording its AOT configuration writes it at exit
             process.destroyForcibly();
             process.waitFor(5, TimeUnit.SECONDS);
         }

@@ -73,7 +73,10 @@ public final class Demo {
                     "--seed", home.resolve("bpel-processes/trip-planner/seed.yaml").toString(),
                     "--set", "STUBS=http://127.0.0.1:" + stubPort));
             if (db != null) brokerArgs.addAll(List.of("--db", db));
-            try (Child broker = new Child("broker", brokerClasspath, "io.moses.core.Main", brokerArgs, tmp.resolve("broker.log"))) {
+            // JVM options ./moses gives brokers (its AOT cache, or the recording that makes it)
+            List<String> brokerJvm = System.getProperty("moses.broker.jvm", "").isBlank() ? List.of()
+                    : List.of(System.getProperty("moses.broker.jvm").trim().split("\\s+"));
+            try (Child broker = new Child("broker", brokerJvm, brokerClasspath, "io.moses.core.Main", brokerArgs, tmp.resolve("broker.log"))) {
                 int port = Integer.parseInt(broker.await(BROKER, 120));
                 String base = "http://127.0.0.1:" + port;
                 say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))

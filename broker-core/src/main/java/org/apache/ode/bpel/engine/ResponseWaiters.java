@@ -25,4 +25,51 @@ public final class ResponseWaiters {
     public static void forget(String clientId) {
         MyRoleMessageExchangeImpl._waitingCallbacks.remove(clientId);
     }
+
+    /**
+     * Swaps ODE's callback for the request started with {@code clientId} (between
+     * {@code mex.invoke} and the commit that lets the instance run) for one whose waiter parks
+     * on a latch. ODE's own callback waits with {@code Object.wait}, which inflates a monitor
+     * per request: the JVM's monitor deflation thread then took a visible share of the CPU.
+     *
+     * @return the reply's latch, or null when ODE registered no callback (one-way operation)
+     */
+    public static Reply park(String clientId) {
+        MyRoleMessageExchangeImpl.ResponseCallback odes = MyRoleMessageExchangeImpl._waitingCallbacks.get(clientId);
+        if (odes == null) return null;
+        Reply reply = new Reply();
+        return MyRoleMessageExchangeImpl._waitingCallbacks.replace(clientId, odes, reply) ? reply : null;
+    }
+
+    /** The end of a request's wait: the process replied, or its instance failed ({@link #wake}). */
+    public static final class Reply extends MyRoleMessageExchangeImpl.ResponseCallback {
+        private final java.util.concurrent.CountDownLatch received = new java.util.concurrent.CountDownLatch(1);
+        private volatile boolean abandoned;
+
+        Reply() {}
+
+        @Override
+        boolean responseReceived() {
+            if (abandoned) return false;
+            received.countDown();
+            return true;
+        }
+
+        /** Only if someone waits through ODE's future: the same latch. */
+        @Override
+        void waitResponse(long millis) {
+            try {
+                await(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** @return true when the reply came (or the instance failed) within {@code millis}; false after the timeout */
+        public boolean await(long millis) throws InterruptedException {
+            if (received.await(millis <= 0 ? Long.MAX_VALUE : millis, java.util.concurrent.TimeUnit.MILLISECONDS)) return true;
+            abandoned = true;
+            return received.getCount() == 0;
+        }
+    }
 }

@@ -1,0 +1,105 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.core.frontend.Admission;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The front-end's admission bound: beyond it a fast 503 SOAP fault with a reason, admitted requests unharmed. */
+class OverloadTest {
+    private final HttpClient http = HttpClient.newHttpClient();
+    private EchoPartner partner;
+    private Broker broker;
+    @TempDir Path work;
+
+    private void start(Admission admission) throws Exception {
+        partner = new EchoPartner(2_000);
+        Files.writeString(work.resolve("seed.yaml"), """
+                composite: EchoPair
+                services:
+                  - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                  - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                """);
+        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
+                .withDb("mem:overload-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
+                .withVariables(Map.of("PARTNER", partner.url("")))
+                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
+                .withAdmission(admission);
+        broker = new Broker(config);
+        broker.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (broker != null) broker.close();
+        if (partner != null) partner.close();
+    }
+
+    private HttpRequest pair(String text) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/services/EchoPairService"))
+                .header("Content-Type", "text/xml; charset=utf-8")
+                .header("SOAPAction", "\"urn:moses:test:echo-pair/pair\"")
+                .timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.ofString(BrokerInProcessTest.pair(text))).build();
+    }
+
+    private void awaitPartnerCalls(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (partner.calls.get() < n) {
+            assertTrue(System.nanoTime() < deadline, "the first request never reached the partner");
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void beyondTheBoundARequestGets503WithAReasonAndTheAdmittedOneSucceeds() throws Exception {
+        start(new Admission(1, 0, Duration.ZERO));
+        CompletableFuture<HttpResponse<String>> admitted = http.sendAsync(pair("first"), HttpResponse.BodyHandlers.ofString());
+        awaitPartnerCalls(1); // the first request is in the engine, holding the only place for its partners' 2 s
+
+        HttpResponse<String> refused = http.send(pair("second"), HttpResponse.BodyHandlers.ofString());
+        // refused at once: while the admitted request still runs, not after waiting for it
+        assertFalse(admitted.isDone(), "the refusal waited for the running request");
+        assertEquals(503, refused.statusCode(), refused.body());
+        assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
+        assertTrue(refused.body().contains("<faultcode>soap:Server</faultcode>"), refused.body());
+        assertTrue(refused.body().contains("the broker is overloaded: 1 composite requests are running"), refused.body());
+        assertFalse(refused.body().contains("second via"), "a refused request must not run: " + refused.body());
+
+        HttpResponse<String> first = admitted.get();
+        assertEquals(200, first.statusCode(), first.body());
+        assertTrue(first.body().contains("first via /left") && first.body().contains("first via /right"), first.body());
+        assertEquals(2, partner.calls.get(), "only the admitted request called the partners");
+
+        HttpResponse<String> after = http.send(pair("after"), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, after.statusCode(), "the place is free again: " + after.body());
+        assertTrue(after.body().contains("after via /left"), after.body());
+    }
+
+    @Test
+    void aQueuedRequestWaitsForItsTurnAndSucceeds() throws Exception {
+        start(new Admission(1, 1, Duration.ofSeconds(15)));
+        CompletableFuture<HttpResponse<String>> running = http.sendAsync(pair("one"), HttpResponse.BodyHandlers.ofString());
+        awaitPartnerCalls(1);
+        HttpResponse<String> queued = http.send(pair("two"), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, queued.statusCode(), queued.body());
+        assertTrue(queued.body().contains("two via /left"), queued.body());
+        assertEquals(200, running.get().statusCode());
+        // one at a time: the partner never had calls of both requests open at once (a flow opens 2)
+        assertEquals(2, partner.peakInFlight.get(), "calls in flight at once");
+    }
+}
