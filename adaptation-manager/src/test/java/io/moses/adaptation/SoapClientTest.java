@@ -97,7 +97,7 @@ class SoapClientTest {
     @Test
     void aCancelledCallSaysNothingAboutTheProvider() throws Exception {
         stubs.set("slowpoke", 1_000, Behaviour.REPLY);
-        SoapClient.Call call = client.send(stubs.uri("slowpoke"), "urn:test:ask", BODY, Duration.ofSeconds(5), true);
+        SoapClient.Call call = client.send(stubs.uri("slowpoke"), SoapVersion.SOAP_11, "urn:test:ask", BODY, Duration.ofSeconds(5));
         for (long deadline = System.nanoTime() + 10_000_000_000L; stubs.calls("slowpoke") == 0 && System.nanoTime() < deadline; )
             Thread.onSpinWait(); // cancel once the call has reached the provider
         assertEquals(1, stubs.calls("slowpoke"), "the call reached the provider");
