@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Two builds of the broker compared on a busy machine: both loaded AT THE SAME TIME (one wrk
-# each, closed loop, trip planner, static binding, stubs at 0 ms), so that whatever else runs
-# on the machine weighs on both alike. Per round: each broker's req/s and CPU per request
-# (utime+stime from /proc/PID/stat over the round); at the end the medians of the per-round
-# ratios B/A. Use it when bench-throughput.sh (which loads its brokers in turns) cannot get a
-# quiet machine.
+# Builds of the broker compared on a busy machine: all loaded AT THE SAME TIME (one wrk each,
+# closed loop, trip planner, static binding, stubs at 0 ms), so that whatever else runs on the
+# machine weighs on all alike. Per round: each broker's req/s and CPU per request (utime+stime
+# from /proc/PID/stat over the round) and its ratio to the first; at the end the medians of the
+# per-round ratios. Use it when bench-throughput.sh (which loads its brokers in turns) cannot
+# get a quiet machine.
 #
-#   loadtest/bench-pair.sh --a NAME=CLASSPATH --b NAME=CLASSPATH [--rounds 10] [--seconds 20]
-#                          [--connections 8] [--java-opts "..."]
-# A classpath "current" means this checkout's build. JAVA_HOME picks the JDK (both brokers).
+#   loadtest/bench-pair.sh --variant NAME=CLASSPATH --variant NAME=CLASSPATH [...]
+#                          [--rounds 10] [--seconds 20] [--connections 8] [--java-opts "..."]
+# The first variant is the reference. A classpath "current" means this checkout's build.
+# JAVA_HOME picks the JDK (every broker).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ROUNDS=10 SECS=20 CONNS=8 A="" B="" JAVA_OPTS_EXTRA=""
+ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --a) A="$2"; shift 2 ;;
-    --b) B="$2"; shift 2 ;;
+    --variant) VARIANTS+=("$2"); shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
     *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ -n "$A" && -n "$B" ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
@@ -58,7 +58,7 @@ for s in flight hotel weather car attraction payment; do for v in a b; do
 done; done
 declare -A PID PORT
 NAMES=()
-for v in "$A" "$B"; do
+for v in "${VARIANTS[@]}"; do
   n="${v%%=*}" cp="${v#*=}"
   [[ "$cp" == current ]] && cp="$CURRENT"
   # shellcheck disable=SC2086
@@ -69,27 +69,35 @@ for v in "$A" "$B"; do
   PID[$n]=$!; PIDS+=($!); NAMES+=("$n")
 done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
-a="${NAMES[0]}" b="${NAMES[1]}"
-echo "bench-pair: $a vs $b, trip planner, static binding, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
-printf '%-5s %10s %10s %12s %12s %9s %9s\n' round "$a req/s" "$b req/s" "$a ms cpu" "$b ms cpu" 'cpu b/a' 'rps b/a'
-CPU_RATIOS="" RPS_RATIOS=""
+ref="${NAMES[0]}"
+echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, static binding, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
 for ((r = 1; r <= ROUNDS; r++)); do
-  ta0="$(ticks "${PID[$a]}")"; tb0="$(ticks "${PID[$b]}")"
-  wrk -t1 -c"$CONNS" -d"$SECS"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:${PORT[$a]}" >"$TMP/wrk-$a" 2>&1 &
-  wa=$!
-  wrk -t1 -c"$CONNS" -d"$SECS"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:${PORT[$b]}" >"$TMP/wrk-$b" 2>&1 &
-  wb=$!
-  wait "$wa" "$wb"
-  ta1="$(ticks "${PID[$a]}")"; tb1="$(ticks "${PID[$b]}")"
-  ra="$(sed -n 's/^RESULT rps=\([0-9.]*\).*/\1/p' "$TMP/wrk-$a")"; rb="$(sed -n 's/^RESULT rps=\([0-9.]*\).*/\1/p' "$TMP/wrk-$b")"
-  ea="$(sed -n 's/^RESULT .*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1 \2/p' "$TMP/wrk-$a")"; eb="$(sed -n 's/^RESULT .*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1 \2/p' "$TMP/wrk-$b")"
-  ca="$(awk -v t=$((ta1 - ta0)) -v hz="$HZ" -v r="$ra" -v s="$SECS" 'BEGIN{printf "%.2f", (r > 0) ? t * 1000 / hz / (r * s) : 0}')"
-  cb="$(awk -v t=$((tb1 - tb0)) -v hz="$HZ" -v r="$rb" -v s="$SECS" 'BEGIN{printf "%.2f", (r > 0) ? t * 1000 / hz / (r * s) : 0}')"
-  cr="$(awk -v x="$cb" -v y="$ca" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"; rr="$(awk -v x="$rb" -v y="$ra" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
-  CPU_RATIOS+="$cr " RPS_RATIOS+="$rr "
-  printf '%-5s %10s %10s %12s %12s %9s %9s   errors %s / %s\n' "$r" "$ra" "$rb" "$ca" "$cb" "$cr" "$rr" "${ea:-?}" "${eb:-?}"
+  for n in "${NAMES[@]}"; do T0[$n]="$(ticks "${PID[$n]}")"; done
+  for n in "${NAMES[@]}"; do
+    wrk -t1 -c"$CONNS" -d"$SECS"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:${PORT[$n]}" >"$TMP/wrk-$n" 2>&1 &
+    WPID[$n]=$!
+  done
+  for n in "${NAMES[@]}"; do wait "${WPID[$n]}"; done
+  line="round $r:"
+  for n in "${NAMES[@]}"; do
+    T1[$n]="$(ticks "${PID[$n]}")"
+    RPS[$n]="$(sed -n 's/^RESULT rps=\([0-9.]*\).*/\1/p' "$TMP/wrk-$n")"
+    bad="$(sed -n 's/^RESULT .*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1+\2/p' "$TMP/wrk-$n")"
+    CPU[$n]="$(awk -v t=$((T1[$n] - T0[$n])) -v hz="$HZ" -v r="${RPS[$n]:-0}" -v s="$SECS" 'BEGIN{printf "%.2f", (r > 0) ? t * 1000 / hz / (r * s) : 0}')"
+    line+="  $n ${RPS[$n]} req/s ${CPU[$n]} ms cpu/req (errors $bad)"
+  done
+  for n in "${NAMES[@]:1}"; do
+    c="$(awk -v x="${CPU[$n]}" -v y="${CPU[$ref]}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
+    q="$(awk -v x="${RPS[$n]:-0}" -v y="${RPS[$ref]:-0}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
+    CPU_R[$n]+="$c " RPS_R[$n]+="$q "
+    line+="  | $n/$ref cpu $c req/s $q"
+  done
+  echo "$line"
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-echo "median of the rounds, $b/$a: CPU per request $(echo "$CPU_RATIOS" | median), throughput $(echo "$RPS_RATIOS" | median)"
-echo "median of the last half of the rounds, $b/$a: CPU per request $(echo "$CPU_RATIOS" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ' | median)"
+for n in "${NAMES[@]:1}"; do
+  last="$(echo "${CPU_R[$n]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
+  echo "$n/$ref medians: CPU per request $(echo "${CPU_R[$n]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$n]}" | median)"
+done
 for n in "${NAMES[@]}"; do echo "rss $n: $(awk '/VmRSS/{printf "%d MB", $2/1024}' "/proc/${PID[$n]}/status")"; done

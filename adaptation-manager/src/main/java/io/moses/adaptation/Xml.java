@@ -122,6 +122,16 @@ public final class Xml {
 
     /** Writes a node as UTF-8 bytes, without XML declaration. */
     public static void write(Node node, java.io.OutputStream out) {
+        if (node instanceof org.w3c.dom.Element e) {
+            StringBuilder text = new StringBuilder(512);
+            DomWriter.write(e, text);
+            try {
+                out.write(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (java.io.IOException x) {
+                throw new java.io.UncheckedIOException(x);
+            }
+            return;
+        }
         try {
             WRITER.get().transform(new DOMSource(node), new StreamResult(out));
         } catch (TransformerException e) {

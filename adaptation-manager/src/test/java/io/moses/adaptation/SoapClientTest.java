@@ -92,8 +92,11 @@ class SoapClientTest {
 
     @Test
     void aTimeoutMayHaveBeenProcessed() throws Exception {
-        stubs.set("sleepy", 1_000, Behaviour.REPLY);
-        FailureKind k = kindOf(call(stubs.uri("sleepy"), Duration.ofMillis(150)));
+        stubs.set("sleepy", 0, Behaviour.REPLY);
+        call(stubs.uri("sleepy"), Duration.ofSeconds(5)); // a connection in the pool: the next request is sent at once
+        stubs.set("sleepy", 2_000, Behaviour.REPLY);
+        FailureKind k = kindOf(call(stubs.uri("sleepy"), Duration.ofMillis(500)));
+        assertEquals(2, stubs.calls("sleepy"), "the request reached the provider");
         assertEquals(FailureKind.TIMEOUT, k);
         assertFalse(k.neverProcessed());
         assertTrue(k.blamesProvider());
