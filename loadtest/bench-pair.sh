@@ -1,54 +1,103 @@
 #!/usr/bin/env bash
-# Two static brokers loaded AT THE SAME TIME by two wrk processes, so that the noise of a shared
-# machine falls on both alike (bench-throughput.sh loads its brokers in turns): per round each
-# one's req/s, p50, broker CPU per request (utime+stime from /proc/PID/stat) and the ratios B/A.
-# The rounds from a cold start show the warm-up of both. Stubs at 0 ms, trip planner, wrk.
-#   loadtest/bench-pair.sh NAME_A CLASSPATH_A "JVM_OPTS_A" NAME_B CLASSPATH_B "JVM_OPTS_B" ROUNDS SECONDS CONNECTIONS [JAVA_A] [JAVA_B]
-# CLASSPATH "-" is this build; JAVA defaults to ./moses java. Example (this build on JDK 17 against 25):
-#   loadtest/bench-pair.sh jdk17 - "" jdk25 - "" 10 20 8 /usr/lib/jvm/java-17-openjdk-amd64/bin/java
+# Builds of the broker compared on a busy machine: all loaded AT THE SAME TIME (one wrk each,
+# closed loop, trip planner, static binding, stubs at 0 ms), so that whatever else runs on the
+# machine weighs on all alike. Per round: each broker's req/s and CPU per request (utime+stime
+# from /proc/PID/stat over the round) and its ratio to the first; at the end the medians of the
+# per-round ratios. Use it when bench-throughput.sh (which loads its brokers in turns) cannot
+# get a quiet machine.
+#
+#   loadtest/bench-pair.sh --variant NAME=CLASSPATH --variant NAME=CLASSPATH [...]
+#                          [--rounds 10] [--seconds 20] [--connections 8] [--java-opts "..."]
+# The first variant is the reference. A classpath "current" means this checkout's build.
+# JAVA_HOME picks the JDK (every broker).
 set -euo pipefail
-[[ $# -ge 9 ]] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
-NA="$1" CPA="$2" OA="$3" NB="$4" CPB="$5" OB="$6" ROUNDS="$7" SECS="$8" C="$9"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$ROOT/moses" build
-JAVA="$("$ROOT/moses" java)"
-JA="${10:-$JAVA}" JB="${11:-$JAVA}"
-BROKER_CP="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
-[[ "$CPA" == - ]] && CPA="$BROKER_CP"; [[ "$CPB" == - ]] && CPB="$BROKER_CP"
-D=$(mktemp -d /tmp/moses-bench-pair.XXXXXX); PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill $p 2>/dev/null || true; done; for p in "${PIDS[@]}"; do wait $p 2>/dev/null || true; done; rm -rf "$D"' EXIT
-"$JAVA" -cp "$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")" io.moses.loadtest.stubs.StubServer --port 0 > $D/stubs.log 2>&1 & PIDS+=($!)
-port() { local i p; for i in $(seq 3000); do p=$(grep -oE "$2 on http://[^:]+:[0-9]+" $1 2>/dev/null | grep -oE "[0-9]+$" || true); [[ -n "$p" ]] && { echo $p; return; }; sleep 0.2; done; echo "no port in $1" >&2; exit 1; }
-SP=$(port $D/stubs.log "stubs listening")
-for s in flight hotel weather car attraction payment; do for v in a b; do curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latencyMs":0,"distribution":"fixed"}' "http://127.0.0.1:$SP/admin/services/$s-$v" >/dev/null; done; done
-start() { # name java cp opts
-  # shellcheck disable=SC2086
-  "$2" $4 -cp "$3" io.moses.core.Main --port 0 --work $D/work-$1 --db mem:$1 --binding static --monitors qos,ws,paths --deploy $ROOT/bpel-processes/trip-planner --seed $ROOT/loadtest/bench/trip-planner-single-services.yaml --set STUBS=http://127.0.0.1:$SP > $D/broker-$1.log 2>&1 &
-  PIDS+=($!); echo $! > $D/$1.pid
-}
-start "$NA" "$JA" "$CPA" "$OA"; start "$NB" "$JB" "$CPB" "$OB"
-T0=$(date +%s.%N)
-PA=$(port $D/broker-$NA.log "broker listening"); TA=$(date +%s.%N)
-PB=$(port $D/broker-$NB.log "broker listening"); TB=$(date +%s.%N)
-echo "start: $NA listening after $(awk -v a=$T0 -v b=$TA 'BEGIN{printf "%.1f", b-a}') s, $NB after $(awk -v a=$T0 -v b=$TB 'BEGIN{printf "%.1f", b-a}') s (both started at once; the second is polled after the first)"
-PIDA=$(cat $D/$NA.pid) PIDB=$(cat $D/$NB.pid)
-echo "pair: $NA ($JA $OA) vs $NB ($JB $OB), $C connections each, $ROUNDS x $SECS s, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
-ticks() { awk '{print $14 + $15}' /proc/$1/stat; }
-HZ=$(getconf CLK_TCK)
-for r in $(seq $ROUNDS); do
-  a0=$(ticks $PIDA) b0=$(ticks $PIDB)
-  wrk -t1 -c$C -d${SECS}s --timeout 10s -s $ROOT/loadtest/wrk/trip.lua http://127.0.0.1:$PA > $D/wa 2>&1 &
-  WA=$!
-  wrk -t1 -c$C -d${SECS}s --timeout 10s -s $ROOT/loadtest/wrk/trip.lua http://127.0.0.1:$PB > $D/wb 2>&1
-  wait $WA
-  a1=$(ticks $PIDA) b1=$(ticks $PIDB)
-  ra=$(sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\).*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1 \2 \3 \4/p' $D/wa)
-  rb=$(sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\).*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1 \2 \3 \4/p' $D/wb)
-  awk -v r=$r -v ra="$ra" -v rb="$rb" -v ta=$((a1-a0)) -v tb=$((b1-b0)) -v hz=$HZ -v s=$SECS -v na=$NA -v nb=$NB -v la="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN{
-    split(ra,A," "); split(rb,B," ");
-    ca=(A[1]>0)? ta*1000/hz/(A[1]*s):0; cb=(B[1]>0)? tb*1000/hz/(B[1]*s):0;
-    printf "round %d load %5s  %-8s %7.1f req/s p50 %7.1f ms cpu %6.2f ms/req err %d | %-8s %7.1f req/s p50 %7.1f ms cpu %6.2f ms/req err %d | %s/%s rps %.2f cpu %.2f\n",
-      r, la, na, A[1], A[2], ca, A[3]+A[4], nb, B[1], B[2], cb, B[3]+B[4], nb, na, (A[1]>0)?B[1]/A[1]:0, (ca>0)?cb/ca:0 }'
+ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --variant) VARIANTS+=("$2"); shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --seconds) SECS="$2"; shift 2 ;;
+    --connections) CONNS="$2"; shift 2 ;;
+    --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
+    *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
 done
-echo "rss $NA $(awk '/VmRSS/{printf "%d MB", $2/1024}' /proc/$PIDA/status), $NB $(awk '/VmRSS/{printf "%d MB", $2/1024}' /proc/$PIDB/status)"
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+"$ROOT/moses" build
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+CURRENT="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
+STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
+TMP="$(mktemp -d /tmp/moses-bench-pair.XXXXXX)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap "exit 130" INT TERM
+await_port() { # log pattern -> port
+  local i port
+  for ((i = 0; i < 1200; i++)); do
+    port="$(grep -oE "$2 on http://[^:]+:[0-9]+" "$1" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)"
+    [[ -n "$port" ]] && { echo "$port"; return; }
+    sleep 0.1
+  done
+  echo "bench-pair: no '$2' in $1 after 120 s:" >&2; tail -20 "$1" >&2; exit 1
+}
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+HZ="$(getconf CLK_TCK)"
+"$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
+PIDS+=($!)
+STUB_PORT="$(await_port "$TMP/stubs.log" "stubs listening")"
+for s in flight hotel weather car attraction payment; do for v in a b; do
+  curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latencyMs":0,"distribution":"fixed"}' \
+    "http://127.0.0.1:$STUB_PORT/admin/services/$s-$v" >/dev/null
+done; done
+declare -A PID PORT
+NAMES=()
+for v in "${VARIANTS[@]}"; do
+  n="${v%%=*}" cp="${v#*=}"
+  [[ "$cp" == current ]] && cp="$CURRENT"
+  # shellcheck disable=SC2086
+  "$JAVA" $JAVA_OPTS_EXTRA -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
+    --binding static --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
+    --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml" --set "STUBS=http://127.0.0.1:$STUB_PORT" \
+    >"$TMP/broker-$n.log" 2>&1 &
+  PID[$n]=$!; PIDS+=($!); NAMES+=("$n")
+done
+for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
+ref="${NAMES[0]}"
+echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, static binding, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
+for ((r = 1; r <= ROUNDS; r++)); do
+  for n in "${NAMES[@]}"; do T0[$n]="$(ticks "${PID[$n]}")"; done
+  for n in "${NAMES[@]}"; do
+    wrk -t1 -c"$CONNS" -d"$SECS"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:${PORT[$n]}" >"$TMP/wrk-$n" 2>&1 &
+    WPID[$n]=$!
+  done
+  for n in "${NAMES[@]}"; do wait "${WPID[$n]}"; done
+  line="round $r:"
+  for n in "${NAMES[@]}"; do
+    T1[$n]="$(ticks "${PID[$n]}")"
+    RPS[$n]="$(sed -n 's/^RESULT rps=\([0-9.]*\).*/\1/p' "$TMP/wrk-$n")"
+    bad="$(sed -n 's/^RESULT .*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1+\2/p' "$TMP/wrk-$n")"
+    CPU[$n]="$(awk -v t=$((T1[$n] - T0[$n])) -v hz="$HZ" -v r="${RPS[$n]:-0}" -v s="$SECS" 'BEGIN{printf "%.2f", (r > 0) ? t * 1000 / hz / (r * s) : 0}')"
+    line+="  $n ${RPS[$n]} req/s ${CPU[$n]} ms cpu/req (errors $bad)"
+  done
+  for n in "${NAMES[@]:1}"; do
+    c="$(awk -v x="${CPU[$n]}" -v y="${CPU[$ref]}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
+    q="$(awk -v x="${RPS[$n]:-0}" -v y="${RPS[$ref]:-0}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
+    CPU_R[$n]+="$c " RPS_R[$n]+="$q "
+    line+="  | $n/$ref cpu $c req/s $q"
+  done
+  echo "$line"
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+for n in "${NAMES[@]:1}"; do
+  last="$(echo "${CPU_R[$n]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
+  echo "$n/$ref medians: CPU per request $(echo "${CPU_R[$n]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$n]}" | median)"
+done
+for n in "${NAMES[@]}"; do echo "rss $n: $(awk '/VmRSS/{printf "%d MB", $2/1024}' "/proc/${PID[$n]}/status")"; done

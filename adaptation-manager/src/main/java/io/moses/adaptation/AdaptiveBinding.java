@@ -281,7 +281,7 @@ public final class AdaptiveBinding implements InvokeHandler {
             return CompletableFuture.completedFuture(new InvokeOutcome.Failure(inv.task()
                     + ": no concrete service registered and no address in the WSDL", List.of()));
         String name = inv.defaultEndpoint().toString();
-        return client.call(inv.defaultEndpoint(), inv.soapAction(), inv.body(), defaultTimeout)
+        return client.call(inv.defaultEndpoint(), inv.soapVersion(), inv.soapAction(), inv.body(), defaultTimeout)
                 .thenApply(r -> StaticBinding.outcome(inv, name, io.moses.model.PayloadMapping.IDENTITY, r));
     }
 

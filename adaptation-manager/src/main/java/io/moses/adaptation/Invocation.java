@@ -14,11 +14,20 @@ import org.w3c.dom.Element;
  * @param body            the SOAP body payload: the document-literal element, or the rpc
  *                        wrapper; owned by the handler from now on
  * @param defaultEndpoint where the deployment's WSDL says the partner is
+ * @param soapVersion     the SOAP version of the partner's WSDL binding: every concrete service
+ *                        of the task is sent this version (they implement that binding)
  */
-public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint) {
+public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
+                         SoapVersion soapVersion) {
     public Invocation {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(body, "body");
         soapAction = soapAction == null ? "" : soapAction;
+        soapVersion = soapVersion == null ? SoapVersion.SOAP_11 : soapVersion;
+    }
+
+    /** An invoke of a SOAP 1.1 partner. */
+    public Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint) {
+        this(task, serviceClass, soapAction, body, defaultEndpoint, SoapVersion.SOAP_11);
     }
 }

@@ -36,7 +36,7 @@ final class PatternExecutor {
 
     CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<ConcreteService> members) {
         return switch (impl.pattern()) {
-            case SINGLE -> new Pending(inv, members.get(0), false).attempt().thenApply(a -> single(inv, a));
+            case SINGLE -> new Pending(inv, members.get(0)).attempt().thenApply(a -> single(inv, a));
             case PARALLEL -> parallel(inv, members);
             case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>());
         };
@@ -60,20 +60,20 @@ final class PatternExecutor {
         /** Releases the permit and the in-flight entry; run before anyone sees the result. */
         private Runnable done = () -> {};
 
-        Pending(Invocation inv, ConcreteService service, boolean cancellable) {
+        Pending(Invocation inv, ConcreteService service) {
             this.service = service;
             ProviderHealth.State state = health.state(service.name());
             if (!state.permits.tryAcquire()) {
                 CompletableFuture<SoapClient.Result> busy = CompletableFuture.completedFuture(new SoapClient.Result.Failure(
                         FailureKind.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
-                this.call = new SoapClient.Call(busy, busy);
+                this.call = new SoapClient.Call(busy, () -> {});
                 return;
             }
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
             state.inFlight.put(this, start);
-            this.call = client.send(service.endpoint(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
-                    timeouts.apply(service.name()), cancellable);
+            this.call = client.send(service.endpoint(), inv.soapVersion(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
+                    timeouts.apply(service.name()));
             java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
             done = () -> {
                 if (released.compareAndSet(false, true)) {
@@ -102,7 +102,7 @@ final class PatternExecutor {
     private CompletableFuture<Executed> parallel(Invocation inv, List<ConcreteService> members) {
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
-        for (ConcreteService s : members) calls.add(new Pending(inv, s, true));
+        for (ConcreteService s : members) calls.add(new Pending(inv, s));
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
         List<String> tried = members.stream().map(ConcreteService::name).toList();
@@ -132,7 +132,7 @@ final class PatternExecutor {
     }
 
     private CompletableFuture<Executed> alternate(Invocation inv, List<ConcreteService> members, int i, List<Attempt> failed) {
-        return new Pending(inv, members.get(i), false).attempt().thenCompose(a -> {
+        return new Pending(inv, members.get(i)).attempt().thenCompose(a -> {
             if (a.succeeded()) {
                 record(inv, a, true);
                 return CompletableFuture.completedFuture(new Executed(toOutcome(inv, a), false, names(failed, a)));

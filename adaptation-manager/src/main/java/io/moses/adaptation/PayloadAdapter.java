@@ -16,7 +16,8 @@ final class PayloadAdapter {
 
     static Element rename(Element source, Map<String, String> names) {
         if (names.isEmpty()) return source;
-        Document doc = Xml.newDocument();
+        // a document of the source's own implementation (the engine's, for a reply)
+        Document doc = source.getOwnerDocument().getImplementation().createDocument(null, null, null);
         Element copy = (Element) copy(doc, source, names);
         doc.appendChild(copy);
         return copy;

@@ -2,44 +2,50 @@ package io.moses.adaptation;
 
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.xml.namespace.QName;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * Sends SOAP 1.1 requests to concrete services: one pooled keep-alive HTTP client, fully
- * asynchronous (no thread waits on a reply), with a connect timeout and a per-call response
- * timeout.
+ * Sends SOAP requests to concrete services, in the SOAP version of the partner's binding, over
+ * Jetty's HTTP client: pooled keep-alive connections, fully asynchronous (no thread waits on a
+ * reply), a connect timeout and a per-call response timeout.
+ *
+ * <p>Threads (docs/benchmarks.md, "Partner calls"): the caller's thread writes the request
+ * and hands it to the client; the reply is read, parsed and its result completed on one of the
+ * client's own threads, which then runs whatever follows (the engine's reply delivery). That
+ * is one hand-off per call; no common pool, no thread per task. Replies are parsed straight
+ * into the document implementation the caller keeps its documents in ({@link Xml.Parser}).
+ *
+ * <p>A cancelled call (a 1-out-of-n loser) ends for the caller at once as
+ * {@link FailureKind#CANCELLED}. If its request is already on the wire, its exchange finishes on
+ * its pooled connection and the reply is discarded unread, so the connection stays in the pool;
+ * a request still queued for a connection is aborted.
  */
-public final class SoapClient {
-    static final String SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
-    static final String SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
+public final class SoapClient implements AutoCloseable {
+    static final String SOAP11 = SoapVersion.SOAP_11.envelopeNamespace;
+    static final String SOAP12 = SoapVersion.SOAP_12.envelopeNamespace;
+    /** Replies larger than this are refused (a protocol failure), not buffered. */
+    static final int MAX_REPLY_BYTES = 16 << 20;
 
     private final HttpClient http;
-    private final Executor executor;
-
-    static {
-        // A call that may be cancelled (a 1-out-of-n member) goes on a connection of its own,
-        // closed after it: measured here, cancelling an exchange on a pooled keep-alive
-        // connection of the JDK 17 client leaves that connection in the pool broken, and the
-        // next call on it fails with "header parser received no bytes". Sending
-        // "Connection: close" needs this header allowed; it must be set before the JDK's HTTP
-        // client is first used. Letting a cancelled member finish on a pooled connection
-        // instead (tried for issue 9) made FeedbackLoopTest.aSlowedServiceLosesItsTraffic fail
-        // in 3 of 3 runs (no re-plan when a 1-out-of-n member slows down); cause not found yet.
-        String allowed = System.getProperty("jdk.httpclient.allowRestrictedHeaders", "");
-        if (!allowed.toLowerCase().contains("connection"))
-            System.setProperty("jdk.httpclient.allowRestrictedHeaders", allowed.isEmpty() ? "connection" : allowed + ",connection");
-    }
+    private final Xml.Parser replies;
 
     /** What came back from one concrete service. */
     public sealed interface Result {
@@ -48,103 +54,149 @@ public final class SoapClient {
         record Failure(FailureKind kind, String reason) implements Result {}
     }
 
-    /**
-     * @param executor runs the client's work and everything that follows a reply; null for a
-     *                 small pool of its own. Never the common pool: on a 2-core machine
-     *                 CompletableFuture falls back to a new thread per task (measured here: about
-     *                 120 threads started per second under load, 10 % of the broker's CPU)
-     */
-    public SoapClient(Duration connectTimeout, Executor executor) {
-        this.executor = executor != null ? executor : defaultExecutor();
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .executor(this.executor)
-                .build();
+    /** A client with its own threads, replies parsed with the JDK's DOM. */
+    public SoapClient(Duration connectTimeout) {
+        this(connectTimeout, null, Xml.jdk());
     }
 
-    private static Executor defaultExecutor() {
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-        return java.util.concurrent.Executors.newFixedThreadPool(Math.max(4, Runtime.getRuntime().availableProcessors() * 2), r -> {
-            Thread t = new Thread(r, "soap-client-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+    /**
+     * @param executor runs the client's I/O and everything that follows a reply; null for a
+     *                 pool of its own. Never the common pool: on a 2-core machine
+     *                 CompletableFuture falls back to a new thread per task
+     */
+    public SoapClient(Duration connectTimeout, Executor executor) {
+        this(connectTimeout, executor, Xml.jdk());
+    }
+
+    /**
+     * @param replies parses replies: give the one whose documents the reply bodies end up in
+     *                (the engine's), so that nobody copies them again
+     */
+    public SoapClient(Duration connectTimeout, Executor executor, Xml.Parser replies) {
+        this.replies = replies;
+        QueuedThreadPool pool = null;
+        if (executor == null) {
+            pool = new QueuedThreadPool(Math.max(8, 4 * Runtime.getRuntime().availableProcessors()), 2);
+            pool.setName("soap-client");
+            pool.setDaemon(true);
+        }
+        ClientConnector connector = new ClientConnector();
+        connector.setSelectors(1);
+        connector.setExecutor(executor != null ? executor : pool);
+        connector.setConnectTimeout(connectTimeout);
+        this.http = new HttpClient(new HttpClientTransportOverHTTP(connector));
+        http.setExecutor(executor != null ? executor : pool);
+        http.setFollowRedirects(false);
+        http.setUserAgentField(null);
+        http.getContentDecoderFactories().clear(); // no Accept-Encoding: replies are small
+        http.setMaxConnectionsPerDestination(256);
+        http.setMaxRequestsQueuedPerDestination(4096);
+        http.setIdleTimeout(30_000);
+        try {
+            http.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the HTTP client: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            http.stop();
+        } catch (Exception e) {
+            // stopping: nothing to do with a failure
+        }
     }
 
     /** Posts {@code body} in a SOAP 1.1 envelope; the stage never completes exceptionally. */
     public CompletableFuture<Result> call(URI endpoint, String soapAction, Element body, Duration timeout) {
-        return send(endpoint, soapAction, body, timeout).result();
+        return send(endpoint, SoapVersion.SOAP_11, soapAction, body, timeout).result();
     }
 
-    /** A call in flight: its result, and a way to abort it (closing its connection). */
-    public record Call(CompletableFuture<Result> result, CompletableFuture<?> exchange) {
+    /** Posts {@code body} in an envelope of {@code version}; the stage never completes exceptionally. */
+    public CompletableFuture<Result> call(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
+        return send(endpoint, version, soapAction, body, timeout).result();
+    }
+
+    /** A call in flight: its result, and a way to abandon it ({@link #cancel}). */
+    public record Call(CompletableFuture<Result> result, Runnable canceller) {
+        /** Ends the call for the caller at once (as {@link FailureKind#CANCELLED}, unless it already ended). */
         public void cancel() {
-            exchange.cancel(true);
+            canceller.run();
         }
     }
 
-    /** A call on a pooled connection; see {@link #send(URI, String, Element, Duration, boolean)}. */
-    public Call send(URI endpoint, String soapAction, Element body, Duration timeout) {
-        return send(endpoint, soapAction, body, timeout, false);
-    }
-
-    /**
-     * Like {@link #call}, but the call can be cancelled.
-     *
-     * @param cancellable true for a call that may be cancelled (1-out-of-n cancels its losers):
-     *                    it gets a connection of its own, so cancelling it cannot spoil a
-     *                    pooled one
-     */
-    public Call send(URI endpoint, String soapAction, Element body, Duration timeout, boolean cancellable) {
-        HttpRequest request;
+    /** Like {@link #call}, but the call can be cancelled (see the class comment). */
+    public Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
+        String action = soapAction == null ? "" : soapAction;
+        CompletableFuture<Result> result = new CompletableFuture<>();
+        Request request;
         try {
-            HttpRequest.Builder b = HttpRequest.newBuilder(endpoint);
-            if (cancellable) b.header("Connection", "close");
-            request = b
-                    .timeout(timeout)
-                    .header("Content-Type", "text/xml; charset=utf-8")
-                    .header("SOAPAction", "\"" + (soapAction == null ? "" : soapAction) + "\"")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(envelope(body)))
-                    .build();
+            request = http.newRequest(endpoint)
+                    .method(HttpMethod.POST)
+                    .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .body(new BytesRequestContent(version.contentType(action), envelope(version, body)));
+            if (version == SoapVersion.SOAP_11) request.headers(h -> h.put("SOAPAction", "\"" + action + "\""));
         } catch (IllegalArgumentException e) {
-            CompletableFuture<Result> failed = CompletableFuture.completedFuture(
-                    new Result.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
-            return new Call(failed, failed);
+            result.complete(new Result.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
+            return new Call(result, () -> {});
         }
-        CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
-        return new Call(exchange.handleAsync((response, error) -> error != null ? failure(endpoint, error, timeout) : read(endpoint, response), executor),
-                exchange);
+        AtomicBoolean committed = new AtomicBoolean();
+        request.onRequestCommit(r -> committed.set(true));
+        request.send(new BufferingResponseListener(MAX_REPLY_BYTES) {
+            @Override
+            public void onComplete(org.eclipse.jetty.client.Result exchange) {
+                if (result.isDone()) return; // cancelled: the reply is discarded unread
+                Result r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, committed.get())
+                        : read(endpoint, exchange.getResponse().getStatus(), this, replies);
+                result.complete(r);
+            }
+        });
+        return new Call(result, () -> {
+            if (result.complete(new Result.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled"))
+                    && !committed.get())
+                request.abort(new CancellationException("cancelled before it was sent"));
+        });
     }
 
-    private static final byte[] ENVELOPE_START = ("<soapenv:Envelope xmlns:soapenv=\"" + SOAP11 + "\"><soapenv:Body>")
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    private static final byte[] ENVELOPE_END = "</soapenv:Body></soapenv:Envelope>".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static final byte[] ENVELOPE_START_11 = envelopeStart(SoapVersion.SOAP_11);
+    private static final byte[] ENVELOPE_START_12 = envelopeStart(SoapVersion.SOAP_12);
+    private static final byte[] ENVELOPE_END = "</soapenv:Body></soapenv:Envelope>".getBytes(StandardCharsets.UTF_8);
+
+    private static byte[] envelopeStart(SoapVersion v) {
+        return ("<soapenv:Envelope xmlns:soapenv=\"" + v.envelopeNamespace + "\"><soapenv:Body>").getBytes(StandardCharsets.UTF_8);
+    }
 
     /** The request's bytes, the body written straight into them (no intermediate string). */
-    private static byte[] envelope(Element body) {
+    static byte[] envelope(SoapVersion version, Element body) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(512);
-        out.writeBytes(ENVELOPE_START);
+        out.writeBytes(version == SoapVersion.SOAP_12 ? ENVELOPE_START_12 : ENVELOPE_START_11);
         Xml.write(body, out);
         out.writeBytes(ENVELOPE_END);
         return out.toByteArray();
     }
 
-    private static Result failure(URI endpoint, Throwable error, Duration timeout) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (e instanceof java.net.http.HttpConnectTimeoutException)
+    private static Result failure(URI endpoint, Throwable e, Duration timeout, boolean sent) {
+        if (e instanceof CancellationException) return new Result.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
+        if (e instanceof java.util.concurrent.TimeoutException) {
+            // the response timeout ran out: before the request was sent (no connection in
+            // time: it never reached the provider) or while waiting for the reply
+            if (!sent) return new Result.Failure(FailureKind.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
+            return new Result.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+        }
+        if (e instanceof java.net.SocketTimeoutException && !sent)
             return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
-        if (e instanceof HttpTimeoutException) return new Result.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
-        if (e instanceof ConnectException) return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
-        if (e instanceof java.util.concurrent.CancellationException) return new Result.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
+        if (e instanceof ConnectException || e instanceof java.nio.channels.UnresolvedAddressException
+                || e instanceof java.net.UnknownHostException || e instanceof java.net.NoRouteToHostException)
+            return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
         String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (!sent && e instanceof java.io.IOException)
+            return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + ": " + msg);
         return new Result.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + msg);
     }
 
-    private static Result read(URI endpoint, HttpResponse<byte[]> response) {
-        int status = response.statusCode();
-        byte[] bytes = response.body();
+    private static Result read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
+        byte[] bytes = content.getContent();
         // 503: the provider declined before processing, whatever the body says (a down
         // provider often sends a SOAP fault with it); the call may go to another provider
         if (status == 503) return new Result.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
@@ -152,7 +204,7 @@ public final class SoapClient {
             return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;
         try {
-            doc = Xml.parse(bytes);
+            doc = parser.parse(new java.io.ByteArrayInputStream(bytes));
         } catch (Exception e) {
             return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
                     endpoint + " answered HTTP " + status + " with a body that is not XML");

@@ -40,13 +40,13 @@ public final class StaticBinding implements InvokeHandler {
                 return CompletableFuture.completedFuture(new InvokeOutcome.Failure(invocation.task()
                         + ": no concrete service registered and no address in the WSDL", List.of()));
             String name = target.toString();
-            return client.call(target, invocation.soapAction(), invocation.body(), timeout)
+            return client.call(target, invocation.soapVersion(), invocation.soapAction(), invocation.body(), timeout)
                     .thenApply(r -> outcome(invocation, name, PayloadMapping.IDENTITY, r));
         }
         PayloadMapping mapping = service.mapping();
         Element body = PayloadAdapter.rename(invocation.body(), mapping.requestNames());
         String action = mapping.soapAction() != null ? mapping.soapAction() : invocation.soapAction();
-        return client.call(service.endpoint(), action, body, timeout)
+        return client.call(service.endpoint(), invocation.soapVersion(), action, body, timeout)
                 .thenApply(r -> outcome(invocation, service.name(), mapping, r));
     }
 

@@ -24,12 +24,54 @@ import org.xml.sax.SAXException;
 public final class Xml {
     private Xml() {}
 
-    private static final ThreadLocal<DocumentBuilder> PARSER = ThreadLocal.withInitial(Xml::newParser);
+    private static final Parser JDK = new Parser(DocumentBuilderFactory.newDefaultInstance());
     private static final ThreadLocal<Transformer> WRITER = ThreadLocal.withInitial(Xml::newWriter);
 
-    private static DocumentBuilder newParser() {
+    /**
+     * A hardened parser producing the documents of one DOM implementation (the JDK's, or the
+     * one a caller keeps its documents in: ODE's Xerces), one builder per thread. Parsing
+     * straight into the caller's implementation spares a deep copy of every reply.
+     */
+    public static final class Parser {
+        private final DocumentBuilderFactory factory;
+        private final ThreadLocal<DocumentBuilder> builders = ThreadLocal.withInitial(this::newBuilder);
+
+        public Parser(DocumentBuilderFactory factory) {
+            this.factory = harden(factory);
+        }
+
+        private DocumentBuilder newBuilder() {
+            synchronized (factory) { // a factory is not guaranteed to be thread-safe
+                try {
+                    DocumentBuilder b = factory.newDocumentBuilder();
+                    b.setErrorHandler(null);
+                    return b;
+                } catch (ParserConfigurationException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+
+        /** Parses a document; refuses DTDs and entities. */
+        public Document parse(java.io.InputStream in) throws SAXException {
+            DocumentBuilder b = builders.get();
+            try {
+                return b.parse(in);
+            } catch (java.io.IOException e) {
+                throw new SAXException(e);
+            } finally {
+                b.reset();
+                b.setErrorHandler(null);
+            }
+        }
+
+        public Document newDocument() {
+            return builders.get().newDocument();
+        }
+    }
+
+    private static DocumentBuilderFactory harden(DocumentBuilderFactory f) {
         try {
-            DocumentBuilderFactory f = DocumentBuilderFactory.newDefaultInstance();
             f.setNamespaceAware(true);
             f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
             f.setFeature("http://xml.org/sax/features/external-general-entities", false);
@@ -37,12 +79,22 @@ public final class Xml {
             f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
             f.setXIncludeAware(false);
             f.setExpandEntityReferences(false);
-            DocumentBuilder b = f.newDocumentBuilder();
-            b.setErrorHandler(null);
-            return b;
         } catch (ParserConfigurationException e) {
-            throw new IllegalStateException(e);
+            throw new IllegalStateException("cannot harden " + f.getClass().getName() + ": " + e.getMessage(), e);
         }
+        try {
+            // Xerces: build the whole tree at once (a reply is read in full anyway, and a
+            // deferred tree expands lazily, which is not safe to read from two threads)
+            f.setFeature("http://apache.org/xml/features/dom/defer-node-expansion", false);
+        } catch (ParserConfigurationException e) {
+            // not a Xerces-derived factory: nothing deferred
+        }
+        return f;
+    }
+
+    /** The JDK's parser. */
+    public static Parser jdk() {
+        return JDK;
     }
 
     private static Transformer newWriter() {
@@ -61,22 +113,25 @@ public final class Xml {
 
     /** Parses a document; refuses DTDs and entities. */
     public static Document parse(byte[] bytes) throws SAXException {
-        DocumentBuilder b = PARSER.get();
-        b.reset();
-        b.setErrorHandler(null);
-        try {
-            return b.parse(new ByteArrayInputStream(bytes));
-        } catch (java.io.IOException e) {
-            throw new SAXException(e);
-        }
+        return JDK.parse(new ByteArrayInputStream(bytes));
     }
 
     public static Document newDocument() {
-        return PARSER.get().newDocument();
+        return JDK.newDocument();
     }
 
     /** Writes a node as UTF-8 bytes, without XML declaration. */
     public static void write(Node node, java.io.OutputStream out) {
+        if (node instanceof org.w3c.dom.Element e) {
+            StringBuilder text = new StringBuilder(512);
+            DomWriter.write(e, text);
+            try {
+                out.write(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (java.io.IOException x) {
+                throw new java.io.UncheckedIOException(x);
+            }
+            return;
+        }
         try {
             WRITER.get().transform(new DOMSource(node), new StreamResult(out));
         } catch (TransformerException e) {

@@ -24,6 +24,7 @@ class SoapClientTest {
     static HttpServer raw;
     static SoapClient client;
     static Element BODY;
+    static volatile String[] seen12;
 
     @BeforeAll
     static void start() throws Exception {
@@ -36,6 +37,19 @@ class SoapClientTest {
         raw.createContext("/garbage", ex -> {
             byte[] b = "this is not xml".getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        raw.createContext("/soap12", ex -> { // a SOAP 1.2 provider: replies in 1.2, faults on demand
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            seen12 = new String[] {ex.getRequestHeaders().getFirst("Content-Type"), ex.getRequestHeaders().getFirst("SOAPAction"), body};
+            boolean fault = ex.getRequestURI().getQuery() != null;
+            byte[] b = ("<e:Envelope xmlns:e='http://www.w3.org/2003/05/soap-envelope'><e:Body>" + (fault
+                    ? "<e:Fault><e:Code><e:Value>e:Sender</e:Value><e:Subcode><e:Value xmlns:a='urn:test:app'>a:NoSuchFlight</e:Value></e:Subcode></e:Code>"
+                      + "<e:Reason><e:Text xml:lang='en'>no such flight</e:Text></e:Reason><e:Detail><a:why xmlns:a='urn:test:app'>sold out</a:why></e:Detail></e:Fault>"
+                    : "<r:answer xmlns:r='urn:test:reply'>1.2</r:answer>") + "</e:Body></e:Envelope>").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "application/soap+xml; charset=utf-8");
+            ex.sendResponseHeaders(fault ? 500 : 200, b.length);
             ex.getResponseBody().write(b);
             ex.close();
         });
@@ -78,8 +92,11 @@ class SoapClientTest {
 
     @Test
     void aTimeoutMayHaveBeenProcessed() throws Exception {
-        stubs.set("sleepy", 1_000, Behaviour.REPLY);
-        FailureKind k = kindOf(call(stubs.uri("sleepy"), Duration.ofMillis(150)));
+        stubs.set("sleepy", 0, Behaviour.REPLY);
+        call(stubs.uri("sleepy"), Duration.ofSeconds(5)); // a connection in the pool: the next request is sent at once
+        stubs.set("sleepy", 2_000, Behaviour.REPLY);
+        FailureKind k = kindOf(call(stubs.uri("sleepy"), Duration.ofMillis(500)));
+        assertEquals(2, stubs.calls("sleepy"), "the request reached the provider");
         assertEquals(FailureKind.TIMEOUT, k);
         assertFalse(k.neverProcessed());
         assertTrue(k.blamesProvider());
@@ -97,7 +114,7 @@ class SoapClientTest {
     @Test
     void aCancelledCallSaysNothingAboutTheProvider() throws Exception {
         stubs.set("slowpoke", 1_000, Behaviour.REPLY);
-        SoapClient.Call call = client.send(stubs.uri("slowpoke"), "urn:test:ask", BODY, Duration.ofSeconds(5), true);
+        SoapClient.Call call = client.send(stubs.uri("slowpoke"), SoapVersion.SOAP_11, "urn:test:ask", BODY, Duration.ofSeconds(5));
         for (long deadline = System.nanoTime() + 10_000_000_000L; stubs.calls("slowpoke") == 0 && System.nanoTime() < deadline; )
             Thread.onSpinWait(); // cancel once the call has reached the provider
         assertEquals(1, stubs.calls("slowpoke"), "the call reached the provider");
@@ -105,5 +122,64 @@ class SoapClientTest {
         FailureKind k = kindOf(call.result().get(10, TimeUnit.SECONDS));
         assertEquals(FailureKind.CANCELLED, k);
         assertFalse(k.blamesProvider());
+    }
+
+    @Test
+    void aSoap12CallCarriesItsActionInTheContentTypeAndGetsA12Reply() throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12");
+        SoapClient.Result r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        Element reply = assertInstanceOf(SoapClient.Result.Reply.class, r).body();
+        assertEquals("answer", reply.getLocalName());
+        assertEquals("1.2", reply.getTextContent());
+        assertEquals("application/soap+xml; charset=utf-8; action=\"urn:test:ask\"", seen12[0]);
+        assertEquals(null, seen12[1], "no SOAPAction header in SOAP 1.2");
+        assertTrue(seen12[2].startsWith("<soapenv:Envelope xmlns:soapenv=\"http://www.w3.org/2003/05/soap-envelope\"><soapenv:Body><q:ask"), seen12[2]);
+    }
+
+    @Test
+    void aSoap11CallSendsTextXmlAndTheSoapActionHeader() throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12");
+        client.call(uri, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertEquals("text/xml; charset=utf-8", seen12[0]);
+        assertEquals("\"urn:test:ask\"", seen12[1]);
+        assertTrue(seen12[2].startsWith("<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\">"), seen12[2]);
+    }
+
+    @Test
+    void aSoap12FaultIsReadWithItsCodeReasonAndDetail() throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12?fault");
+        SoapClient.Result r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        SoapClient.Result.Fault f = assertInstanceOf(SoapClient.Result.Fault.class, r);
+        assertEquals(new javax.xml.namespace.QName(SoapVersion.SOAP_12.envelopeNamespace, "Sender"), f.code());
+        assertEquals("no such flight", f.reason());
+        assertEquals("why", f.detail().getLocalName());
+        assertEquals("sold out", f.detail().getTextContent());
+    }
+
+    @Test
+    void repliesAreParsedIntoTheGivenDomImplementation() throws Exception {
+        // a client whose replies go into documents of the factory it is given
+        javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newDefaultInstance();
+        try (SoapClient own = new SoapClient(Duration.ofSeconds(2), null, new Xml.Parser(f))) {
+            stubs.set("plain", 0, Behaviour.REPLY);
+            SoapClient.Result r = own.call(stubs.uri("plain"), "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+            Element body = assertInstanceOf(SoapClient.Result.Reply.class, r).body();
+            assertEquals(f.newDocumentBuilder().newDocument().getImplementation().getClass(), body.getOwnerDocument().getImplementation().getClass());
+            assertEquals("plain", body.getTextContent());
+        }
+    }
+
+    @Test
+    void aCancelledLoserLeavesItsConnectionInThePool() throws Exception {
+        // the loser's reply is discarded when it comes; the next calls reuse connections and succeed
+        stubs.set("loser", 200, Behaviour.REPLY);
+        SoapClient.Call loser = client.send(stubs.uri("loser"), SoapVersion.SOAP_11, "urn:test:ask", BODY, Duration.ofSeconds(5));
+        for (long deadline = System.nanoTime() + 10_000_000_000L; stubs.calls("loser") == 0 && System.nanoTime() < deadline; )
+            Thread.onSpinWait();
+        loser.cancel();
+        assertEquals(FailureKind.CANCELLED, kindOf(loser.result().get(10, TimeUnit.SECONDS)));
+        stubs.set("loser", 0, Behaviour.REPLY);
+        for (int i = 0; i < 20; i++)
+            assertInstanceOf(SoapClient.Result.Reply.class, call(stubs.uri("loser"), Duration.ofSeconds(5)));
     }
 }

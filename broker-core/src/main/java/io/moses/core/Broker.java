@@ -62,6 +62,7 @@ public final class Broker implements AutoCloseable {
     private Knowledge knowledge;
     private AdaptiveBinding binding;
     private BpelEngine engine;
+    private SoapClient client;
     private HttpFrontEnd http;
     private BrokerGauges gauges;
     private CamelContext camel;
@@ -87,7 +88,9 @@ public final class Broker implements AutoCloseable {
     }
 
     public void start() throws Exception {
-        SoapClient client = new SoapClient(Duration.ofSeconds(2), null);
+        // replies parsed straight into the engine's DOM (ODE keeps its documents in Xerces)
+        client = new SoapClient(Duration.ofSeconds(2), null,
+                new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
         kb = KnowledgeBases.open(config.db(), Credentials.fromEnvironment());
         log.info("knowledge base: {}", kb.description());
         for (Path file : config.seeds()) {
@@ -480,6 +483,7 @@ public final class Broker implements AutoCloseable {
         if (lease != null) lease.release(); // another replica takes over at its next renewal
         if (loop != null) loop.close();
         if (engine != null) engine.close();
+        if (client != null) client.close();
         if (kb != null) kb.close();
         if (gauges != null) gauges.close();
         metrics.close();

@@ -3,6 +3,7 @@ package io.moses.core.engine;
 import io.moses.adaptation.InvokeHandler;
 import io.moses.adaptation.InvokeOutcome;
 import io.moses.adaptation.Invocation;
+import io.moses.adaptation.SoapVersion;
 import io.moses.model.TaskRef;
 import java.net.URI;
 import java.util.function.Supplier;
@@ -72,7 +73,7 @@ final class PartnerInvoker implements MessageExchangeContext {
         Endpoints.Address epr = mex.getEndpointReference() instanceof Endpoints.Address a ? a : new Endpoints.Address(binding.address);
         URI target = epr.url() == null || epr.url().isBlank() ? null : URI.create(epr.url());
         Invocation invocation = new Invocation(TaskRef.of(composite, partnerLink, op.name()), callers.classOf(instance),
-                op.soapAction(), body, target);
+                op.soapAction(), body, target, binding.soap12 ? SoapVersion.SOAP_12 : SoapVersion.SOAP_11);
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();
         boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;

@@ -151,20 +151,24 @@ final class SoapBinding {
      */
     Element toOdeMessage(OperationBinding op, Element body, boolean request) {
         List<Part> parts = parts(op, request);
-        Document doc = DOMUtils.newDocument();
+        // A reply the SOAP client parsed into the engine's own DOM (Xerces) is moved into the
+        // message inside its own document; anything else is copied into a new one.
+        boolean move = body.getOwnerDocument() instanceof org.apache.xerces.dom.CoreDocumentImpl;
+        Document doc = move ? body.getOwnerDocument() : DOMUtils.newDocument();
         Element message = doc.createElementNS(null, "message");
-        doc.appendChild(message);
         if (op.rpc()) {
             for (Part part : parts) {
                 Element partEl = doc.createElementNS(null, part.getName());
                 Element src = child(body, part.getName());
                 if (src == null)
                     throw new IllegalArgumentException(op.name() + ": missing part <" + part.getName() + ">");
-                for (Node n = src.getFirstChild(); n != null; n = n.getNextSibling())
-                    partEl.appendChild(doc.importNode(n, true));
+                for (Node n = src.getFirstChild(), next; n != null; n = next) {
+                    next = n.getNextSibling();
+                    partEl.appendChild(move ? n : doc.importNode(n, true));
+                }
                 message.appendChild(partEl);
             }
-            return message;
+            return root(doc, message);
         }
         if (parts.size() != 1)
             throw new IllegalStateException("document-literal operation " + op.name() + " must have exactly one body part");
@@ -175,8 +179,16 @@ final class SoapBinding {
             throw new IllegalArgumentException(op.name() + " expects element " + expected + " but got {"
                     + nullToEmpty(body.getNamespaceURI()) + "}" + body.getLocalName());
         Element partEl = doc.createElementNS(null, part.getName());
-        partEl.appendChild(doc.importNode(body, true));
+        partEl.appendChild(move ? body : doc.importNode(body, true));
         message.appendChild(partEl);
+        return root(doc, message);
+    }
+
+    /** Makes {@code message} its document's element (replacing the SOAP envelope it was moved out of). */
+    private static Element root(Document doc, Element message) {
+        Element old = doc.getDocumentElement();
+        if (old == null) doc.appendChild(message);
+        else doc.replaceChild(message, old);
         return message;
     }
 
