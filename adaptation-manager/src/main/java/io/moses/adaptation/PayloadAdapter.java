@@ -15,7 +15,7 @@ final class PayloadAdapter {
     private PayloadAdapter() {}
 
     static Element rename(Element source, Map<String, String> names) {
-        if (names.isEmpty()) return source;
+        if (names.isEmpty() || source == null) return source;
         Document doc = Xml.newDocument();
         Element copy = (Element) copy(doc, source, names);
         doc.appendChild(copy);
