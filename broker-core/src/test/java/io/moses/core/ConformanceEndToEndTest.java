@@ -49,6 +49,16 @@ class ConformanceEndToEndTest {
             received.add(new Received(action, new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
             if (action != null && action.contains("notify")) {
                 exchange.sendResponseHeaders(202, -1);
+            } else if (action != null && action.contains("check")) {
+                String body = received.get(received.size() - 1).body();
+                int value = Integer.parseInt(body.replaceAll("(?s).*<(\\w+:)?level[^>]*>\\s*(-?\\d+)\\s*<.*", "$2"));
+                byte[] reply = (ENV + (value < 0
+                        ? "<s:Fault><faultcode>s:Server</faultcode><faultstring>level below zero</faultstring></s:Fault>"
+                        : "<g:levelResponse xmlns:g='urn:moses:test:signal'>" + 2 * value + "</g:levelResponse>") + END)
+                        .getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
+                exchange.sendResponseHeaders(value < 0 ? 500 : 200, reply.length);
+                exchange.getResponseBody().write(reply);
             } else {
                 byte[] reply = (ENV + END).getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
@@ -65,8 +75,13 @@ class ConformanceEndToEndTest {
                   - {name: signal-1, task: signal.notify, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                   - {name: signal-2, task: signal.ping, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                 """);
+        java.nio.file.Files.writeString(work.resolve("seed-catch.yaml"), """
+                composite: CatchAll
+                services:
+                  - {name: check-1, task: signal.check, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                """);
         BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb("mem:conformance")
-                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner))
+                .withSeeds(List.of(work.resolve("seed.yaml"), work.resolve("seed-catch.yaml"))).withVariables(Map.of("PARTNER", partner))
                 .withDeployments(List.of(Path.of("src/test/resources/processes/conformance")));
         broker = new Broker(config);
         broker.start();
@@ -158,6 +173,32 @@ class ConformanceEndToEndTest {
             assertEquals(200, r.statusCode(), service + ": " + r.body());
             assertTrue(r.body().contains(">case-" + id + "<"), r.body());
         }
+    }
+
+    static String run(int value) {
+        return "<c:run xmlns:c='" + NS + "'>" + value + "</c:run>";
+    }
+
+    static int runResponse(HttpResponse<String> r) {
+        assertEquals(200, r.statusCode(), r.body());
+        return Integer.parseInt(r.body().replaceAll("(?s).*<(\\w+:)?runResponse[^>]*>\\s*(-?\\d+)\\s*<.*", "$2"));
+    }
+
+    /** Kept from before the fixes (the broker passed Invoke-CatchAll-UndeclaredFault, ODE alone did not). */
+    @Test
+    void aCatchAllCatchesAFaultThePartnersWsdlDoesNotDeclare() throws Exception {
+        assertEquals(42, runResponse(post("CatchAllService", "run", run(21))), "the partner's reply, when it answers");
+        assertEquals(0, runResponse(post("CatchAllService", "run", run(-1))), "the catchAll's reply, when it faults");
+    }
+
+    /** Kept from before the fixes (the broker passed Assign-PartnerLink-UnsupportedReference, ODE alone did not). */
+    @Test
+    void aPartnerReferenceOfAnUnknownKindFaultsWithUnsupportedReference() throws Exception {
+        long checksBefore = received.stream().filter(m -> m.soapAction().contains("check")).count();
+        HttpResponse<String> r = post("BadReferenceService", "run", run(5));
+        assertEquals(500, r.statusCode(), r.body());
+        assertTrue(r.body().contains("unsupportedReference"), r.body());
+        assertEquals(checksBefore, received.stream().filter(m -> m.soapAction().contains("check")).count(), "nothing was called");
     }
 
     @Test
