@@ -72,13 +72,18 @@ public final class Xml {
      * printed (the JDK's default handler writes "[Fatal Error]" to stderr).
      */
     private static void quiet(DocumentBuilder b) {
-        b.setEntityResolver((publicId, systemId) -> new org.xml.sax.InputSource(new java.io.StringReader("")));
-        b.setErrorHandler(new org.xml.sax.ErrorHandler() {
-            @Override public void warning(org.xml.sax.SAXParseException e) { }
-            @Override public void error(org.xml.sax.SAXParseException e) throws SAXException { throw e; }
-            @Override public void fatalError(org.xml.sax.SAXParseException e) throws SAXException { throw e; }
-        });
+        b.setEntityResolver(NO_ENTITIES);
+        b.setErrorHandler(THROW_ERRORS);
     }
+
+    private static final org.xml.sax.EntityResolver NO_ENTITIES =
+            (publicId, systemId) -> new org.xml.sax.InputSource(new java.io.StringReader(""));
+
+    private static final org.xml.sax.ErrorHandler THROW_ERRORS = new org.xml.sax.ErrorHandler() {
+        @Override public void warning(org.xml.sax.SAXParseException e) { }
+        @Override public void error(org.xml.sax.SAXParseException e) throws SAXException { throw e; }
+        @Override public void fatalError(org.xml.sax.SAXParseException e) throws SAXException { throw e; }
+    };
 
     /** Parses a document read from {@code in} (not closed here); refuses DTDs and entities. */
     public static Document parse(java.io.InputStream in) throws SAXException, java.io.IOException {
