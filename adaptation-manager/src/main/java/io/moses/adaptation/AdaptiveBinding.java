@@ -282,7 +282,7 @@ public final class AdaptiveBinding implements InvokeHandler {
                     + ": no concrete service registered and no address in the WSDL", List.of()));
         String name = inv.defaultEndpoint().toString();
         return client.call(inv.defaultEndpoint(), inv.soapVersion(), inv.soapAction(), inv.body(), defaultTimeout)
-                .thenApply(r -> StaticBinding.outcome(inv, name, io.moses.model.PayloadMapping.IDENTITY, r));
+                .thenApply(r -> PayloadAdapter.answer(inv, name, io.moses.model.PayloadMapping.IDENTITY, r));
     }
 
     /** The plan's pick, or an exploration, or the pick without its ejected members. */

@@ -12,7 +12,8 @@ import org.w3c.dom.Element;
  * @param serviceClass    the caller's class, or null when the caller is anonymous
  * @param soapAction      the SOAPAction of the abstract operation (may be empty)
  * @param body            the SOAP body payload: the document-literal element, or the rpc
- *                        wrapper; owned by the handler from now on
+ *                        wrapper, or null for an empty body (a message with no part); owned
+ *                        by the handler from now on
  * @param defaultEndpoint where the deployment's WSDL says the partner is
  * @param soapVersion     the SOAP version of the partner's WSDL binding: every concrete service
  *                        of the task is sent this version (they implement that binding)
@@ -21,7 +22,6 @@ public record Invocation(TaskRef task, String serviceClass, String soapAction, E
                          SoapVersion soapVersion) {
     public Invocation {
         Objects.requireNonNull(task, "task");
-        Objects.requireNonNull(body, "body");
         soapAction = soapAction == null ? "" : soapAction;
         soapVersion = soapVersion == null ? SoapVersion.SOAP_11 : soapVersion;
     }

@@ -10,7 +10,7 @@ public sealed interface InvokeOutcome {
     /** The concrete service that answered (for replies and faults). */
     String answeredBy();
 
-    /** A reply: the SOAP body payload, already mapped back to the abstract interface. */
+    /** A reply: the SOAP body payload, already mapped back to the abstract interface; null for an empty body. */
     record Reply(Element body, String answeredBy) implements InvokeOutcome {}
 
     /**

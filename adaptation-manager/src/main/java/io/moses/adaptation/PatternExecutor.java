@@ -153,7 +153,7 @@ final class PatternExecutor {
     }
 
     private static InvokeOutcome toOutcome(Invocation inv, Attempt a) {
-        return StaticBinding.outcome(inv, a.service().name(), a.service().mapping(), a.result());
+        return PayloadAdapter.answer(inv, a.service().name(), a.service().mapping(), a.result());
     }
 
     private static InvokeOutcome allFailed(Invocation inv, List<Attempt> failed) {

@@ -9,18 +9,34 @@ import org.w3c.dom.Node;
 /**
  * Applies a {@link PayloadMapping}: copies a payload, renaming elements. A key
  * {@code {ns}local} renames one element; a key {@code {ns}*} moves every other element of
- * namespace ns to the value's namespace, keeping its local name.
+ * namespace ns to the value's namespace, keeping its local name. Also turns a concrete
+ * service's answer back into the abstract interface's terms ({@link #answer}).
  */
 final class PayloadAdapter {
     private PayloadAdapter() {}
 
     static Element rename(Element source, Map<String, String> names) {
-        if (names.isEmpty()) return source;
+        if (names.isEmpty() || source == null) return source;
         // a document of the source's own implementation (the engine's, for a reply)
         Document doc = source.getOwnerDocument().getImplementation().createDocument(null, null, null);
         Element copy = (Element) copy(doc, source, names);
         doc.appendChild(copy);
         return copy;
+    }
+
+    /**
+     * What a concrete service's answer to an invoke means in the abstract interface's terms: a
+     * reply or a fault with its payload mapped back, or a failure naming the task and the
+     * service. Shared by every binding (static, adaptive, and each pattern's members).
+     */
+    static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, SoapClient.Result result) {
+        if (result instanceof SoapClient.Result.Reply r)
+            return new InvokeOutcome.Reply(rename(r.body(), mapping.replyNames()), service);
+        if (result instanceof SoapClient.Result.Fault f)
+            return new InvokeOutcome.Fault(f.code(), f.reason(),
+                    f.detail() == null ? null : rename(f.detail(), mapping.replyNames()), service);
+        SoapClient.Result.Failure f = (SoapClient.Result.Failure) result;
+        return new InvokeOutcome.Failure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
     }
 
     private static Node copy(Document doc, Node node, Map<String, String> names) {

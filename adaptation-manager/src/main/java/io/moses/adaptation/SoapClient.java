@@ -49,6 +49,7 @@ public final class SoapClient implements AutoCloseable {
 
     /** What came back from one concrete service. */
     public sealed interface Result {
+        /** @param body the body's payload, null for an empty body (a one-way or no-part reply) */
         record Reply(Element body) implements Result {}
         record Fault(QName code, String reason, Element detail) implements Result {}
         record Failure(FailureKind kind, String reason) implements Result {}
@@ -171,7 +172,7 @@ public final class SoapClient implements AutoCloseable {
     static byte[] envelope(SoapVersion version, Element body) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(512);
         out.writeBytes(version == SoapVersion.SOAP_12 ? ENVELOPE_START_12 : ENVELOPE_START_11);
-        Xml.write(body, out);
+        if (body != null) Xml.write(body, out); // null: an empty body (a message with no part)
         out.writeBytes(ENVELOPE_END);
         return out.toByteArray();
     }
@@ -200,6 +201,8 @@ public final class SoapClient implements AutoCloseable {
         // 503: the provider declined before processing, whatever the body says (a down
         // provider often sends a SOAP fault with it); the call may go to another provider
         if (status == 503) return new Result.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
+        // 2xx with no body: a one-way operation's answer (202) or an empty reply
+        if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new Result.Reply(null);
         if (bytes == null || bytes.length == 0)
             return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;
@@ -218,7 +221,7 @@ public final class SoapClient implements AutoCloseable {
         Element payload = body == null ? null : firstElement(body);
         if (payload == null) {
             if (status >= 300) return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
-            return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered with an empty SOAP body");
+            return new Result.Reply(null); // an empty body: the reply of a message with no part
         }
         if ("Fault".equals(payload.getLocalName()) && ns.equals(payload.getNamespaceURI()))
             return fault(payload, ns);

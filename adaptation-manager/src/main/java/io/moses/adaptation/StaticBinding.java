@@ -41,22 +41,12 @@ public final class StaticBinding implements InvokeHandler {
                         + ": no concrete service registered and no address in the WSDL", List.of()));
             String name = target.toString();
             return client.call(target, invocation.soapVersion(), invocation.soapAction(), invocation.body(), timeout)
-                    .thenApply(r -> outcome(invocation, name, PayloadMapping.IDENTITY, r));
+                    .thenApply(r -> PayloadAdapter.answer(invocation, name, PayloadMapping.IDENTITY, r));
         }
         PayloadMapping mapping = service.mapping();
         Element body = PayloadAdapter.rename(invocation.body(), mapping.requestNames());
         String action = mapping.soapAction() != null ? mapping.soapAction() : invocation.soapAction();
         return client.call(service.endpoint(), invocation.soapVersion(), action, body, timeout)
-                .thenApply(r -> outcome(invocation, service.name(), mapping, r));
-    }
-
-    static InvokeOutcome outcome(Invocation invocation, String service, PayloadMapping mapping, SoapClient.Result result) {
-        if (result instanceof SoapClient.Result.Reply r)
-            return new InvokeOutcome.Reply(PayloadAdapter.rename(r.body(), mapping.replyNames()), service);
-        if (result instanceof SoapClient.Result.Fault f)
-            return new InvokeOutcome.Fault(f.code(), f.reason(),
-                    f.detail() == null ? null : PayloadAdapter.rename(f.detail(), mapping.replyNames()), service);
-        SoapClient.Result.Failure f = (SoapClient.Result.Failure) result;
-        return new InvokeOutcome.Failure(invocation.task() + " failed at " + service + ": " + f.reason(), List.of(service));
+                .thenApply(r -> PayloadAdapter.answer(invocation, service.name(), mapping, r));
     }
 }

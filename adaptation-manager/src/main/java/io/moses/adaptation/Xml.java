@@ -18,8 +18,12 @@ import org.xml.sax.SAXException;
 
 /**
  * XML parsing and writing with the JDK's own implementations (ODE puts Xerces and Xalan on the
- * class path; we do not rely on what they install) and with DTDs, external entities and
- * XInclude refused.
+ * class path; we do not rely on what they install), hardened: the broker's one XML parser, for
+ * SOAP payloads and process definitions alike. It reads nothing but its input: no DOCTYPE at
+ * all (so no internal or external entities, no entity bombs), no external DTD or schema, no
+ * XInclude, secure processing on (the JDK's entity-expansion and size limits) and an entity
+ * expansion limit of its own should a DOCTYPE ever get through. A {@link Parser} may also
+ * produce another implementation's documents (ODE's Xerces) with the same settings.
  */
 public final class Xml {
     private Xml() {}
@@ -44,7 +48,7 @@ public final class Xml {
             synchronized (factory) { // a factory is not guaranteed to be thread-safe
                 try {
                     DocumentBuilder b = factory.newDocumentBuilder();
-                    b.setErrorHandler(null);
+                    quiet(b);
                     return b;
                 } catch (ParserConfigurationException e) {
                     throw new IllegalStateException(e);
@@ -54,14 +58,20 @@ public final class Xml {
 
         /** Parses a document; refuses DTDs and entities. */
         public Document parse(java.io.InputStream in) throws SAXException {
+            try {
+                return read(in);
+            } catch (java.io.IOException e) {
+                throw new SAXException(e);
+            }
+        }
+
+        Document read(java.io.InputStream in) throws SAXException, java.io.IOException {
             DocumentBuilder b = builders.get();
             try {
                 return b.parse(in);
-            } catch (java.io.IOException e) {
-                throw new SAXException(e);
             } finally {
                 b.reset();
-                b.setErrorHandler(null);
+                quiet(b);
             }
         }
 
@@ -76,9 +86,11 @@ public final class Xml {
             f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
             f.setFeature("http://xml.org/sax/features/external-general-entities", false);
             f.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+            f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
             f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
             f.setXIncludeAware(false);
             f.setExpandEntityReferences(false);
+            f.setValidating(false);
         } catch (ParserConfigurationException e) {
             throw new IllegalStateException("cannot harden " + f.getClass().getName() + ": " + e.getMessage(), e);
         }
@@ -89,8 +101,35 @@ public final class Xml {
         } catch (ParserConfigurationException e) {
             // not a Xerces-derived factory: nothing deferred
         }
+        try {
+            // JAXP 1.5 properties: the JDK's parser has them, an older Xerces may not (it then
+            // still refuses every DOCTYPE, above)
+            f.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+            f.setAttribute(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+            f.setAttribute("http://www.oracle.com/xml/jaxp/properties/entityExpansionLimit", "100");
+        } catch (IllegalArgumentException e) {
+            // not supported by this implementation
+        }
         return f;
     }
+
+    /**
+     * Should anything still try to resolve an entity it gets nothing; errors are thrown, not
+     * printed (the JDK's default handler writes "[Fatal Error]" to stderr).
+     */
+    private static void quiet(DocumentBuilder b) {
+        b.setEntityResolver(NO_ENTITIES);
+        b.setErrorHandler(THROW_ERRORS);
+    }
+
+    private static final org.xml.sax.EntityResolver NO_ENTITIES =
+            (publicId, systemId) -> new org.xml.sax.InputSource(new java.io.StringReader(""));
+
+    private static final org.xml.sax.ErrorHandler THROW_ERRORS = new org.xml.sax.ErrorHandler() {
+        @Override public void warning(org.xml.sax.SAXParseException e) { }
+        @Override public void error(org.xml.sax.SAXParseException e) throws SAXException { throw e; }
+        @Override public void fatalError(org.xml.sax.SAXParseException e) throws SAXException { throw e; }
+    };
 
     /** The JDK's parser. */
     public static Parser jdk() {
@@ -109,6 +148,11 @@ public final class Xml {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Parses a document read from {@code in} (not closed here); refuses DTDs and entities. */
+    public static Document parse(java.io.InputStream in) throws SAXException, java.io.IOException {
+        return JDK.read(in);
     }
 
     /** Parses a document; refuses DTDs and entities. */

@@ -35,6 +35,13 @@ public class KnowledgeBaseException extends RuntimeException {
         return kind;
     }
 
+    /** The first line of a cause's message (drivers and parsers append context lines): a one-line reason. */
+    static String firstLine(String s) {
+        if (s == null) return "";
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
     static KnowledgeBaseException invalid(String message) {
         return new KnowledgeBaseException(Kind.INVALID, message);
     }

@@ -94,7 +94,7 @@ public final class KnowledgeBases {
             while (root.getCause() != null && root.getCause() != root) root = root.getCause();
             boolean down = SqlErrors.connectionProblem(e) || root instanceof SQLException s && SqlErrors.connectionProblem(s);
             throw new KnowledgeBaseException(down ? KnowledgeBaseException.Kind.UNAVAILABLE : KnowledgeBaseException.Kind.INTERNAL,
-                    "cannot migrate knowledge base " + t.description() + ": " + firstLine(e.getMessage()), e);
+                    "cannot migrate knowledge base " + t.description() + ": " + KnowledgeBaseException.firstLine(e.getMessage()), e);
         }
         LOG.info("knowledge base opened: {}", t.description());
         return new JdbcKnowledgeBase(ds, t.description(), t.h2InMemory());
@@ -149,9 +149,4 @@ public final class KnowledgeBases {
         return URL_USERINFO.matcher(URL_PASSWORD.matcher(url).replaceAll("$1***")).replaceAll("$1:***@");
     }
 
-    private static String firstLine(String s) {
-        if (s == null) return "";
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
 }

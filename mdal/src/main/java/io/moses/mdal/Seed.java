@@ -84,7 +84,7 @@ public final class Seed {
         try {
             root = YAML.readTree(text);
         } catch (IOException e) {
-            throw KnowledgeBaseException.invalid(source + ": not valid YAML: " + firstLine(e.getMessage()));
+            throw KnowledgeBaseException.invalid(source + ": not valid YAML: " + KnowledgeBaseException.firstLine(e.getMessage()));
         }
         if (root == null || root.isMissingNode() || root.isNull()) root = YAML.createObjectNode();
         return new Reader(source, lookup).seed(root);
@@ -132,11 +132,6 @@ public final class Seed {
                 + (plan == null ? "" : ", plan") + "]";
     }
 
-    private static String firstLine(String s) {
-        if (s == null) return "";
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
 
     /** Reads the tree, keeping the path of the current field for messages. */
     private static final class Reader {

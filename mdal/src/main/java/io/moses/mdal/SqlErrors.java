@@ -58,7 +58,7 @@ final class SqlErrors {
     static KnowledgeBaseException translate(String what, String description, SQLException e) {
         if (connectionProblem(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE,
-                    what + ": knowledge base unavailable (" + description + "): " + firstLine(e.getMessage()), e);
+                    what + ": knowledge base unavailable (" + description + "): " + KnowledgeBaseException.firstLine(e.getMessage()), e);
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         int code = e.getErrorCode();
         String msg = e.getMessage() == null ? "" : e.getMessage();
@@ -79,8 +79,8 @@ final class SqlErrors {
         if (code == 23502 || code == 1048)
             return new KnowledgeBaseException(Kind.INVALID, what + ": a required value is missing", e);
         if (state.startsWith("23"))
-            return new KnowledgeBaseException(Kind.INVALID, what + ": refused by a database constraint: " + firstLine(msg), e);
-        return new KnowledgeBaseException(Kind.INTERNAL, what + ": database error " + state + "/" + code + ": " + firstLine(msg), e);
+            return new KnowledgeBaseException(Kind.INVALID, what + ": refused by a database constraint: " + KnowledgeBaseException.firstLine(msg), e);
+        return new KnowledgeBaseException(Kind.INTERNAL, what + ": database error " + state + "/" + code + ": " + KnowledgeBaseException.firstLine(msg), e);
     }
 
     /** ck_concrete_service_availability -> concrete_service.availability */
@@ -90,9 +90,4 @@ final class SqlErrors {
         return constraint;
     }
 
-    private static String firstLine(String s) {
-        if (s == null) return "";
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
 }

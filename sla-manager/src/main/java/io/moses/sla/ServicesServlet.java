@@ -128,7 +128,9 @@ public final class ServicesServlet extends HttpServlet {
         try {
             n = JSON.readTree(req.getInputStream());
         } catch (IOException e) {
-            throw new SlaException(SlaException.Code.INVALID, "the body is not JSON: " + firstLine(e.getMessage()));
+            // the parser's reason, without the source location it appends on further lines
+            throw new SlaException(SlaException.Code.INVALID, "the body is not JSON: "
+                    + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()));
         }
         if (n == null || !n.isObject()) throw new SlaException(SlaException.Code.INVALID, "the body must be a JSON object");
         for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
@@ -210,11 +212,5 @@ public final class ServicesServlet extends HttpServlet {
         o.put("planVersion", c.planVersion());
         o.put("message", c.message());
         return o;
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) return "";
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

@@ -24,7 +24,7 @@ import org.apache.ode.bpel.iapi.Endpoint;
 import org.apache.ode.bpel.iapi.Message;
 import org.apache.ode.bpel.iapi.MessageExchange;
 import org.apache.ode.bpel.iapi.MyRoleMessageExchange;
-import org.apache.ode.bpel.memdao.BpelDAOConnectionFactoryImpl;
+import org.apache.ode.bpel.memdao.InMemoryProcesses;
 import org.apache.ode.scheduler.simple.InstanceOrderedScheduler;
 import org.apache.ode.utils.GUID;
 import org.slf4j.Logger;
@@ -90,8 +90,9 @@ public final class BpelEngine implements AutoCloseable {
         scheduler.setExecutorService(this.jobThreads);
         this.server = new BpelServerImpl();
         server.setConfigProperties(props);
-        server.setDaoConnectionFactory(new BpelDAOConnectionFactoryImpl(scheduler));
-        server.setInMemDaoConnectionFactory(new BpelDAOConnectionFactoryImpl(scheduler));
+        // ODE's in-memory store, with the look-up of instances by correlation key it lacks
+        server.setDaoConnectionFactory(new InMemoryProcesses(scheduler));
+        server.setInMemDaoConnectionFactory(new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);
         server.setEndpointReferenceContext(endpoints);

@@ -23,6 +23,8 @@ import org.w3c.dom.NodeList;
 final class Endpoints implements BindingContext, EndpointReferenceContext {
     static final String WSA = "http://www.w3.org/2005/08/addressing";
     static final String SERVICE_REF = "http://docs.oasis-open.org/wsbpel/2.0/serviceref";
+    /** The standard fault of an invoke whose partner reference is of a kind the engine does not know. */
+    static final QName UNSUPPORTED_REFERENCE = new QName("http://docs.oasis-open.org/wsbpel/2.0/process/executable", "unsupportedReference");
 
     /** (process id, partner endpoint) -> SOAP binding of the partner port. */
     private final Map<QName, ProcessConfiguration> processes = new ConcurrentHashMap<>();
@@ -43,6 +45,19 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
             epr.appendChild(address);
             ref.appendChild(epr);
             doc.appendChild(ref);
+            return doc;
+        }
+    }
+
+    /**
+     * A partner reference the broker cannot call (not an address, an EPR or a URL): an invoke
+     * through it faults with {@link #UNSUPPORTED_REFERENCE} instead of calling anything.
+     */
+    record Unsupported(Element reference, String reason) implements EndpointReference {
+        @Override
+        public Document toXML() {
+            Document doc = DOMUtils.newDocument();
+            doc.appendChild(doc.importNode(reference, true));
             return doc;
         }
     }
@@ -87,7 +102,10 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
         return 0;
     }
 
-    /** Accepts a service-ref, a WS-Addressing EPR, a soap:address, or a bare URL. */
+    /**
+     * Accepts a service-ref, a WS-Addressing EPR, a soap:address, or a bare absolute URL; any
+     * other reference is {@link Unsupported}.
+     */
     @Override
     public EndpointReference resolveEndpointReference(Element epr) {
         if (epr == null) return null;
@@ -97,8 +115,18 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
             return new Address(epr.getAttribute("location"));
         for (Node n = epr.getFirstChild(); n != null; n = n.getNextSibling())
             if (n instanceof Element e && e.hasAttribute("location")) return new Address(e.getAttribute("location"));
+        for (Node n = epr.getFirstChild(); n != null; n = n.getNextSibling())
+            if (n instanceof Element e)
+                return new Unsupported(epr, "a reference of kind {" + (e.getNamespaceURI() == null ? "" : e.getNamespaceURI())
+                        + "}" + e.getLocalName());
         String text = epr.getTextContent() == null ? "" : epr.getTextContent().trim();
-        return text.isEmpty() ? null : new Address(text);
+        if (text.isEmpty()) return null;
+        try {
+            if (java.net.URI.create(text).isAbsolute()) return new Address(text);
+        } catch (IllegalArgumentException e) {
+            // not a URL: unsupported below
+        }
+        return new Unsupported(epr, "'" + text + "' is not an address");
     }
 
     @Override

@@ -69,6 +69,17 @@ final class PartnerInvoker implements MessageExchangeContext {
                     + " has no operation " + mex.getOperation().getName(), null);
             return;
         }
+        if (mex.getEndpointReference() instanceof Endpoints.Unsupported u) {
+            // The process sees bpel:unsupportedReference. ODE needs a fault message of a type the
+            // process knows: an empty one of the operation's input type.
+            Message none = mex.createMessage(mex.getOperation().getInput().getMessage().getQName());
+            Document doc = DOMUtils.newDocument();
+            doc.appendChild(doc.createElementNS(null, "message"));
+            none.setMessage(doc.getDocumentElement());
+            log.info("{}: {} is not a partner reference the broker can call", partnerLink, u.reason());
+            mex.replyWithFault(Endpoints.UNSUPPORTED_REFERENCE, none);
+            return;
+        }
         Element body = binding.toBody(op, mex.getRequest().getMessage(), true);
         Endpoints.Address epr = mex.getEndpointReference() instanceof Endpoints.Address a ? a : new Endpoints.Address(binding.address);
         URI target = epr.url() == null || epr.url().isBlank() ? null : URI.create(epr.url());

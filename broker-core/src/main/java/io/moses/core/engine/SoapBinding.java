@@ -114,10 +114,12 @@ final class SoapBinding {
     /**
      * The SOAP body payload for an ODE message of {@code op}: for document style the single
      * element part, for rpc style the {@code operation} (request) or {@code operationResponse}
-     * (reply) wrapper with one child per part.
+     * (reply) wrapper with one child per part; null (an empty SOAP body) for a document-style
+     * message with no part.
      */
     Element toBody(OperationBinding op, Element odeMessage, boolean request) {
         List<Part> parts = parts(op, request);
+        if (!op.rpc() && parts.isEmpty()) return null;
         Document doc = DOMUtils.newDocument();
         if (op.rpc()) {
             String wrapper = request ? op.name() : op.name() + "Response";
@@ -145,7 +147,8 @@ final class SoapBinding {
     }
 
     /**
-     * The ODE message for a SOAP body payload of {@code op}.
+     * The ODE message for a SOAP body payload of {@code op}; {@code body} is null for an empty
+     * SOAP body, what a document-style message with no part has.
      *
      * @throws IllegalArgumentException if the payload is not what the operation expects
      */
@@ -153,9 +156,19 @@ final class SoapBinding {
         List<Part> parts = parts(op, request);
         // A reply the SOAP client parsed into the engine's own DOM (Xerces) is moved into the
         // message inside its own document; anything else is copied into a new one.
-        boolean move = body.getOwnerDocument() instanceof org.apache.xerces.dom.CoreDocumentImpl;
+        boolean move = body != null && body.getOwnerDocument() instanceof org.apache.xerces.dom.CoreDocumentImpl;
         Document doc = move ? body.getOwnerDocument() : DOMUtils.newDocument();
         Element message = doc.createElementNS(null, "message");
+        if (!op.rpc() && parts.isEmpty()) {
+            if (body != null)
+                throw new IllegalArgumentException(op.name() + " expects an empty SOAP body but got {"
+                        + nullToEmpty(body.getNamespaceURI()) + "}" + body.getLocalName());
+            return root(doc, message);
+        }
+        if (body == null)
+            throw new IllegalArgumentException("empty SOAP body: " + op.name() + " needs "
+                    + (op.rpc() ? "its <" + op.name() + (request ? "" : "Response") + "> wrapper"
+                       : request ? "a request element" : "a reply element"));
         if (op.rpc()) {
             for (Part part : parts) {
                 Element partEl = doc.createElementNS(null, part.getName());

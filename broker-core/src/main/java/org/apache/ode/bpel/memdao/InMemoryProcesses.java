@@ -1,0 +1,100 @@
+package org.apache.ode.bpel.memdao;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.xml.namespace.QName;
+import org.apache.ode.bpel.common.CorrelationKey;
+import org.apache.ode.bpel.dao.BpelDAOConnection;
+import org.apache.ode.bpel.dao.CorrelationSetDAO;
+import org.apache.ode.bpel.dao.ProcessDAO;
+import org.apache.ode.bpel.dao.ProcessInstanceDAO;
+import org.apache.ode.bpel.iapi.Scheduler;
+
+/**
+ * ODE's in-memory store of processes and their instances, with the one query ODE 1.3.7 left
+ * unimplemented there: the active instances whose correlation set has a given value.
+ *
+ * <p>Why it matters: a message for an existing instance that arrives before the instance
+ * waits for it (typically the second message of a conversation a one-way operation started:
+ * the broker answers the one-way call as soon as it is queued, so the caller may send the
+ * next message before the instance has reached its receive or pick) is not routable at once.
+ * ODE then keeps it for the instance: it looks the instance up by correlation key
+ * ({@code ProcessDAO.findInstance(key, state)}) and queues the message on it, or, if no
+ * instance has the key yet, queues it for a future one. ODE's in-memory DAO answers that
+ * look-up with null, and ODE's engine dereferences it: a NullPointerException that failed
+ * the request (betsy's {@code Scope-CorrelationSets-InitAsync} and
+ * {@code Pick-Correlations-InitAsync}; ODE alone passes them with its database DAO).
+ *
+ * <p>In ODE's package because the in-memory DAO's classes and constructors are package-private.
+ */
+public final class InMemoryProcesses extends BpelDAOConnectionFactoryImpl {
+    /** ODE's default lifetime of an in-memory message exchange. */
+    private static final long MEX_TTL_MILLIS = 10 * 60 * 1000;
+
+    private final Map<QName, ProcessDaoImpl> store = new ConcurrentHashMap<>();
+    private final Scheduler scheduler;
+
+    public InMemoryProcesses(Scheduler scheduler) {
+        super(scheduler, MEX_TTL_MILLIS);
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public BpelDAOConnection getConnection() {
+        return new Connection(store, scheduler);
+    }
+
+    private static final class Connection extends BpelDAOConnectionImpl {
+        private final Map<QName, ProcessDaoImpl> store;
+
+        Connection(Map<QName, ProcessDaoImpl> store, Scheduler scheduler) {
+            super(store, scheduler, MEX_TTL_MILLIS);
+            this.store = store;
+        }
+
+        @Override
+        public ProcessDAO createProcess(QName pid, QName type, String guid, long version) {
+            ProcessDaoImpl process = new Process(this, store, pid, type, guid, version);
+            store.put(pid, process);
+            return process;
+        }
+    }
+
+    /** A process whose instances can be found by correlation key and state. */
+    static final class Process extends ProcessDaoImpl {
+        Process(BpelDAOConnectionImpl conn, Map<QName, ProcessDaoImpl> store, QName pid, QName type, String guid, long version) {
+            super(conn, store, pid, type, guid, version);
+        }
+
+        /** The instances in {@code state} with a correlation set whose value is {@code key}; never null. */
+        @Override
+        public Collection<ProcessInstanceDAO> findInstance(CorrelationKey key, short state) {
+            List<ProcessInstanceDAO> found = new ArrayList<>();
+            for (ProcessInstanceDAO instance : _instances.values())
+                if (instance.getState() == state && correlatedBy(instance, key)) found.add(instance);
+            return found;
+        }
+
+        /**
+         * Whether one of the instance's correlation sets has the value {@code key}. The instance
+         * may be running on another thread, creating scopes in ODE's unsynchronized maps: a
+         * read that meets a change is read again.
+         */
+        private static boolean correlatedBy(ProcessInstanceDAO instance, CorrelationKey key) {
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    for (CorrelationSetDAO set : instance.getCorrelationSets())
+                        if (set.getValue() != null && set.getValue().equals(key)) return true;
+                    return false;
+                } catch (ConcurrentModificationException e) {
+                    if (attempt == 10) throw e;
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+}
