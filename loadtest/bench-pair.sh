@@ -7,26 +7,33 @@
 # get a quiet machine.
 #
 #   loadtest/bench-pair.sh --variant NAME=CLASSPATH --variant NAME=CLASSPATH [...]
+#                          [--java NAME=JAVA] [--opts NAME="JVM options"]
 #                          [--rounds 10] [--seconds 20] [--connections 8] [--java-opts "..."]
 # The first variant is the reference. A classpath "current" means this checkout's build.
-# JAVA_HOME picks the JDK (every broker).
+# Every broker runs on `./moses java` (the newest JDK 21+ installed; MOSES_JAVA overrides) unless
+# --java gives it another (e.g. --java old=/usr/lib/jvm/java-17-openjdk-amd64/bin/java to compare
+# JDKs); --opts adds JVM options to one variant (e.g. --opts aot="-XX:AOTCache=target/broker.aot"),
+# --java-opts to all.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
+declare -A VJAVA VOPTS
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --variant) VARIANTS+=("$2"); shift 2 ;;
+    --java) VJAVA[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --opts) VOPTS[${2%%=*}]="${2#*=}"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
-    *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+JAVA="$("$ROOT/moses" java)"
 CURRENT="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
 STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 TMP="$(mktemp -d /tmp/moses-bench-pair.XXXXXX)"
@@ -62,7 +69,7 @@ for v in "${VARIANTS[@]}"; do
   n="${v%%=*}" cp="${v#*=}"
   [[ "$cp" == current ]] && cp="$CURRENT"
   # shellcheck disable=SC2086
-  "$JAVA" $JAVA_OPTS_EXTRA -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
+  "${VJAVA[$n]:-$JAVA}" $JAVA_OPTS_EXTRA ${VOPTS[$n]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
     --binding static --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
     --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml" --set "STUBS=http://127.0.0.1:$STUB_PORT" \
     >"$TMP/broker-$n.log" 2>&1 &
