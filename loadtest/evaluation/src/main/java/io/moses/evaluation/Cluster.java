@@ -22,6 +22,9 @@ final class Cluster implements AutoCloseable {
     private final Map<String, String> env;
     private final String url;
     private final Map<String, String> state;
+    // an interrupted bench (Ctrl-C) still stops the cluster: its processes are nohup'd, not children
+    private final Thread onExit = new Thread(this::down, "cluster-down");
+    private volatile boolean down;
 
     private Cluster(Path home, Path dir, Map<String, String> env, String url, Map<String, String> state) {
         this.home = home;
@@ -29,6 +32,7 @@ final class Cluster implements AutoCloseable {
         this.env = env;
         this.url = url;
         this.state = state;
+        Runtime.getRuntime().addShutdownHook(onExit);
     }
 
     /**
@@ -95,11 +99,28 @@ final class Cluster implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() {
+        down();
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException ignored) {
+            // already shutting down: the hook is this call
+        }
+    }
+
+    private synchronized void down() {
+        if (down) return;
+        down = true;
         ProcessBuilder pb = new ProcessBuilder("bash", home.resolve("cluster/cluster.sh").toString(), "down").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("cluster-up.log").toFile()));
         pb.environment().putAll(env);
-        Process p = pb.start();
-        if (!p.waitFor(3, TimeUnit.MINUTES)) p.destroyForcibly();
+        try {
+            Process p = pb.start();
+            if (!p.waitFor(3, TimeUnit.MINUTES)) p.destroyForcibly();
+        } catch (IOException e) {
+            throw new IllegalStateException("cluster.sh down: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

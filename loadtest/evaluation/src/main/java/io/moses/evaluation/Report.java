@@ -63,14 +63,15 @@ final class Report {
                 <style>
                  body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
                  .charts{display:grid;grid-template-columns:1fr 1fr;gap:1.5em}
-                 .chart{position:relative;height:340px}
+                 .chart{position:relative;height:420px}
                  pre{background:#f5f5f5;padding:1em;overflow-x:auto;font-size:12px}
                  table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
                 </style></head><body>
                 <h1>%1$s</h1>
                 <p>Closed model (The Grinder 3.11: workers post back to back, think time 0) and open model (httperf 0.9:
                 constant arrival rate, one POST per connection) against the trip planner through a broker with static
-                binding, one with adaptive binding, and one stub called directly (the direct-call limit: its
+                binding, one with adaptive binding (or, with --replicas, clusters of N replicas behind HAProxy over
+                MariaDB: lines binding@N, lighter for more replicas), and one stub called directly (the direct-call limit: its
                 throughput divided by the stub calls per composite request). Raw data: <a href="closed.csv">closed.csv</a>,
                 <a href="open.csv">open.csv</a>; <a href="commands.txt">commands</a>, <a href="machine.txt">machine</a>,
                 <a href="versions.txt">versions</a>. Open-model points drawn as crosses are beyond saturation. httperf sends as
@@ -107,7 +108,7 @@ final class Report {
                   const log2 = {callback: v => Number.isInteger(Math.log2(v)) ? v : ''};
                   new Chart(document.getElementById(id), {type: 'line', data: {datasets},
                     options: {animation: false, maintainAspectRatio: false, parsing: false,
-                      plugins: {title: {display: true, text: title}},
+                      plugins: {title: {display: true, text: title}, legend: {labels: {boxWidth: 14, font: {size: 10}}}},
                       scales: {x: logX ? {type: 'logarithmic', title: {display: true, text: xTitle}, ticks: log2,
                                          afterBuildTicks: axis => { axis.ticks = workers.map(v => ({value: v})); }}
                                        : {type: 'linear', title: {display: true, text: xTitle}},
