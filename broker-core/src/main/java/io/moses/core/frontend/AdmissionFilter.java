@@ -58,11 +58,6 @@ final class AdmissionFilter implements Filter {
         }
     }
 
-    /** Composite requests running now (for tests and gauges). */
-    int inFlight() {
-        return admission.maxInFlight() - permits.availablePermits();
-    }
-
     private boolean admit() {
         if (permits.tryAcquire()) {
             if (refusing) recovered();

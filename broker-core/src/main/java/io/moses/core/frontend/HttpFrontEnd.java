@@ -34,7 +34,6 @@ public final class HttpFrontEnd implements AutoCloseable {
     /** The management services (/manage/...) on their own bus: their paths never mix with composites'. */
     private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
-    private final AdmissionFilter admissionFilter;
 
     /**
      * @param host         address to bind
@@ -71,8 +70,7 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
-        admissionFilter = new AdmissionFilter(admission);
-        context.addFilter(new FilterHolder(admissionFilter), "/services/*", null);
+        context.addFilter(new FilterHolder(new AdmissionFilter(admission)), "/services/*", null);
         managementBus = BusFactory.newInstance().createBus();
         managementBus.setProperty("faultStackTraceEnabled", "false");
         managementBus.setProperty("exceptionMessageCauseEnabled", "false");
@@ -100,11 +98,6 @@ public final class HttpFrontEnd implements AutoCloseable {
 
     public void start() throws Exception {
         jetty.start();
-    }
-
-    /** Composite requests running now (admitted, not finished). */
-    public int compositesInFlight() {
-        return admissionFilter.inFlight();
     }
 
     public int port() {
