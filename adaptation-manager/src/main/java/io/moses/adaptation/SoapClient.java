@@ -35,8 +35,8 @@ import org.w3c.dom.Node;
  *
  * <p>A cancelled call (a 1-out-of-n loser) ends for the caller at once as
  * {@link FailureKind#CANCELLED}. If its request is already on the wire, its exchange finishes on
- * its pooled connection and the reply is discarded unread, so the connection stays in the pool;
- * a request still queued for a connection is aborted.
+ * its pooled connection and the reply is discarded without being parsed, so the connection stays
+ * in the pool; a request still queued for a connection is aborted.
  */
 public final class SoapClient implements AutoCloseable {
     static final String SOAP11 = SoapVersion.SOAP_11.envelopeNamespace;
@@ -147,7 +147,7 @@ public final class SoapClient implements AutoCloseable {
         request.send(new BufferingResponseListener(MAX_REPLY_BYTES) {
             @Override
             public void onComplete(org.eclipse.jetty.client.Result exchange) {
-                if (result.isDone()) return; // cancelled: the reply is discarded unread
+                if (result.isDone()) return; // cancelled: the reply is discarded, not parsed
                 Result r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, committed.get())
                         : read(endpoint, exchange.getResponse().getStatus(), this, replies);
                 result.complete(r);
