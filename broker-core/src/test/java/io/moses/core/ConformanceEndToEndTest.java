@@ -33,7 +33,7 @@ class ConformanceEndToEndTest {
     static final String NS = "urn:moses:test:conformance";
 
     /** The partner of EmptyInvoke: records what it was sent; notify answers 202, ping an empty body. */
-    record Received(String soapAction, String body) {}
+    record Received(String path, String soapAction, String body) {}
 
     static HttpServer signal;
     static final List<Received> received = new CopyOnWriteArrayList<>();
@@ -46,7 +46,7 @@ class ConformanceEndToEndTest {
         signal = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
         signal.createContext("/", exchange -> {
             String action = exchange.getRequestHeaders().getFirst("SOAPAction");
-            received.add(new Received(action, new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+            received.add(new Received(exchange.getRequestURI().getPath(), action, new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
             if (action != null && action.contains("notify")) {
                 exchange.sendResponseHeaders(202, -1);
             } else if (action != null && action.contains("check")) {
@@ -80,8 +80,15 @@ class ConformanceEndToEndTest {
                 services:
                   - {name: check-1, task: signal.check, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                 """);
+        for (String composite : List.of("ScopeCase", "PickCase"))
+            java.nio.file.Files.writeString(work.resolve("seed-" + composite + ".yaml"), """
+                    composite: %s
+                    services:
+                      - {name: %s-waiting, task: signal.notify, endpoint: "${PARTNER}/%s", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                    """.formatted(composite, composite, composite));
         BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb("mem:conformance")
-                .withSeeds(List.of(work.resolve("seed.yaml"), work.resolve("seed-catch.yaml"))).withVariables(Map.of("PARTNER", partner))
+                .withSeeds(List.of(work.resolve("seed.yaml"), work.resolve("seed-catch.yaml"),
+                        work.resolve("seed-ScopeCase.yaml"), work.resolve("seed-PickCase.yaml"))).withVariables(Map.of("PARTNER", partner))
                 .withDeployments(List.of(Path.of("src/test/resources/processes/conformance")));
         broker = new Broker(config);
         broker.start();
@@ -115,9 +122,11 @@ class ConformanceEndToEndTest {
         HttpResponse<String> r = post("EmptyInvokeService", "run", "<c:run xmlns:c='" + NS + "'>41</c:run>");
         assertEquals(200, r.statusCode(), r.body());
         assertTrue(r.body().matches("(?s).*<(\\w+:)?runResponse[^>]*>42</(\\w+:)?runResponse>.*"), r.body());
+        List<Received> received = ConformanceEndToEndTest.received.stream().filter(m -> m.path().equals("/signal")).toList();
         assertEquals(2, received.size(), "the partner got the notification and the ping: " + received);
-        assertTrue(received.get(0).soapAction().contains("notify"), received.toString());
-        assertTrue(received.get(1).soapAction().contains("ping"), received.toString());
+        // a one-way invoke does not wait for its call: the two may reach the partner in either order
+        assertEquals(java.util.Set.of("notify", "ping"), received.stream()
+                .map(m -> m.soapAction().replaceAll(".*/(\\w+)\"?$", "$1")).collect(java.util.stream.Collectors.toSet()), received.toString());
         for (Received m : received) {
             assertTrue(m.body().contains("Envelope"), m.body());
             assertEquals("", bodyContent(m.body()), "an empty SOAP body: " + m.body());
@@ -132,11 +141,26 @@ class ConformanceEndToEndTest {
         return "<c:close xmlns:c='" + NS + "'><c:caseId>" + caseId + "</c:caseId></c:close>";
     }
 
-    /** Two cases opened by one-way messages, closed in the other order: each close reaches its own instance. */
+    /** Blocks until the partner has had {@code n} calls on {@code path} (an instance told it waits); bounded. */
+    static void awaitCalls(String path, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (received.stream().filter(m -> m.path().equals(path)).count() < n) {
+            if (System.nanoTime() > deadline) throw new AssertionError("no " + n + " calls on " + path + ": " + received);
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Two cases opened by one-way messages, closed in the other order once both instances wait
+     * for their close: each close reaches its own instance.
+     */
     static void closesReachTheirOwnInstance(String service, int first, int second, int messages) throws Exception {
+        String path = "/" + service.replace("Service", "");
+        long before = received.stream().filter(m -> m.path().equals(path)).count();
         HttpResponse<String> o1 = post(service, "open", open(first, "case-" + first));
         HttpResponse<String> o2 = post(service, "open", open(second, "case-" + second));
         assertTrue(o1.statusCode() / 100 == 2 && o2.statusCode() / 100 == 2, o1.statusCode() + " " + o1.body() + " / " + o2.body());
+        awaitCalls(path, before + 2);
         for (int id : new int[] {second, first}) {
             HttpResponse<String> r = post(service, "close", close(id));
             assertEquals(200, r.statusCode(), r.body());
