@@ -52,7 +52,6 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     private final SoapClient client;
     private final PatternExecutor executor;
-    private final OutcomeLog outcomes;
     private final ProviderHealth health;
     private final AtomicReference<Compiled> current;
     private final Duration defaultTimeout;
@@ -118,7 +117,6 @@ public final class AdaptiveBinding implements InvokeHandler {
     public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts, Options options) {
         this.client = client;
-        this.outcomes = outcomes;
         this.defaultTimeout = defaultTimeout;
         this.exploreNanos = options.explorePeriod().toNanos();
         this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock());
@@ -154,10 +152,6 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     public Plan plan() {
         return current.get().plan();
-    }
-
-    public OutcomeLog outcomes() {
-        return outcomes;
     }
 
     /** Called (on a request thread: keep it cheap) with (service, why) when a service is ejected. */

@@ -20,12 +20,12 @@ public enum FailureKind {
     PROTOCOL;
 
     /** True when the provider provably did not process the request, so another may be asked. */
-    public boolean neverProcessed() {
+    boolean neverProcessed() {
         return this == CONNECT || this == UNAVAILABLE || this == REFUSED_LOCALLY;
     }
 
     /** True when the failure counts against the provider's availability. */
-    public boolean blamesProvider() {
+    boolean blamesProvider() {
         return this != CANCELLED && this != REFUSED_LOCALLY;
     }
 }

@@ -54,7 +54,7 @@ public final class OutcomeLog {
         return lost;
     }
 
-    public long written() {
+    long written() {
         return written.get();
     }
 }

@@ -28,27 +28,27 @@ public record Adaptation(boolean qosMonitor, boolean wsMonitor, boolean pathAnal
         return new Adaptation(true, true, true, true, "auto", 1000, 1000, 2000, 0.5, 0.02, 0.25, 20, 10_000);
     }
 
-    public static Adaptation off() {
+    static Adaptation off() {
         return new Adaptation(false, false, false, false, "auto", 1000, 1000, 2000, 0.5, 0.02, 0.25, 20, 10_000);
     }
 
-    public Adaptation withMonitors(boolean qos, boolean ws, boolean paths) {
+    Adaptation withMonitors(boolean qos, boolean ws, boolean paths) {
         return new Adaptation(qos, ws, paths, optimizer, solver, monitorMillis, probeMillis, holdMillis, responseTimeDrift,
                 availabilityDrift, visitsDrift, minSamples, unknownFailureMillis);
     }
 
-    public Adaptation withOptimizer(boolean on, String solverName) {
+    Adaptation withOptimizer(boolean on, String solverName) {
         return new Adaptation(qosMonitor, wsMonitor, pathAnalyzer, on, solverName, monitorMillis, probeMillis, holdMillis,
                 responseTimeDrift, availabilityDrift, visitsDrift, minSamples, unknownFailureMillis);
     }
 
-    public Adaptation withPeriods(long monitor, long probe, long hold) {
+    Adaptation withPeriods(long monitor, long probe, long hold) {
         return new Adaptation(qosMonitor, wsMonitor, pathAnalyzer, optimizer, solver, monitor, probe, hold, responseTimeDrift,
                 availabilityDrift, visitsDrift, minSamples, unknownFailureMillis);
     }
 
     /** @param invokeTimeout how long a concrete-service call may take: f_j before any failure is seen */
-    public Adaptation withInvokeTimeout(java.time.Duration invokeTimeout) {
+    Adaptation withInvokeTimeout(java.time.Duration invokeTimeout) {
         return new Adaptation(qosMonitor, wsMonitor, pathAnalyzer, optimizer, solver, monitorMillis, probeMillis, holdMillis,
                 responseTimeDrift, availabilityDrift, visitsDrift, minSamples, invokeTimeout.toMillis());
     }

@@ -253,7 +253,7 @@ public final class Broker implements AutoCloseable {
      * Deploys a unit, stores the behavioral model of each of its processes (the Composition
      * Manager's part) and serves its provided services.
      */
-    public BpelEngine.Deployment deploy(Path unit) {
+    BpelEngine.Deployment deploy(Path unit) {
         BpelEngine.Deployment d = engine.deploy(unit);
         for (Path bpel : d.processes().values()) {
             CompositeService model = BehavioralModelBuilder.build(bpel);
@@ -273,7 +273,7 @@ public final class Broker implements AutoCloseable {
     private final Object processes = new Object();
 
     /** The deployed units. */
-    public List<BpelEngine.Deployment> deployments() {
+    List<BpelEngine.Deployment> deployments() {
         return engine.deployments();
     }
 
@@ -283,7 +283,7 @@ public final class Broker implements AutoCloseable {
      *
      * @throws io.moses.core.engine.DeploymentException with the reason (ODE's compiler messages included)
      */
-    public BpelEngine.Deployment deployBundle(String name, byte[] zip) {
+    BpelEngine.Deployment deployBundle(String name, byte[] zip) {
         synchronized (processes) {
             Path dir = Bundle.unpack(zip, uploadDir(), name);
             BpelEngine.Deployment d;
@@ -321,7 +321,7 @@ public final class Broker implements AutoCloseable {
      * Deploys a new version of unit {@code name} while requests run: running requests finish on
      * the old version, new ones start on the new one. Nothing changes if it is refused.
      */
-    public BpelEngine.Deployment redeployBundle(String name, byte[] zip) {
+    BpelEngine.Deployment redeployBundle(String name, byte[] zip) {
         synchronized (processes) {
             Path dir = Bundle.unpack(zip, uploadDir(), name);
             List<CompositeService> models = models(dir);
@@ -346,7 +346,7 @@ public final class Broker implements AutoCloseable {
     }
 
     /** Removes unit {@code name}: its services are no longer served, its composites no longer planned for. */
-    public void undeployUnit(String name) {
+    void undeployUnit(String name) {
         synchronized (processes) {
             BpelEngine.Deployment d = engine.deployments().stream().filter(x -> x.name().equals(name)).findFirst()
                     .orElseThrow(() -> new io.moses.core.engine.DeploymentException("no deployed unit '" + name + "'"));
@@ -412,11 +412,6 @@ public final class Broker implements AutoCloseable {
         return http.port();
     }
 
-    /** Applies a plan published in the knowledge base now, without waiting for the next refresh. */
-    public void refreshNow() {
-        knowledge.refresh();
-    }
-
     /** How many plans this replica's optimizer has solved. */
     public long solves() {
         return loop.solves();
@@ -432,7 +427,7 @@ public final class Broker implements AutoCloseable {
     }
 
     /** True while this replica holds the optimizer lease. */
-    public boolean leads() {
+    boolean leads() {
         return lease != null && lease.leads();
     }
 

@@ -5,6 +5,7 @@ import io.moses.mdal.KnowledgeBaseException;
 import io.moses.mdal.Lease;
 import io.moses.mdal.ReplicaWindow;
 import io.moses.monitor.QosMonitor;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +40,11 @@ final class OptimizerLease implements Replicas {
     private final Duration ttl;
     private final Duration windowMaxAge;
     private final Runnable onLeadership;
-    /** System.nanoTime() until which this replica may act as leader; 0 when it does not lead. */
+    /** The wall clock the lease's expiry in the database is written and compared on. */
+    private final Clock wall;
+    /** A monotonic nanosecond clock (System.nanoTime in production) for this replica's own step-down. */
+    private final LongSupplier nanos;
+    /** {@link #nanos} until which this replica may act as leader; 0 when it does not lead. */
     private volatile long leadsUntil;
     private volatile Lease last;
     private volatile boolean databaseUp = true;
@@ -52,6 +58,14 @@ final class OptimizerLease implements Replicas {
      * @param onLeadership run when this replica takes the lease (not on renewals)
      */
     OptimizerLease(KnowledgeBase kb, String replica, Duration ttl, Duration windowMaxAge, Runnable onLeadership) {
+        this(kb, replica, ttl, windowMaxAge, onLeadership, Clock.systemUTC(), System::nanoTime);
+    }
+
+    /** With the clocks given, so that a test can let a lease run out without waiting. */
+    OptimizerLease(KnowledgeBase kb, String replica, Duration ttl, Duration windowMaxAge, Runnable onLeadership,
+                   Clock wall, LongSupplier nanos) {
+        this.wall = wall;
+        this.nanos = nanos;
         this.kb = kb;
         this.replica = replica;
         this.ttl = ttl;
@@ -66,7 +80,7 @@ final class OptimizerLease implements Replicas {
 
     /** Takes or renews the lease; called on a timer, off the request path. */
     synchronized void renew() {
-        long started = System.nanoTime();
+        long started = nanos.getAsLong();
         if (reportedLeading && !leads()) {
             // the lease ran out here before a renewal got through (database away, or this process stalled)
             reportedLeading = false;
@@ -74,7 +88,7 @@ final class OptimizerLease implements Replicas {
         }
         boolean before = leads();
         try {
-            Lease l = kb.acquireLease(NAME, replica, Instant.now(), ttl);
+            Lease l = kb.acquireLease(NAME, replica, wall.instant(), ttl);
             last = l;
             if (!databaseUp) {
                 databaseUp = true;
@@ -104,7 +118,7 @@ final class OptimizerLease implements Replicas {
     @Override
     public boolean leads() {
         long until = leadsUntil;
-        return until != 0 && System.nanoTime() - until < 0;
+        return until != 0 && nanos.getAsLong() - until < 0;
     }
 
     /** The lease as last seen, or null. */
@@ -132,7 +146,7 @@ final class OptimizerLease implements Replicas {
     @Override
     public void publish(Map<String, QosMonitor.ServiceStats> local) {
         if (!databaseUp) return; // the lease's renewals find out when it is back; no second error per period
-        Instant now = Instant.now();
+        Instant now = wall.instant();
         List<ReplicaWindow> windows = new ArrayList<>();
         for (QosMonitor.ServiceStats s : local.values())
             windows.add(new ReplicaWindow(replica, s.service(), s.successes(), s.failures(),
@@ -149,7 +163,7 @@ final class OptimizerLease implements Replicas {
         if (!leads()) return local;
         List<ReplicaWindow> others;
         try {
-            others = kb.replicaWindows(Instant.now().minus(windowMaxAge)).stream().filter(w -> !w.replica().equals(replica)).toList();
+            others = kb.replicaWindows(wall.instant().minus(windowMaxAge)).stream().filter(w -> !w.replica().equals(replica)).toList();
         } catch (KnowledgeBaseException e) {
             return local;
         }

@@ -217,6 +217,11 @@ class ConsoleBrowserTest {
         return s == null ? "" : s.toString();
     }
 
+    /** How many samples the console page has taken (its charts draw from them). */
+    static long sampleCount() {
+        return ((Number) ((JavascriptExecutor) driver).executeScript("return state.samples.length")).longValue();
+    }
+
     static int rows(String css) {
         return ((Number) ((JavascriptExecutor) driver).executeScript("return document.querySelectorAll(arguments[0]).length", css)).intValue();
     }
@@ -277,8 +282,8 @@ class ConsoleBrowserTest {
         String down = hotel;
         waitUpTo(20).until(d -> serviceState(down).equals("down") && shownPlanVersion() > before
                 && !text("#plan").contains(down));
+        // the 20 s only bound a hang; how fast the broker reacts is measured by bench-adaptation.sh
         double seconds = (System.nanoTime() - downAt) / 1e9;
-        assertTrue(seconds < 20, "seen down and planned around in " + seconds + " s");
         assertTrue(text("#services tr[data-service='" + down + "'] .badge").equals("down"));
         screenshot("04-overview-stub-down");
         System.out.printf("console: %s down and planned around in the browser after %.1f s%n", down, seconds);
@@ -293,8 +298,9 @@ class ConsoleBrowserTest {
         assertNoJavaScriptErrors("plan history");
 
         show("plots");
-        // the charts draw from samples taken while the page is open: wait for a few
-        Thread.sleep(5000);
+        // the charts draw from samples taken while the page is open: wait for three more
+        long samples = sampleCount();
+        waitUpTo(60).until(d -> sampleCount() >= samples + 3);
         waitUpTo(10).until(d -> rows("#page-plots .uplot") >= 5);
         assertTrue(text("#chart-service-rt").contains(down), "a series per concrete service");
         assertTrue(text("#class-charts").contains("R_max"));
@@ -326,7 +332,7 @@ class ConsoleBrowserTest {
         waitUpTo(5).until(d -> d.findElement(By.id("confirm")).isDisplayed());
         screenshot("08-confirm-replan");
         driver.findElement(By.id("confirm-cancel")).click();
-        Thread.sleep(1500);
+        waitUpTo(5).until(d -> !d.findElement(By.id("confirm")).isDisplayed());
         assertFalse(api("plans?n=20").toString().contains("operator operator asked"), "cancelled: no plan for the operator");
         driver.findElement(By.id("replan")).click();
         confirmDialog();
@@ -339,6 +345,9 @@ class ConsoleBrowserTest {
                 throw new IllegalStateException(e);
             }
         });
+        // the cancelled request made no plan: the operator's re-plan is in the history once
+        String history = api("plans?n=20").toString();
+        assertEquals(1, history.split("operator operator asked", -1).length - 1, history);
 
         // take a concrete service out and back in
         click("button[data-hold='flight-b']");

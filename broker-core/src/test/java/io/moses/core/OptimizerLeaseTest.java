@@ -10,12 +10,16 @@ import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBases;
 import io.moses.mdal.ReplicaWindow;
 import io.moses.monitor.QosMonitor;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** The leader lease and the merge of the replicas' windows, on an in-memory knowledge base. */
@@ -31,8 +35,9 @@ class OptimizerLeaseTest {
         try (KnowledgeBase kb = kb()) {
             AtomicInteger aTook = new AtomicInteger();
             AtomicInteger bTook = new AtomicInteger();
-            OptimizerLease a = new OptimizerLease(kb, "a", TTL, Duration.ofSeconds(3), aTook::incrementAndGet);
-            OptimizerLease b = new OptimizerLease(kb, "b", TTL, Duration.ofSeconds(3), bTook::incrementAndGet);
+            TestClock clock = new TestClock();
+            OptimizerLease a = new OptimizerLease(kb, "a", TTL, Duration.ofSeconds(3), aTook::incrementAndGet, clock, clock::nanos);
+            OptimizerLease b = new OptimizerLease(kb, "b", TTL, Duration.ofSeconds(3), bTook::incrementAndGet, clock, clock::nanos);
             a.renew();
             b.renew();
             assertTrue(a.leads());
@@ -40,11 +45,16 @@ class OptimizerLeaseTest {
             a.renew(); // a renewal is not a new leadership
             assertEquals(1, aTook.get());
             // a stops renewing (dead or cut off): it stops leading on its own clock, before b may take over
-            Thread.sleep(TTL.minus(OptimizerLease.SAFETY).toMillis() + 50);
+            clock.advance(TTL.minus(OptimizerLease.SAFETY).minusMillis(1));
+            assertTrue(a.leads(), "a leads until just before its lease can pass on");
+            clock.advance(Duration.ofMillis(1));
             assertFalse(a.leads(), "a steps down before its lease can have passed on");
             b.renew();
             assertFalse(b.leads(), "the lease has not expired yet in the database");
-            Thread.sleep(OptimizerLease.SAFETY.toMillis() + 50);
+            clock.advance(OptimizerLease.SAFETY);
+            b.renew();
+            assertFalse(b.leads(), "the lease expires only after its ttl, not at it");
+            clock.advance(Duration.ofMillis(1));
             b.renew();
             assertTrue(b.leads());
             assertEquals(1, bTook.get());
@@ -83,6 +93,35 @@ class OptimizerLeaseTest {
             // a replica that stopped publishing long ago is not merged
             kb.putReplicaWindows("gone", List.of(new ReplicaWindow("gone", "hotel-a", 1000, 1000, 9, Instant.now().minusSeconds(60))));
             assertEquals(40, a.merged(mine).get("hotel-a").successes());
+        }
+    }
+
+    /** A wall clock and a nanosecond clock that move together, only when the test says. */
+    static final class TestClock extends Clock {
+        private final Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+        void advance(Duration d) {
+            nanos.addAndGet(d.toNanos());
+        }
+
+        long nanos() {
+            return nanos.get();
+        }
+
+        @Override
+        public Instant instant() {
+            return start.plusNanos(nanos.get());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
         }
     }
 

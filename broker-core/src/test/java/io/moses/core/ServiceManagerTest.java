@@ -199,7 +199,7 @@ class ServiceManagerTest {
             clients.add(t);
         }
         try {
-            Thread.sleep(500);
+            awaitRequests(requests, 10);
             RemoveService r = new RemoveService();
             r.setName(used);
             ChangeResponse removed = operator().removeService(r);
@@ -211,7 +211,8 @@ class ServiceManagerTest {
                 assertEquals(200, after.statusCode(), after.body());
                 assertFalse(after.body().contains("via " + path + "<"), "request " + i + " went to the removed " + used + ": " + after.body());
             }
-            Thread.sleep(300);
+            // the load goes on a while after the removal: requests that started before the reply end too
+            awaitRequests(requests, requests.get() + 10);
         } finally {
             running.set(false);
             for (Thread t : clients) t.join(5000);
@@ -256,5 +257,14 @@ class ServiceManagerTest {
         assertEquals(0.99, broker.knowledgeBase().concreteService("left-9").orElseThrow().sla().availability(), "other fields kept");
         assertEquals(200, admin("DELETE", "/admin/services/left-9", null, "olga", "olga-secret").statusCode());
         assertTrue(broker.knowledgeBase().concreteService("left-9").isEmpty());
+    }
+
+    /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */
+    static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+        while (requests.get() < n) {
+            if (System.nanoTime() > deadline) throw new AssertionError("the load made " + requests.get() + " of " + n + " requests");
+            Thread.sleep(20);
+        }
     }
 }

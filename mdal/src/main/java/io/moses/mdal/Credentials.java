@@ -63,7 +63,7 @@ public record Credentials(String user, String password) {
         return new Credentials(user, p.getProperty("password", ""));
     }
 
-    public boolean isNone() {
+    boolean isNone() {
         return user == null && password == null;
     }
 

@@ -51,7 +51,7 @@ public final class PasswordHasher {
     }
 
     /** True if {@code s} has this class's format (so it is not a plain password). */
-    public static boolean isHash(String s) {
+    static boolean isHash(String s) {
         return s != null && s.startsWith(PREFIX) && s.substring(PREFIX.length()).split("\\$").length == 3;
     }
 

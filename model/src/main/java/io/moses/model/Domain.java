@@ -21,7 +21,7 @@ public final class Domain {
     }
 
     /** 0 &lt; a &lt; 1: an SLA's minimum availability. */
-    public static double openUnit(String field, double v) {
+    static double openUnit(String field, double v) {
         if (!(v > 0 && v < 1)) throw new IllegalArgumentException(field + " must be in (0, 1), was " + v);
         return v;
     }

@@ -72,7 +72,7 @@ public final class Replanner implements AutoCloseable {
     }
 
     /** True while a solve runs or waits. */
-    public boolean busy() {
+    boolean busy() {
         synchronized (lock) {
             return running;
         }

@@ -6,7 +6,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,9 +101,5 @@ public final class WsMonitor {
 
     public Set<String> down() {
         return Set.copyOf(down);
-    }
-
-    Map<String, int[]> streaks() {
-        return new HashMap<>(streaks);
     }
 }

@@ -4,16 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class ReplannerTest {
     @Test
     void aBurstOfAHundredEventsYieldsOneOrTwoSolves() throws Exception {
         List<String> reasons = new CopyOnWriteArrayList<>();
+        CountDownLatch burstDone = new CountDownLatch(1);
         try (Replanner r = new Replanner(why -> {
             reasons.add(why);
             try {
-                Thread.sleep(50); // a solve takes time; events keep coming meanwhile
+                // a solve takes time: events keep coming meanwhile, here until the whole burst is in
+                // (whatever the scheduler does), so at most one more solve can follow this one
+                burstDone.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -25,6 +30,7 @@ class ReplannerTest {
             }
             sources.forEach(Thread::start);
             for (Thread s : sources) s.join();
+            burstDone.countDown();
             awaitIdle(r);
             assertTrue(r.solves() >= 1 && r.solves() <= 2, "solves: " + r.solves() + " " + reasons);
             assertTrue(reasons.stream().anyMatch(s -> s.contains("more events") && s.contains("; ")), reasons.toString());

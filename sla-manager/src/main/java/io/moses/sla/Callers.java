@@ -20,7 +20,7 @@ public final class Callers {
     }
 
     /** The caller named by an {@code Authorization} header, or null when there is none. */
-    public User optional(String authorization) {
+    User optional(String authorization) {
         if (authorization == null || authorization.isBlank()) return null;
         if (!authorization.regionMatches(true, 0, "Basic ", 0, 6))
             throw new SlaException(SlaException.Code.UNAUTHENTICATED, "unsupported authentication scheme: use HTTP Basic");
@@ -55,7 +55,7 @@ public final class Callers {
     }
 
     /** The caller, who must be an operator. */
-    public User operator(String authorization) {
+    User operator(String authorization) {
         User u = required(authorization);
         if (!u.isOperator()) throw new SlaException(SlaException.Code.FORBIDDEN, "user '" + u.name() + "' is not an operator");
         return u;

@@ -45,7 +45,7 @@ public record Settings(Distribution distribution, double latencyMs, double sigma
      * One latency draw in milliseconds. Lognormal: exp(mu + sigma Z) with mu = ln(mean) - sigma^2/2,
      * so that its mean is {@code latencyMs}.
      */
-    public double sampleLatencyMs(Random random) {
+    double sampleLatencyMs(Random random) {
         if (latencyMs == 0) return 0;
         return switch (distribution) {
             case FIXED -> latencyMs;

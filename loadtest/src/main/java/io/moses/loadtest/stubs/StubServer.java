@@ -78,7 +78,7 @@ public final class StubServer implements AutoCloseable {
     }
 
     /** Base URL clients use, e.g. http://127.0.0.1:9090 (the loopback address when bound to all). */
-    public String baseUrl() {
+    String baseUrl() {
         String h = host.equals("0.0.0.0") || host.equals("::") || host.isEmpty() ? "127.0.0.1" : host;
         return "http://" + (h.contains(":") ? "[" + h + "]" : h) + ":" + port;
     }

@@ -35,7 +35,7 @@ public record StubSpec(String name, String namespace, String requestElement, Str
     }
 
     /** The request element in Clark notation, {namespace}local. */
-    public String requestName() {
+    String requestName() {
         return "{" + namespace + "}" + requestElement;
     }
 }

@@ -1,4 +1,4 @@
-package io.moses.core;
+package io.moses.core.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

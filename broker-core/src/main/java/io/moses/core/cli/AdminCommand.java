@@ -1,4 +1,4 @@
-package io.moses.core;
+package io.moses.core.cli;
 
 import java.net.URI;
 import java.net.http.HttpClient;
