@@ -103,18 +103,18 @@ public final class AdaptiveBinding implements InvokeHandler {
      * @param defaultTimeout response timeout of a concrete service with none of its own
      * @param timeouts       per concrete service response timeouts
      */
-    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
+    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, ServiceCallLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts) {
         this(services, plan, client, outcomes, defaultTimeout, timeouts, Options.defaults());
     }
 
     /** @param maxInFlight calls a concrete service may have in flight before more fail at once */
-    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
+    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, ServiceCallLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts, int maxInFlight) {
         this(services, plan, client, outcomes, defaultTimeout, timeouts, Options.defaults().withMaxInFlight(maxInFlight));
     }
 
-    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, OutcomeLog outcomes,
+    public AdaptiveBinding(Collection<ConcreteService> services, Plan plan, SoapClient client, ServiceCallLog outcomes,
                            Duration defaultTimeout, Map<String, Duration> timeouts, Options options) {
         this.client = client;
         this.defaultTimeout = defaultTimeout;

@@ -20,14 +20,14 @@ import java.util.function.Function;
  */
 final class PatternExecutor {
     private final SoapClient client;
-    private final OutcomeLog outcomes;
+    private final ServiceCallLog outcomes;
     private final Function<String, Duration> timeouts;
     private final ProviderHealth health;
 
     /** What executing one implementation gave. */
     record Executed(InvokeOutcome outcome, boolean neverProcessed, List<String> tried) {}
 
-    PatternExecutor(SoapClient client, OutcomeLog outcomes, Function<String, Duration> timeouts, ProviderHealth health) {
+    PatternExecutor(SoapClient client, ServiceCallLog outcomes, Function<String, Duration> timeouts, ProviderHealth health) {
         this.client = client;
         this.outcomes = outcomes;
         this.timeouts = timeouts;
@@ -43,13 +43,13 @@ final class PatternExecutor {
     }
 
     /** One member's attempt. */
-    private record Attempt(ConcreteService service, SoapClient.Result result, long nanos) {
+    private record Attempt(ConcreteService service, SoapClient.Response result, long nanos) {
         boolean succeeded() {
-            return result instanceof SoapClient.Result.Reply;
+            return result instanceof SoapClient.Response.Reply;
         }
 
         boolean neverProcessed() {
-            return result instanceof SoapClient.Result.Failure f && f.kind().neverProcessed();
+            return result instanceof SoapClient.Response.Failure f && f.kind().neverProcessed();
         }
     }
 
@@ -64,7 +64,7 @@ final class PatternExecutor {
             this.service = service;
             ProviderHealth.State state = health.state(service.name());
             if (!state.permits.tryAcquire()) {
-                CompletableFuture<SoapClient.Result> busy = CompletableFuture.completedFuture(new SoapClient.Result.Failure(
+                CompletableFuture<SoapClient.Response> busy = CompletableFuture.completedFuture(new SoapClient.Response.Failure(
                         FailureKind.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
                 this.call = new SoapClient.Call(busy, () -> {});
                 return;
@@ -95,7 +95,7 @@ final class PatternExecutor {
 
     private Executed single(Invocation inv, Attempt a) {
         record(inv, a, a.succeeded());
-        InvokeOutcome out = a.succeeded() || a.result() instanceof SoapClient.Result.Fault ? toOutcome(inv, a) : allFailed(inv, List.of(a));
+        InvokeOutcome out = a.succeeded() || a.result() instanceof SoapClient.Response.Fault ? toOutcome(inv, a) : allFailed(inv, List.of(a));
         return new Executed(out, a.neverProcessed(), List.of(a.service().name()));
     }
 
@@ -166,23 +166,23 @@ final class PatternExecutor {
         return new InvokeOutcome.Failure(why.toString(), tried);
     }
 
-    private static String describe(SoapClient.Result r) {
-        if (r instanceof SoapClient.Result.Fault f) return "SOAP fault " + f.reason();
-        if (r instanceof SoapClient.Result.Failure f) return f.reason();
+    private static String describe(SoapClient.Response r) {
+        if (r instanceof SoapClient.Response.Fault f) return "SOAP fault " + f.reason();
+        if (r instanceof SoapClient.Response.Failure f) return f.reason();
         return "ok";
     }
 
     private void record(Invocation inv, Attempt a, boolean winner) {
-        Outcome.Kind kind;
-        if (a.result() instanceof SoapClient.Result.Reply) kind = Outcome.Kind.OK;
-        else if (a.result() instanceof SoapClient.Result.Fault) kind = Outcome.Kind.FAULT;
-        else kind = switch (((SoapClient.Result.Failure) a.result()).kind()) {
-            case CANCELLED -> Outcome.Kind.CANCELLED;
-            case REFUSED_LOCALLY -> Outcome.Kind.REFUSED_LOCALLY;
-            case TIMEOUT -> Outcome.Kind.TIMEOUT;
-            default -> Outcome.Kind.FAILURE;
+        ServiceCall.Kind kind;
+        if (a.result() instanceof SoapClient.Response.Reply) kind = ServiceCall.Kind.OK;
+        else if (a.result() instanceof SoapClient.Response.Fault) kind = ServiceCall.Kind.FAULT;
+        else kind = switch (((SoapClient.Response.Failure) a.result()).kind()) {
+            case CANCELLED -> ServiceCall.Kind.CANCELLED;
+            case REFUSED_LOCALLY -> ServiceCall.Kind.REFUSED_LOCALLY;
+            case TIMEOUT -> ServiceCall.Kind.TIMEOUT;
+            default -> ServiceCall.Kind.FAILURE;
         };
-        outcomes.add(new Outcome(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, System.nanoTime()));
+        outcomes.add(new ServiceCall(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, System.nanoTime()));
         health.observe(a.service().name(), kind);
     }
 }

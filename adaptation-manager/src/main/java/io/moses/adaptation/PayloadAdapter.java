@@ -29,13 +29,13 @@ final class PayloadAdapter {
      * reply or a fault with its payload mapped back, or a failure naming the task and the
      * service. Shared by every binding (static, adaptive, and each pattern's members).
      */
-    static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, SoapClient.Result result) {
-        if (result instanceof SoapClient.Result.Reply r)
+    static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, SoapClient.Response result) {
+        if (result instanceof SoapClient.Response.Reply r)
             return new InvokeOutcome.Reply(rename(r.body(), mapping.replyNames()), service);
-        if (result instanceof SoapClient.Result.Fault f)
+        if (result instanceof SoapClient.Response.Fault f)
             return new InvokeOutcome.Fault(f.code(), f.reason(),
                     f.detail() == null ? null : rename(f.detail(), mapping.replyNames()), service);
-        SoapClient.Result.Failure f = (SoapClient.Result.Failure) result;
+        SoapClient.Response.Failure f = (SoapClient.Response.Failure) result;
         return new InvokeOutcome.Failure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
     }
 

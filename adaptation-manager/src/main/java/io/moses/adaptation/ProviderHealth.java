@@ -93,7 +93,7 @@ final class ProviderHealth {
     }
 
     /** Counts one finished call; returns true if this call ejected the service. */
-    boolean observe(String service, Outcome.Kind kind) {
+    boolean observe(String service, ServiceCall.Kind kind) {
         State s = state(service);
         switch (kind) {
             case OK -> {

@@ -48,11 +48,11 @@ public final class SoapClient implements AutoCloseable {
     private final Xml.Parser replies;
 
     /** What came back from one concrete service. */
-    public sealed interface Result {
+    public sealed interface Response {
         /** @param body the body's payload, null for an empty body (a one-way or no-part reply) */
-        record Reply(Element body) implements Result {}
-        record Fault(QName code, String reason, Element detail) implements Result {}
-        record Failure(FailureKind kind, String reason) implements Result {}
+        record Reply(Element body) implements Response {}
+        record Fault(QName code, String reason, Element detail) implements Response {}
+        record Failure(FailureKind kind, String reason) implements Response {}
     }
 
     /** A client with its own threads, replies parsed with the JDK's DOM. */
@@ -110,17 +110,17 @@ public final class SoapClient implements AutoCloseable {
     }
 
     /** Posts {@code body} in a SOAP 1.1 envelope; the stage never completes exceptionally. */
-    public CompletableFuture<Result> call(URI endpoint, String soapAction, Element body, Duration timeout) {
+    public CompletableFuture<Response> call(URI endpoint, String soapAction, Element body, Duration timeout) {
         return send(endpoint, SoapVersion.SOAP_11, soapAction, body, timeout).result();
     }
 
     /** Posts {@code body} in an envelope of {@code version}; the stage never completes exceptionally. */
-    public CompletableFuture<Result> call(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
+    public CompletableFuture<Response> call(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
         return send(endpoint, version, soapAction, body, timeout).result();
     }
 
     /** A call in flight: its result, and a way to abandon it ({@link #cancel}). */
-    public record Call(CompletableFuture<Result> result, Runnable canceller) {
+    public record Call(CompletableFuture<Response> result, Runnable canceller) {
         /** Ends the call for the caller at once (as {@link FailureKind#CANCELLED}, unless it already ended). */
         public void cancel() {
             canceller.run();
@@ -130,7 +130,7 @@ public final class SoapClient implements AutoCloseable {
     /** Like {@link #call}, but the call can be cancelled (see the class comment). */
     public Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
         String action = soapAction == null ? "" : soapAction;
-        CompletableFuture<Result> result = new CompletableFuture<>();
+        CompletableFuture<Response> result = new CompletableFuture<>();
         Request request;
         try {
             request = http.newRequest(endpoint)
@@ -139,7 +139,7 @@ public final class SoapClient implements AutoCloseable {
                     .body(new BytesRequestContent(version.contentType(action), envelope(version, body)));
             if (version == SoapVersion.SOAP_11) request.headers(h -> h.put("SOAPAction", "\"" + action + "\""));
         } catch (IllegalArgumentException e) {
-            result.complete(new Result.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
+            result.complete(new Response.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
             return new Call(result, () -> {});
         }
         AtomicBoolean committed = new AtomicBoolean();
@@ -148,13 +148,13 @@ public final class SoapClient implements AutoCloseable {
             @Override
             public void onComplete(org.eclipse.jetty.client.Result exchange) {
                 if (result.isDone()) return; // cancelled: the reply is discarded, not parsed
-                Result r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, committed.get())
+                Response r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, committed.get())
                         : read(endpoint, exchange.getResponse().getStatus(), this, replies);
                 result.complete(r);
             }
         });
         return new Call(result, () -> {
-            if (result.complete(new Result.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled"))
+            if (result.complete(new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled"))
                     && !committed.get())
                 request.abort(new CancellationException("cancelled before it was sent"));
         });
@@ -177,59 +177,59 @@ public final class SoapClient implements AutoCloseable {
         return out.toByteArray();
     }
 
-    private static Result failure(URI endpoint, Throwable e, Duration timeout, boolean sent) {
-        if (e instanceof CancellationException) return new Result.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
+    private static Response failure(URI endpoint, Throwable e, Duration timeout, boolean sent) {
+        if (e instanceof CancellationException) return new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
         if (e instanceof java.util.concurrent.TimeoutException) {
             // the response timeout ran out: before the request was sent (no connection in
             // time: it never reached the provider) or while waiting for the reply
-            if (!sent) return new Result.Failure(FailureKind.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
-            return new Result.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+            if (!sent) return new Response.Failure(FailureKind.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
+            return new Response.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
         }
         if (e instanceof java.net.SocketTimeoutException && !sent)
-            return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
+            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
         if (e instanceof ConnectException || e instanceof java.nio.channels.UnresolvedAddressException
                 || e instanceof java.net.UnknownHostException || e instanceof java.net.NoRouteToHostException)
-            return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
+            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
         String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         if (!sent && e instanceof java.io.IOException)
-            return new Result.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + ": " + msg);
-        return new Result.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + msg);
+            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + ": " + msg);
+        return new Response.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + msg);
     }
 
-    private static Result read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
+    private static Response read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
         byte[] bytes = content.getContent();
         // 503: the provider declined before processing, whatever the body says (a down
         // provider often sends a SOAP fault with it); the call may go to another provider
-        if (status == 503) return new Result.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
+        if (status == 503) return new Response.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
         // 2xx with no body: a one-way operation's answer (202) or an empty reply
-        if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new Result.Reply(null);
+        if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new Response.Reply(null);
         if (bytes == null || bytes.length == 0)
-            return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
+            return new Response.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;
         try {
             doc = parser.parse(new java.io.ByteArrayInputStream(bytes));
         } catch (Exception e) {
-            return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
+            return new Response.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
                     endpoint + " answered HTTP " + status + " with a body that is not XML");
         }
         Element env = doc.getDocumentElement();
         String ns = env.getNamespaceURI();
         if (!"Envelope".equals(env.getLocalName()) || !(SOAP11.equals(ns) || SOAP12.equals(ns)))
-            return new Result.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
+            return new Response.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
                     endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
         Element body = child(env, ns, "Body");
         Element payload = body == null ? null : firstElement(body);
         if (payload == null) {
-            if (status >= 300) return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
-            return new Result.Reply(null); // an empty body: the reply of a message with no part
+            if (status >= 300) return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
+            return new Response.Reply(null); // an empty body: the reply of a message with no part
         }
         if ("Fault".equals(payload.getLocalName()) && ns.equals(payload.getNamespaceURI()))
             return fault(payload, ns);
-        if (status >= 300) return new Result.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
-        return new Result.Reply(payload);
+        if (status >= 300) return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
+        return new Response.Reply(payload);
     }
 
-    private static Result fault(Element fault, String ns) {
+    private static Response fault(Element fault, String ns) {
         QName code;
         String reason;
         Element detail;
@@ -250,7 +250,7 @@ public final class SoapClient implements AutoCloseable {
             reason = t == null ? "" : t.getTextContent().trim();
             detail = d == null ? null : firstElement(d);
         }
-        return new Result.Fault(code, reason, detail);
+        return new Response.Fault(code, reason, detail);
     }
 
     private static QName qname(Element context, String text) {

@@ -56,7 +56,7 @@ class AdaptiveBindingTest {
         return new Invocation(TASK, "gold", "urn:findFlight", d.getDocumentElement(), null);
     }
 
-    static AdaptiveBinding binding(Implementation impl, List<ConcreteService> services, OutcomeLog log, Duration timeout) {
+    static AdaptiveBinding binding(Implementation impl, List<ConcreteService> services, ServiceCallLog log, Duration timeout) {
         return new AdaptiveBinding(services, plan(impl), client, log, timeout, Map.of());
     }
 
@@ -69,7 +69,7 @@ class AdaptiveBindingTest {
     void parallelAnswersWithTheFastestAndCancelsTheRest() throws Exception {
         stubs.set("slow", 200, Behaviour.REPLY);
         stubs.set("fast", 20, Behaviour.REPLY);
-        OutcomeLog log = new OutcomeLog(64);
+        ServiceCallLog log = new ServiceCallLog(64);
         AdaptiveBinding b = binding(new Implementation(Implementation.Pattern.PARALLEL, List.of("slow", "fast")),
                 List.of(service("slow"), service("fast")), log, Duration.ofSeconds(2));
         b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS); // warm the connections
@@ -80,10 +80,10 @@ class AdaptiveBindingTest {
         // no wall-clock bound, which a loaded 2-core machine breaks
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (log.written() < 4 && System.nanoTime() < deadline) Thread.onSpinWait();
-        List<Outcome> seen = new ArrayList<>();
+        List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == Outcome.Kind.OK), seen.toString());
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && x.kind() == Outcome.Kind.CANCELLED), "slow call cancelled: " + seen);
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == ServiceCall.Kind.OK), seen.toString());
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && x.kind() == ServiceCall.Kind.CANCELLED), "slow call cancelled: " + seen);
     }
 
     @Test
@@ -91,7 +91,7 @@ class AdaptiveBindingTest {
         stubs.set("slow2", 150, Behaviour.REPLY);
         stubs.set("broken", 10, Behaviour.FAULT);
         AdaptiveBinding b = binding(new Implementation(Implementation.Pattern.PARALLEL, List.of("broken", "slow2")),
-                List.of(service("broken"), service("slow2")), new OutcomeLog(64), Duration.ofSeconds(2));
+                List.of(service("broken"), service("slow2")), new ServiceCallLog(64), Duration.ofSeconds(2));
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals("slow2", by(o));
     }
@@ -101,7 +101,7 @@ class AdaptiveBindingTest {
         stubs.set("first", 0, Behaviour.DROP);
         stubs.set("second", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding(new Implementation(Implementation.Pattern.ALTERNATE, List.of("first", "second")),
-                List.of(service("first"), service("second")), new OutcomeLog(64), Duration.ofSeconds(2));
+                List.of(service("first"), service("second")), new ServiceCallLog(64), Duration.ofSeconds(2));
         assertEquals("second", by(b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS)));
 
         stubs.set("second", 0, Behaviour.FAULT);
@@ -115,7 +115,7 @@ class AdaptiveBindingTest {
     void timeoutsAreHonoured() throws Exception {
         stubs.set("sleepy", 1000, Behaviour.REPLY);
         stubs.set("awake", 0, Behaviour.REPLY);
-        OutcomeLog log = new OutcomeLog(64);
+        ServiceCallLog log = new ServiceCallLog(64);
         AdaptiveBinding b = new AdaptiveBinding(List.of(service("sleepy"), service("awake")),
                 plan(new Implementation(Implementation.Pattern.ALTERNATE, List.of("sleepy", "awake"))), client,
                 log, Duration.ofSeconds(5), Map.of("sleepy", Duration.ofMillis(150)));
@@ -125,10 +125,10 @@ class AdaptiveBindingTest {
         assertEquals("awake", by(o));
         assertTrue(ms >= 150, "moved on only after the 150 ms timeout, took " + ms);
         // it moved on because of sleepy's own 150 ms timeout: under the 5 s default sleepy's 1 s reply would have come
-        List<Outcome> seen = new java.util.ArrayList<>();
+        List<ServiceCall> seen = new java.util.ArrayList<>();
         log.drain(seen::add);
-        Outcome sleepy = seen.stream().filter(x -> x.service().equals("sleepy")).findFirst().orElseThrow();
-        assertEquals(Outcome.Kind.TIMEOUT, sleepy.kind(), seen.toString());
+        ServiceCall sleepy = seen.stream().filter(x -> x.service().equals("sleepy")).findFirst().orElseThrow();
+        assertEquals(ServiceCall.Kind.TIMEOUT, sleepy.kind(), seen.toString());
     }
 
     @Test
@@ -137,7 +137,7 @@ class AdaptiveBindingTest {
         PayloadMapping m = new PayloadMapping("searchFlights", "urn:b:searchFlights",
                 Map.of("{urn:moses:task:flight}findFlight", "{urn:b:flight}searchFlights", "{urn:moses:task:flight}*", "{urn:b:flight}*"),
                 Map.of("{urn:test:reply}answer", "{urn:moses:task:flight}findFlightResponse"));
-        AdaptiveBinding b = binding(Implementation.single("other"), List.of(service("other", m)), new OutcomeLog(64), Duration.ofSeconds(2));
+        AdaptiveBinding b = binding(Implementation.single("other"), List.of(service("other", m)), new ServiceCallLog(64), Duration.ofSeconds(2));
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         String sent = stubs.lastRequest.get("other");
         assertTrue(sent.contains("searchFlights") && sent.contains("urn:b:flight") && !sent.contains("urn:moses:task:flight"), sent);
@@ -161,7 +161,7 @@ class AdaptiveBindingTest {
                 shares.add(new Plan.Share(Implementation.single("s" + i), w[i] / sum));
             }
             Plan p = new Plan(1, Instant.now(), Map.of(new Plan.Key("gold", TASK), shares), Map.of(), 0, "t", 0, List.of(), "t");
-            AdaptiveBinding b = new AdaptiveBinding(services, p, client, new OutcomeLog(2), Duration.ofSeconds(1), Map.of());
+            AdaptiveBinding b = new AdaptiveBinding(services, p, client, new ServiceCallLog(2), Duration.ofSeconds(1), Map.of());
             int[] count = new int[n];
             for (int k = 0; k < 10_000; k++) count[Integer.parseInt(b.pick("gold", TASK).members().get(0).substring(1))]++;
             for (int i = 0; i < n; i++)
@@ -174,7 +174,7 @@ class AdaptiveBindingTest {
         stubs.set("a", 0, Behaviour.REPLY);
         stubs.set("b", 0, Behaviour.REPLY);
         List<ConcreteService> services = List.of(service("a"), service("b"));
-        AdaptiveBinding binding = binding(Implementation.single("a"), services, new OutcomeLog(64), Duration.ofSeconds(2));
+        AdaptiveBinding binding = binding(Implementation.single("a"), services, new ServiceCallLog(64), Duration.ofSeconds(2));
         assertEquals("a", by(binding.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS)));
         binding.update(plan(Implementation.single("b")), services);
         assertEquals("b", by(binding.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS)));
@@ -186,7 +186,7 @@ class AdaptiveBindingTest {
         stubs.set("spare", 0, Behaviour.REPLY);
         AdaptiveBinding b = new AdaptiveBinding(List.of(service("busy"), service("spare")),
                 plan(new Implementation(Implementation.Pattern.ALTERNATE, List.of("busy", "spare"))), client,
-                new OutcomeLog(64), Duration.ofSeconds(5), Map.of(), 2);
+                new ServiceCallLog(64), Duration.ofSeconds(5), Map.of(), 2);
         List<java.util.concurrent.CompletableFuture<InvokeOutcome>> calls = new ArrayList<>();
         for (int i = 0; i < 3; i++) calls.add(b.invoke(invocation()).toCompletableFuture());
         List<String> answered = new ArrayList<>();

@@ -43,7 +43,7 @@ class ReactionBetweenPlansTest {
     }
 
     static AdaptiveBinding binding(Plan plan, List<ConcreteService> services, AdaptiveBinding.Options options) {
-        return new AdaptiveBinding(services, plan, client, new OutcomeLog(256), Duration.ofSeconds(10), Map.of(), options);
+        return new AdaptiveBinding(services, plan, client, new ServiceCallLog(256), Duration.ofSeconds(10), Map.of(), options);
     }
 
     static InvokeOutcome call(AdaptiveBinding b) throws Exception {
@@ -180,7 +180,7 @@ class ReactionBetweenPlansTest {
     void garbageAndHangsEndAsFailuresWithinTheTimeoutAndReachTheMonitors() throws Exception {
         stubs().set("garbage", 0, Behaviour.GARBAGE);
         stubs().set("hang", 5_000, Behaviour.REPLY);
-        OutcomeLog log = new OutcomeLog(64);
+        ServiceCallLog log = new ServiceCallLog(64);
         AdaptiveBinding b = new AdaptiveBinding(List.of(service("garbage"), service("hang")),
                 new Plan(1, Instant.now(), Map.of(new Plan.Key("gold", AdaptiveBindingTest.TASK), List.of(
                         new Plan.Share(Implementation.single("garbage"), 0.5), new Plan.Share(Implementation.single("hang"), 0.5))),
@@ -190,10 +190,10 @@ class ReactionBetweenPlansTest {
         InvokeOutcome second = call(b);
         assertInstanceOf(InvokeOutcome.Failure.class, first);
         assertInstanceOf(InvokeOutcome.Failure.class, second);
-        List<Outcome> seen = new ArrayList<>();
+        List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
-        assertTrue(seen.stream().anyMatch(o -> o.service().equals("garbage") && o.kind() == Outcome.Kind.FAILURE), seen.toString());
-        assertTrue(seen.stream().anyMatch(o -> o.service().equals("hang") && o.kind() == Outcome.Kind.TIMEOUT), seen.toString());
+        assertTrue(seen.stream().anyMatch(o -> o.service().equals("garbage") && o.kind() == ServiceCall.Kind.FAILURE), seen.toString());
+        assertTrue(seen.stream().anyMatch(o -> o.service().equals("hang") && o.kind() == ServiceCall.Kind.TIMEOUT), seen.toString());
         assertTrue(b.inFlight().isEmpty(), "no call left in flight");
         assertEquals(0, b.retries(), "neither may have been processed: not retried");
     }

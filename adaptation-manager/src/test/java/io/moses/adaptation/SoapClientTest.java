@@ -64,12 +64,12 @@ class SoapClientTest {
         raw.stop(0);
     }
 
-    static SoapClient.Result call(URI uri, Duration timeout) throws Exception {
+    static SoapClient.Response call(URI uri, Duration timeout) throws Exception {
         return client.call(uri, "urn:test:ask", BODY, timeout).get(10, TimeUnit.SECONDS);
     }
 
-    static FailureKind kindOf(SoapClient.Result r) {
-        return assertInstanceOf(SoapClient.Result.Failure.class, r).kind();
+    static FailureKind kindOf(SoapClient.Response r) {
+        return assertInstanceOf(SoapClient.Response.Failure.class, r).kind();
     }
 
     @Test
@@ -127,8 +127,8 @@ class SoapClientTest {
     @Test
     void aSoap12CallCarriesItsActionInTheContentTypeAndGetsA12Reply() throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12");
-        SoapClient.Result r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        Element reply = assertInstanceOf(SoapClient.Result.Reply.class, r).body();
+        SoapClient.Response r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        Element reply = assertInstanceOf(SoapClient.Response.Reply.class, r).body();
         assertEquals("answer", reply.getLocalName());
         assertEquals("1.2", reply.getTextContent());
         assertEquals("application/soap+xml; charset=utf-8; action=\"urn:test:ask\"", seen12[0]);
@@ -148,8 +148,8 @@ class SoapClientTest {
     @Test
     void aSoap12FaultIsReadWithItsCodeReasonAndDetail() throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12?fault");
-        SoapClient.Result r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        SoapClient.Result.Fault f = assertInstanceOf(SoapClient.Result.Fault.class, r);
+        SoapClient.Response r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        SoapClient.Response.Fault f = assertInstanceOf(SoapClient.Response.Fault.class, r);
         assertEquals(new javax.xml.namespace.QName(SoapVersion.SOAP_12.envelopeNamespace, "Sender"), f.code());
         assertEquals("no such flight", f.reason());
         assertEquals("why", f.detail().getLocalName());
@@ -162,8 +162,8 @@ class SoapClientTest {
         javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newDefaultInstance();
         try (SoapClient own = new SoapClient(Duration.ofSeconds(2), null, new Xml.Parser(f))) {
             stubs.set("plain", 0, Behaviour.REPLY);
-            SoapClient.Result r = own.call(stubs.uri("plain"), "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-            Element body = assertInstanceOf(SoapClient.Result.Reply.class, r).body();
+            SoapClient.Response r = own.call(stubs.uri("plain"), "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+            Element body = assertInstanceOf(SoapClient.Response.Reply.class, r).body();
             assertEquals(f.newDocumentBuilder().newDocument().getImplementation().getClass(), body.getOwnerDocument().getImplementation().getClass());
             assertEquals("plain", body.getTextContent());
         }
@@ -180,6 +180,6 @@ class SoapClientTest {
         assertEquals(FailureKind.CANCELLED, kindOf(loser.result().get(10, TimeUnit.SECONDS)));
         stubs.set("loser", 0, Behaviour.REPLY);
         for (int i = 0; i < 20; i++)
-            assertInstanceOf(SoapClient.Result.Reply.class, call(stubs.uri("loser"), Duration.ofSeconds(5)));
+            assertInstanceOf(SoapClient.Response.Reply.class, call(stubs.uri("loser"), Duration.ofSeconds(5)));
     }
 }

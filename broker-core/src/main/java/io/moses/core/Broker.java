@@ -4,7 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.moses.adaptation.AdaptiveBinding;
 import io.moses.adaptation.InvokeHandler;
-import io.moses.adaptation.OutcomeLog;
+import io.moses.adaptation.ServiceCallLog;
 import io.moses.adaptation.SoapClient;
 import io.moses.adaptation.StaticBinding;
 import io.moses.core.composition.BehavioralModelBuilder;
@@ -18,7 +18,7 @@ import io.moses.core.frontend.HttpFrontEnd;
 import io.moses.core.frontend.OperatorFilter;
 import io.moses.mdal.Credentials;
 import io.moses.mdal.KnowledgeBase;
-import io.moses.mdal.KnowledgeBases;
+import io.moses.mdal.Mdal;
 import io.moses.mdal.PasswordHasher;
 import io.moses.mdal.Seed;
 import io.moses.model.CompositeService;
@@ -59,7 +59,7 @@ public final class Broker implements AutoCloseable {
     private final Map<String, CompositeService> composites = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private KnowledgeBase kb;
-    private Knowledge knowledge;
+    private KnowledgeCache knowledge;
     private AdaptiveBinding binding;
     private BpelEngine engine;
     private SoapClient client;
@@ -91,7 +91,7 @@ public final class Broker implements AutoCloseable {
         // replies parsed straight into the engine's DOM (ODE keeps its documents in Xerces)
         client = new SoapClient(Duration.ofSeconds(2), null,
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
-        kb = KnowledgeBases.open(config.db(), Credentials.fromEnvironment());
+        kb = Mdal.open(config.db(), Credentials.fromEnvironment());
         log.info("knowledge base: {}", kb.description());
         for (Path file : config.seeds()) {
             Seed seed = Seed.load(file, config.variables());
@@ -99,9 +99,9 @@ public final class Broker implements AutoCloseable {
             log.info("seed {} loaded: {} classes, {} users, {} concrete services", file,
                     seed.classes().size(), seed.users().size(), seed.services().size());
         }
-        OutcomeLog outcomes = new OutcomeLog(1 << 16);
+        ServiceCallLog outcomes = new ServiceCallLog(1 << 16);
         binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of());
-        knowledge = new Knowledge(kb, binding);
+        knowledge = new KnowledgeCache(kb, binding);
         knowledge.load();
         InvokeHandler handler = config.staticBinding()
                 ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())

@@ -1,7 +1,7 @@
 package io.moses.core;
 
 import io.moses.adaptation.AdaptiveBinding;
-import io.moses.adaptation.OutcomeLog;
+import io.moses.adaptation.ServiceCallLog;
 import io.moses.core.engine.CompletedRequest;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
@@ -40,8 +40,8 @@ final class FeedbackLoop implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FeedbackLoop.class);
 
     private final KnowledgeBase kb;
-    private final Knowledge knowledge;
-    private final OutcomeLog outcomes;
+    private final KnowledgeCache knowledge;
+    private final ServiceCallLog outcomes;
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
     /**
@@ -82,12 +82,12 @@ final class FeedbackLoop implements AutoCloseable {
     private volatile String lastChange = "none yet";
     private final Replicas replicas;
 
-    FeedbackLoop(KnowledgeBase kb, Knowledge knowledge, OutcomeLog outcomes, Adaptation settings) {
+    FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings) {
         this(kb, knowledge, outcomes, settings, Replicas.ALONE);
     }
 
     /** @param replicas the cluster: only its leader re-plans, on the merged windows of all */
-    FeedbackLoop(KnowledgeBase kb, Knowledge knowledge, OutcomeLog outcomes, Adaptation settings, Replicas replicas) {
+    FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings, Replicas replicas) {
         this.replicas = replicas;
         this.kb = kb;
         this.knowledge = knowledge;
@@ -382,7 +382,7 @@ final class FeedbackLoop implements AutoCloseable {
             in.observed(new Observation.ServiceQos(name, r, Math.max(1e-6, a), Math.max(s.samples(), s.successes() + s.censored()), now));
             if (s.successes() > 0) in.successSamples(name, s.successLatencies());
         }
-        Map<String, PathAnalyzer.Visits> visits = settings.pathAnalyzer() ? paths.visits() : Map.of();
+        Map<String, PathAnalyzer.ClassVisits> visits = settings.pathAnalyzer() ? paths.visits() : Map.of();
         visits.forEach((cls, v) -> {
             if (v.requests() >= settings.minSamples()) in.visits(cls, v.perTask());
         });

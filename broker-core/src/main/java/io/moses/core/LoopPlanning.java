@@ -9,9 +9,9 @@ import java.util.Set;
 /** The managers' view of this replica's feedback loop: its planning input and a re-plan now. */
 final class LoopPlanning implements Planning {
     private final FeedbackLoop loop;
-    private final Knowledge knowledge;
+    private final KnowledgeCache knowledge;
 
-    LoopPlanning(FeedbackLoop loop, Knowledge knowledge) {
+    LoopPlanning(FeedbackLoop loop, KnowledgeCache knowledge) {
         this.loop = loop;
         this.knowledge = knowledge;
     }

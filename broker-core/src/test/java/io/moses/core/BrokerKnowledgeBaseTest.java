@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.mdal.KnowledgeBase;
-import io.moses.mdal.KnowledgeBases;
+import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.MariaDbServer;
 import io.moses.model.Implementation;
 import io.moses.model.Plan;
@@ -94,7 +94,7 @@ class BrokerKnowledgeBaseTest {
                 }
 
                 MARIADB.start();
-                try (KnowledgeBase kb = KnowledgeBases.open(url)) {
+                try (KnowledgeBase kb = Mdal.open(url)) {
                     Plan next = new Plan(0, Instant.now(), Map.of(
                             new Plan.Key("gold", TaskRef.of("EchoPair", "left", "echo")),
                             List.of(new Plan.Share(Implementation.single("left-2"), 1.0)),

@@ -15,7 +15,7 @@ import io.moses.loadtest.driver.Credentials;
 import io.moses.loadtest.driver.LoadResult;
 import io.moses.loadtest.driver.LoadSpec;
 import io.moses.mdal.KnowledgeBase;
-import io.moses.mdal.KnowledgeBases;
+import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.MariaDbServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -77,7 +77,7 @@ class ClusterTest {
             Assumptions.abort(reason);
         }
         dbUrl = MARIADB.createDatabase();
-        kb = KnowledgeBases.open(dbUrl, MARIADB.credentials());
+        kb = Mdal.open(dbUrl, MARIADB.credentials());
         stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
         stubPort = Integer.parseInt(stubs.await(STUBS, 60));
         for (int i = 1; i <= SLOTS; i++) ports.put("r" + i, HaProxyProcess.freePort());

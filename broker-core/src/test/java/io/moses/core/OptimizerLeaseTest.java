@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.mdal.Credentials;
 import io.moses.mdal.KnowledgeBase;
-import io.moses.mdal.KnowledgeBases;
+import io.moses.mdal.Mdal;
 import io.moses.mdal.ReplicaWindow;
 import io.moses.monitor.QosMonitor;
 import java.time.Clock;
@@ -27,7 +27,7 @@ class OptimizerLeaseTest {
     static final Duration TTL = Duration.ofMillis(1_000);
 
     static KnowledgeBase kb() {
-        return KnowledgeBases.open("mem:lease" + UUID.randomUUID().toString().replace("-", ""), Credentials.NONE);
+        return Mdal.open("mem:lease" + UUID.randomUUID().toString().replace("-", ""), Credentials.NONE);
     }
 
     @Test

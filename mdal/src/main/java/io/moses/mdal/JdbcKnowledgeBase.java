@@ -106,8 +106,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     @Override public void putServiceQos(Observation.ServiceQos q) { observations.putServiceQos(q); }
     @Override public Optional<Observation.ServiceQos> serviceQos(String service) { return observations.serviceQos(service); }
     @Override public List<Observation.ServiceQos> serviceQos() { return observations.serviceQos(); }
-    @Override public void putVisits(Observation.Visits v) { observations.putVisits(v); }
-    @Override public List<Observation.Visits> visits() { return observations.visits(); }
+    @Override public void putVisits(Observation.TaskVisits v) { observations.putVisits(v); }
+    @Override public List<Observation.TaskVisits> visits() { return observations.visits(); }
 
     // ---- SLA events
 

@@ -15,7 +15,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The knowledge base of the broker (the K of MAPE-K): every persistent part of the model of
- * docs/model.md. Open one with {@link KnowledgeBases#open}. Thread-safe; every method is one
+ * docs/model.md. Open one with {@link Mdal#open}. Thread-safe; every method is one
  * transaction.
  *
  * <p>Naming: {@code addX} refuses a duplicate name (CONFLICT); {@code putX} inserts or
@@ -138,9 +138,9 @@ public interface KnowledgeBase extends AutoCloseable {
 
     List<Observation.ServiceQos> serviceQos();
 
-    void putVisits(Observation.Visits visits);
+    void putVisits(Observation.TaskVisits visits);
 
-    List<Observation.Visits> visits();
+    List<Observation.TaskVisits> visits();
 
     // ---- SLA events
 

@@ -56,7 +56,7 @@ final class ObservationStore {
                 "SELECT service, response_time, availability, samples, at_ms FROM service_qos ORDER BY service", ObservationStore::qos));
     }
 
-    void putVisits(Observation.Visits v) {
+    void putVisits(Observation.TaskVisits v) {
         if (v == null) throw KnowledgeBaseException.invalid("visits must not be null");
         name("visits.serviceClass", v.serviceClass(), NAME_MAX);
         task("visits.task", v.task());
@@ -75,10 +75,10 @@ final class ObservationStore {
         });
     }
 
-    List<Observation.Visits> visits() {
+    List<Observation.TaskVisits> visits() {
         return db.tx("list visits", c -> query(c,
                 "SELECT class_name, composite, task, visits, samples, at_ms FROM visits ORDER BY class_name, composite, task",
-                rs -> new Observation.Visits(rs.getString(1), new TaskRef(rs.getString(2), rs.getString(3)), rs.getDouble(4),
+                rs -> new Observation.TaskVisits(rs.getString(1), new TaskRef(rs.getString(2), rs.getString(3)), rs.getDouble(4),
                         rs.getLong(5), Instant.ofEpochMilli(rs.getLong(6)))));
     }
 }

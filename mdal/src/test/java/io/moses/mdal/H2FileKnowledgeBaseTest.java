@@ -38,7 +38,7 @@ class H2FileKnowledgeBaseTest extends KnowledgeBaseContract {
         long v = kb.publish(draft("persisted")).version();
         kb.close();
         assertTrue(Files.exists(Path.of(spec + ".mv.db")));
-        kb = KnowledgeBases.open(spec + ".mv.db", Credentials.NONE); // the file name works too
+        kb = Mdal.open(spec + ".mv.db", Credentials.NONE); // the file name works too
         assertEquals(v, kb.latestPlanVersion());
         assertEquals("persisted", kb.latestPlan().orElseThrow().reason());
         assertEquals(3, kb.concreteServices().size());

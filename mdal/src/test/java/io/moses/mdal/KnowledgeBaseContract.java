@@ -66,7 +66,7 @@ abstract class KnowledgeBaseContract {
     @BeforeEach
     void open() throws Exception {
         spec = newDatabase();
-        kb = KnowledgeBases.open(spec, credentials());
+        kb = Mdal.open(spec, credentials());
     }
 
     @AfterEach
@@ -302,7 +302,7 @@ abstract class KnowledgeBaseContract {
         String relative = messageOf(() -> kb.addConcreteService(new ConcreteService("rel", FLIGHT, URI.create("stubs/rel"),
                 new ProviderSla(1, 1, 0, 1), null)));
         assertTrue(relative.contains("concreteService.endpoint"), relative);
-        String visits = messageOf(() -> kb.putVisits(new Observation.Visits("gold", FLIGHT, -1, 1, Instant.now())));
+        String visits = messageOf(() -> kb.putVisits(new Observation.TaskVisits("gold", FLIGHT, -1, 1, Instant.now())));
         assertTrue(visits.contains("visits.visits"), visits);
     }
 
@@ -434,7 +434,7 @@ abstract class KnowledgeBaseContract {
     @Test
     void aSecondKnowledgeBaseOnTheSameDatabaseSeesNewPlans() {
         seedBasics();
-        try (KnowledgeBase replica = KnowledgeBases.open(spec, credentials())) {
+        try (KnowledgeBase replica = Mdal.open(spec, credentials())) {
             assertEquals(0, replica.latestPlanVersion());
             Plan p = kb.publish(draft("from the optimizer"));
             assertEquals(p.version(), replica.latestPlanVersion());
@@ -515,12 +515,12 @@ abstract class KnowledgeBaseContract {
         assertEquals(new Observation.ServiceQos("flight-a", 0.31, 0.95, 250, t0.plusSeconds(30)), kb.serviceQos("flight-a").orElseThrow());
         assertEquals(2, kb.serviceQos().size());
 
-        kb.putVisits(new Observation.Visits("gold", FLIGHT, 1.0, 10, t0));
-        kb.putVisits(new Observation.Visits("gold", FLIGHT, 1.5, 40, t0.plusSeconds(5)));
-        kb.putVisits(new Observation.Visits("silver", HOTEL, 0.5, 3, t0));
-        assertEquals(List.of(new Observation.Visits("gold", FLIGHT, 1.5, 40, t0.plusSeconds(5)),
-                new Observation.Visits("silver", HOTEL, 0.5, 3, t0)), kb.visits());
-        assertTrue(messageOf(() -> kb.putVisits(new Observation.Visits("platinum", FLIGHT, 1, 1, t0))).contains("visits.serviceClass"));
+        kb.putVisits(new Observation.TaskVisits("gold", FLIGHT, 1.0, 10, t0));
+        kb.putVisits(new Observation.TaskVisits("gold", FLIGHT, 1.5, 40, t0.plusSeconds(5)));
+        kb.putVisits(new Observation.TaskVisits("silver", HOTEL, 0.5, 3, t0));
+        assertEquals(List.of(new Observation.TaskVisits("gold", FLIGHT, 1.5, 40, t0.plusSeconds(5)),
+                new Observation.TaskVisits("silver", HOTEL, 0.5, 3, t0)), kb.visits());
+        assertTrue(messageOf(() -> kb.putVisits(new Observation.TaskVisits("platinum", FLIGHT, 1, 1, t0))).contains("visits.serviceClass"));
 
         assertTrue(kb.removeConcreteService("flight-b"));
         assertTrue(kb.serviceQos("flight-b").isEmpty(), "observations go with their service");

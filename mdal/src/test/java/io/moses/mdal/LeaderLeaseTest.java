@@ -33,8 +33,8 @@ class LeaderLeaseTest {
 
     static KnowledgeBase open(String backEnd) throws Exception {
         return backEnd.equals("h2")
-                ? KnowledgeBases.open("mem:lease" + UUID.randomUUID().toString().replace("-", ""), Credentials.NONE)
-                : KnowledgeBases.open(MARIADB.createDatabase(), MARIADB.credentials());
+                ? Mdal.open("mem:lease" + UUID.randomUUID().toString().replace("-", ""), Credentials.NONE)
+                : Mdal.open(MARIADB.createDatabase(), MARIADB.credentials());
     }
 
     @ParameterizedTest

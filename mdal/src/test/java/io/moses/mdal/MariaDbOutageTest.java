@@ -42,7 +42,7 @@ class MariaDbOutageTest {
     private static void assertFailsFast(Runnable call) {
         KnowledgeBaseException e = assertTimeoutPreemptively(HANG, () -> assertThrows(KnowledgeBaseException.class, call::run));
         assertEquals(KnowledgeBaseException.Kind.UNAVAILABLE, e.kind(), e.getMessage());
-        // the pool's own give-up after its connection timeout (KnowledgeBases.CONNECTION_TIMEOUT_MS), not a hang cut short
+        // the pool's own give-up after its connection timeout (Mdal.CONNECTION_TIMEOUT_MS), not a hang cut short
         assertTrue(e.getMessage().contains("Connection is not available, request timed out after"), e.getMessage());
         assertFalse(e.getMessage().contains(MARIADB.password()), e.getMessage());
     }
@@ -61,7 +61,7 @@ class MariaDbOutageTest {
     @Test
     void failsFastWhileTheServerIsDownAndReconnectsByItself() throws Exception {
         String url = MARIADB.createDatabase();
-        try (KnowledgeBase kb = KnowledgeBases.open(url, MARIADB.credentials())) {
+        try (KnowledgeBase kb = Mdal.open(url, MARIADB.credentials())) {
             kb.addServiceClass(KnowledgeBaseContract.gold());
             kb.addConcreteService(KnowledgeBaseContract.service("flight-a", KnowledgeBaseContract.FLIGHT));
             kb.addConcreteService(KnowledgeBaseContract.service("flight-b", KnowledgeBaseContract.FLIGHT));
@@ -101,12 +101,12 @@ class MariaDbOutageTest {
         MARIADB.stop();
         try {
             KnowledgeBaseException e = assertTimeoutPreemptively(HANG,
-                    () -> assertThrows(KnowledgeBaseException.class, () -> KnowledgeBases.open(url, MARIADB.credentials())));
+                    () -> assertThrows(KnowledgeBaseException.class, () -> Mdal.open(url, MARIADB.credentials())));
             assertEquals(KnowledgeBaseException.Kind.UNAVAILABLE, e.kind(), e.getMessage());
         } finally {
             MARIADB.start();
         }
-        try (KnowledgeBase kb = KnowledgeBases.open(url, MARIADB.credentials())) {
+        try (KnowledgeBase kb = Mdal.open(url, MARIADB.credentials())) {
             assertEquals(0, kb.latestPlanVersion());
         }
     }
@@ -116,7 +116,7 @@ class MariaDbOutageTest {
         String url = MARIADB.createDatabase();
         String wrong = "not-the-password-8237";
         KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class,
-                () -> KnowledgeBases.open(url, Credentials.of(MariaDbServer.USER, wrong)));
+                () -> Mdal.open(url, Credentials.of(MariaDbServer.USER, wrong)));
         assertEquals(KnowledgeBaseException.Kind.INVALID, e.kind(), e.getMessage());
         assertTrue(e.getMessage().contains("credentials"), e.getMessage());
         assertFalse(e.getMessage().contains(wrong), e.getMessage());
@@ -126,7 +126,7 @@ class MariaDbOutageTest {
     void credentialsMayComeFromTheUrlOrTheEnvironment() throws Exception {
         String url = MARIADB.createDatabase();
         String withCredentials = url + "?user=" + MariaDbServer.USER + "&password=" + MARIADB.password();
-        try (KnowledgeBase kb = KnowledgeBases.open(withCredentials, Credentials.of("ignored", "ignored"))) {
+        try (KnowledgeBase kb = Mdal.open(withCredentials, Credentials.of("ignored", "ignored"))) {
             kb.addServiceClass(KnowledgeBaseContract.gold());
             assertFalse(kb.description().contains(MARIADB.password()), kb.description());
             assertFalse(kb.toString().contains(MARIADB.password()));
@@ -136,7 +136,7 @@ class MariaDbOutageTest {
         java.io.PrintStream err = System.err;
         java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(captured, true));
-        try (KnowledgeBase kb = KnowledgeBases.open(userInfo, Credentials.NONE)) {
+        try (KnowledgeBase kb = Mdal.open(userInfo, Credentials.NONE)) {
             assertEquals(1, kb.serviceClasses().size());
         } finally {
             System.setErr(err);
@@ -146,7 +146,7 @@ class MariaDbOutageTest {
         assertFalse(log.contains(MARIADB.password()), log);
         Credentials env = Credentials.fromEnvironment(Map.of(Credentials.ENV_USER, MariaDbServer.USER,
                 Credentials.ENV_PASSWORD, MARIADB.password()));
-        try (KnowledgeBase kb = KnowledgeBases.open(url.replace("jdbc:mariadb:", "jdbc:mysql:"), env)) {
+        try (KnowledgeBase kb = Mdal.open(url.replace("jdbc:mariadb:", "jdbc:mysql:"), env)) {
             assertEquals(List.of("gold"), kb.serviceClasses().stream().map(ServiceClass::name).toList());
         }
     }

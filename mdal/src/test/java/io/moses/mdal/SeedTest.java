@@ -61,7 +61,7 @@ class SeedTest {
     @Test
     void applyingTheSeedFillsTheKnowledgeBaseAndKeepsALaterPlan() {
         Seed seed = Seed.load(TRIP_PLANNER_SEED, Map.of("STUBS", STUBS));
-        try (KnowledgeBase kb = KnowledgeBases.open("mem:", Credentials.NONE)) {
+        try (KnowledgeBase kb = Mdal.open("mem:", Credentials.NONE)) {
             Plan published = seed.applyTo(kb).orElseThrow();
             assertEquals(1, published.version());
             assertEquals("seed", published.solver());
@@ -128,7 +128,7 @@ class SeedTest {
                 "test.yaml", Map.of("U_PW", "from-var", "STUBS", "http://127.0.0.1:1"));
         assertTrue(PasswordHasher.verify("from-var".toCharArray(), seed.users().get(0).passwordHash()));
         assertEquals("http://127.0.0.1:1/s1", seed.services().get(0).endpoint().toString());
-        try (KnowledgeBase kb = KnowledgeBases.open("mem:", Credentials.NONE)) {
+        try (KnowledgeBase kb = Mdal.open("mem:", Credentials.NONE)) {
             KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> seed.applyTo(kb));
             assertTrue(e.getMessage().contains("plan.bindings[gold, C/p.op]: fractions must sum to 1"), e.getMessage());
         }

@@ -10,5 +10,5 @@ public final class Observation {
     public record ServiceQos(String service, double responseTime, double availability, long samples, Instant at) {}
 
     /** Observed visits V^k_i of a task by class-k requests. */
-    public record Visits(String serviceClass, TaskRef task, double visits, long samples, Instant at) {}
+    public record TaskVisits(String serviceClass, TaskRef task, double visits, long samples, Instant at) {}
 }

@@ -49,8 +49,8 @@ public final class PathAnalyzer {
     }
 
     /** Per class: visits of each task seen, and how many requests they come from. */
-    public Map<String, Visits> visits() {
-        Map<String, Visits> out = new HashMap<>();
+    public Map<String, ClassVisits> visits() {
+        Map<String, ClassVisits> out = new HashMap<>();
         for (var e : byClass.entrySet()) {
             Ring ring = e.getValue();
             Map<TaskRef, Double> sum = new HashMap<>();
@@ -66,17 +66,17 @@ public final class PathAnalyzer {
             if (requests == 0) continue;
             Map<TaskRef, Double> mean = new HashMap<>();
             for (TaskRef t : tasks) mean.put(t, sum.getOrDefault(t, 0.0) / requests);
-            out.merge(e.getKey().serviceClass(), new Visits(mean, requests), (a, b) -> a.merge(b));
+            out.merge(e.getKey().serviceClass(), new ClassVisits(mean, requests), (a, b) -> a.merge(b));
         }
         return out;
     }
 
     /** Mean invokes per request, per task, of one class; {@code requests} requests seen. */
-    public record Visits(Map<TaskRef, Double> perTask, int requests) {
-        Visits merge(Visits o) {
+    public record ClassVisits(Map<TaskRef, Double> perTask, int requests) {
+        ClassVisits merge(ClassVisits o) {
             Map<TaskRef, Double> m = new HashMap<>(perTask);
             m.putAll(o.perTask);
-            return new Visits(m, Math.min(requests, o.requests));
+            return new ClassVisits(m, Math.min(requests, o.requests));
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.moses.monitor;
 
-import io.moses.adaptation.Outcome;
+import io.moses.adaptation.ServiceCall;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -96,7 +96,7 @@ public final class QosMonitor {
 
     /**
      * @param minSamples the newest outcomes that count however old (at least 1)
-     * @param clock      nanosecond clock, the one {@link Outcome#atNanos()} is read on
+     * @param clock      nanosecond clock, the one {@link ServiceCall#atNanos()} is read on
      */
     public QosMonitor(int capacity, long maxAgeMillis, int minSamples, LongSupplier clock) {
         this.capacity = capacity;
@@ -109,8 +109,8 @@ public final class QosMonitor {
      * A call the broker refused itself (too many in flight, never sent) says nothing about the
      * service and is not counted; a cancelled 1-out-of-n loser is a censored sample.
      */
-    public synchronized void record(Outcome o) {
-        if (o.kind() == Outcome.Kind.REFUSED_LOCALLY) return;
+    public synchronized void record(ServiceCall o) {
+        if (o.kind() == ServiceCall.Kind.REFUSED_LOCALLY) return;
         byte k = switch (o.kind()) {
             case OK -> OK;
             case CANCELLED -> CENSORED;

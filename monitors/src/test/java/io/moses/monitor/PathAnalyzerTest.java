@@ -17,7 +17,7 @@ class PathAnalyzerTest {
         p.record("gold", "Trip", Map.of(ATTRACTION, 1));
         p.record("gold", "Trip", Map.of(CAR, 1, ATTRACTION, 2));
         p.record("gold", "Trip", Map.of());
-        PathAnalyzer.Visits v = p.visits().get("gold");
+        PathAnalyzer.ClassVisits v = p.visits().get("gold");
         assertEquals(0.5, v.perTask().get(CAR), 1e-9);
         assertEquals(1.5, v.perTask().get(ATTRACTION), 1e-9);
         p.record("gold", "Trip", Map.of(CAR, 1)); // the first request leaves the window of 4

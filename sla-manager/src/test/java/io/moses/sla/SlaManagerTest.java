@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.mdal.Credentials;
 import io.moses.mdal.KnowledgeBase;
-import io.moses.mdal.KnowledgeBases;
+import io.moses.mdal.Mdal;
 import io.moses.mdal.PasswordHasher;
 import io.moses.model.Plan;
 import io.moses.model.Role;
@@ -36,7 +36,7 @@ class SlaManagerTest {
 
     @BeforeEach
     void open() {
-        kb = KnowledgeBases.open("mem:", Credentials.NONE);
+        kb = Mdal.open("mem:", Credentials.NONE);
         kb.addServiceClass(new ServiceClass("gold", 1, 0.9, 10, 5));
         kb.addUser(new User("alice", "gold", 1, HASH));
         kb.addUser(new User("bob", "gold", 1, HASH));

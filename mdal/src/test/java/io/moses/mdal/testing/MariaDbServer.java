@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *   &#64;RegisterExtension
  *   static final MariaDbServer MARIADB = new MariaDbServer();
  *   ...
- *   KnowledgeBase kb = KnowledgeBases.open(MARIADB.createDatabase(), MARIADB.credentials());
+ *   KnowledgeBase kb = Mdal.open(MARIADB.createDatabase(), MARIADB.credentials());
  * </pre>
  *
  * It starts before the class's first test and is stopped and deleted after the last. It may be

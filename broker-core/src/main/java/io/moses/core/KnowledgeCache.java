@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * version); the whole plan, services and users are loaded only when it grows. When the
  * database is away the replica keeps serving with what it has and says so once.
  */
-final class Knowledge {
-    private static final Logger log = LoggerFactory.getLogger(Knowledge.class);
+final class KnowledgeCache {
+    private static final Logger log = LoggerFactory.getLogger(KnowledgeCache.class);
 
     private final KnowledgeBase kb;
     private final AdaptiveBinding binding;
@@ -32,7 +32,7 @@ final class Knowledge {
     private volatile long planVersion;
     private volatile boolean databaseUp = true;
 
-    Knowledge(KnowledgeBase kb, AdaptiveBinding binding) {
+    KnowledgeCache(KnowledgeBase kb, AdaptiveBinding binding) {
         this.kb = kb;
         this.binding = binding;
     }

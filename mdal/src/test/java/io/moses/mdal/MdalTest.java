@@ -15,40 +15,40 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The --db spec, credentials, and failing fast without any server. */
-class KnowledgeBasesTest {
+class MdalTest {
 
     @Test
     void specsMapToH2OrConnectorJ() {
-        KnowledgeBases.Target mem = KnowledgeBases.target("mem:demo");
+        Mdal.Target mem = Mdal.target("mem:demo");
         assertTrue(mem.url().startsWith("jdbc:h2:mem:demo;") && mem.h2InMemory() && !mem.mysql());
-        assertTrue(KnowledgeBases.target("mem:").url().startsWith("jdbc:h2:mem:moses-"));
+        assertTrue(Mdal.target("mem:").url().startsWith("jdbc:h2:mem:moses-"));
 
-        KnowledgeBases.Target file = KnowledgeBases.target("data/kb");
+        Mdal.Target file = Mdal.target("data/kb");
         assertTrue(file.url().startsWith("jdbc:h2:file:" + Path.of("data/kb").toAbsolutePath()), file.url());
 
-        KnowledgeBases.Target maria = KnowledgeBases.target("jdbc:mariadb://db.example:3306/moses");
+        Mdal.Target maria = Mdal.target("jdbc:mariadb://db.example:3306/moses");
         assertEquals("jdbc:mysql://db.example:3306/moses?connectTimeout=2000&socketTimeout=30000&tcpKeepAlive=true", maria.url());
         assertTrue(maria.mysql() && !maria.urlHasCredentials());
         assertEquals("jdbc:mysql://h/db?connectTimeout=500&socketTimeout=30000&tcpKeepAlive=true",
-                KnowledgeBases.target("jdbc:mysql://h/db?connectTimeout=500").url());
-        assertTrue(KnowledgeBases.target("jdbc:mysql://h/db?user=u&password=p").urlHasCredentials());
-        assertTrue(KnowledgeBases.target("jdbc:mysql://u:p@h/db").urlHasCredentials());
+                Mdal.target("jdbc:mysql://h/db?connectTimeout=500").url());
+        assertTrue(Mdal.target("jdbc:mysql://h/db?user=u&password=p").urlHasCredentials());
+        assertTrue(Mdal.target("jdbc:mysql://u:p@h/db").urlHasCredentials());
     }
 
     @Test
     void badSpecsAreRefusedNamingDb() {
-        KnowledgeBaseException pg = assertThrows(KnowledgeBaseException.class, () -> KnowledgeBases.target("jdbc:postgresql://h/db?password=s3cret"));
+        KnowledgeBaseException pg = assertThrows(KnowledgeBaseException.class, () -> Mdal.target("jdbc:postgresql://h/db?password=s3cret"));
         assertEquals(KnowledgeBaseException.Kind.INVALID, pg.kind());
         assertTrue(pg.getMessage().startsWith("db: unsupported JDBC URL"), pg.getMessage());
         assertFalse(pg.getMessage().contains("s3cret"));
-        assertTrue(assertThrows(KnowledgeBaseException.class, () -> KnowledgeBases.target(" ")).getMessage().startsWith("db must not be empty"));
-        assertTrue(assertThrows(KnowledgeBaseException.class, () -> KnowledgeBases.target("mem:a b")).getMessage().startsWith("db:"));
+        assertTrue(assertThrows(KnowledgeBaseException.class, () -> Mdal.target(" ")).getMessage().startsWith("db must not be empty"));
+        assertTrue(assertThrows(KnowledgeBaseException.class, () -> Mdal.target("mem:a b")).getMessage().startsWith("db:"));
     }
 
     @Test
     void passwordsAreMaskedInDescriptions() {
-        assertEquals("jdbc:mysql://h/db?user=u&password=***&x=1", KnowledgeBases.mask("jdbc:mysql://h/db?user=u&password=pw&x=1"));
-        assertEquals("jdbc:mysql://u:***@h:3306/db", KnowledgeBases.mask("jdbc:mysql://u:pw@h:3306/db"));
+        assertEquals("jdbc:mysql://h/db?user=u&password=***&x=1", Mdal.mask("jdbc:mysql://h/db?user=u&password=pw&x=1"));
+        assertEquals("jdbc:mysql://u:***@h:3306/db", Mdal.mask("jdbc:mysql://u:pw@h:3306/db"));
         assertFalse(Credentials.of("u", "pw").toString().contains("pw"));
     }
 
@@ -73,7 +73,7 @@ class KnowledgeBasesTest {
         }
         long t0 = System.nanoTime();
         KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class,
-                () -> KnowledgeBases.open("jdbc:mariadb://127.0.0.1:" + port + "/moses", Credentials.of("u", "secret-pw")));
+                () -> Mdal.open("jdbc:mariadb://127.0.0.1:" + port + "/moses", Credentials.of("u", "secret-pw")));
         assertEquals(KnowledgeBaseException.Kind.UNAVAILABLE, e.kind(), e.getMessage());
         assertTrue(Duration.ofNanos(System.nanoTime() - t0).toSeconds() < 5);
         assertFalse(e.getMessage().contains("secret-pw"));
@@ -82,7 +82,7 @@ class KnowledgeBasesTest {
     @Test
     void anH2FileDatabaseIsCreatedWithItsDirectories(@TempDir Path dir) {
         Path spec = dir.resolve("deep/er/moses");
-        try (KnowledgeBase kb = KnowledgeBases.open(spec.toString(), Credentials.NONE)) {
+        try (KnowledgeBase kb = Mdal.open(spec.toString(), Credentials.NONE)) {
             assertTrue(kb.isAvailable());
             assertTrue(kb.description().contains(spec.toString()));
         }

@@ -10,14 +10,14 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-class OutcomeLogTest {
-    static Outcome outcome(int i) {
-        return new Outcome("s" + i, TaskRef.of("c", "p", "o"), "gold", i, Outcome.Kind.OK, true, i);
+class ServiceCallLogTest {
+    static ServiceCall outcome(int i) {
+        return new ServiceCall("s" + i, TaskRef.of("c", "p", "o"), "gold", i, ServiceCall.Kind.OK, true, i);
     }
 
     @Test
     void concurrentWritersLoseNothingWhenTheReaderKeepsUp() throws Exception {
-        OutcomeLog log = new OutcomeLog(1 << 16);
+        ServiceCallLog log = new ServiceCallLog(1 << 16);
         List<Thread> writers = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             int base = t * 10_000;
@@ -32,9 +32,9 @@ class OutcomeLogTest {
 
     @Test
     void aReaderThatFallsBehindLosesTheOldestAndIsToldHowMany() {
-        OutcomeLog log = new OutcomeLog(8);
+        ServiceCallLog log = new ServiceCallLog(8);
         for (int i = 0; i < 20; i++) log.add(outcome(i));
-        List<Outcome> got = new ArrayList<>();
+        List<ServiceCall> got = new ArrayList<>();
         long lost = log.drain(got::add);
         assertEquals(12, lost);
         assertEquals(8, got.size());

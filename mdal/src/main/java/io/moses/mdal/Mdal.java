@@ -28,15 +28,15 @@ import org.slf4j.LoggerFactory;
  * the {@link Credentials} passed in. Opening migrates the schema (Flyway, the same migrations on
  * both back-ends) and fails fast with UNAVAILABLE if the database cannot be reached.
  */
-public final class KnowledgeBases {
-    private static final Logger LOG = LoggerFactory.getLogger(KnowledgeBases.class);
+public final class Mdal {
+    private static final Logger LOG = LoggerFactory.getLogger(Mdal.class);
     /** How long a call waits for a connection before it fails with UNAVAILABLE. */
     static final long CONNECTION_TIMEOUT_MS = 2000;
     private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
     private static final Pattern URL_USERINFO = Pattern.compile("(//[^/:@]*):[^/@]*@");
     private static final String MYSQL_TABLE_OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
 
-    private KnowledgeBases() {}
+    private Mdal() {}
 
     /** Opens with credentials from the URL or else from {@link Credentials#fromEnvironment()}. */
     public static KnowledgeBase open(String dbSpec) {

@@ -14,7 +14,7 @@ import io.moses.model.TaskRef;
  *                     discarded 1-out-of-n members and failed alternates)
  * @param atNanos      System.nanoTime() when the call ended
  */
-public record Outcome(String service, TaskRef task, String serviceClass, long nanos, Kind kind, boolean winner, long atNanos) {
+public record ServiceCall(String service, TaskRef task, String serviceClass, long nanos, Kind kind, boolean winner, long atNanos) {
     /** How a call ended; CANCELLED and REFUSED_LOCALLY (never sent) say nothing about the provider. */
     public enum Kind { OK, FAULT, FAILURE, TIMEOUT, CANCELLED, REFUSED_LOCALLY }
 }

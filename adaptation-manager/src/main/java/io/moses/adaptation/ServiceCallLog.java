@@ -5,12 +5,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 /**
- * A bounded, lock-free ring of {@link Outcome}s: writers on the request path never block; a
+ * A bounded, lock-free ring of {@link ServiceCall}s: writers on the request path never block; a
  * reader that falls more than a ring behind loses the oldest records (and is told how many).
  * One reader at a time.
  */
-public final class OutcomeLog {
-    private record Slot(long sequence, Outcome outcome) {}
+public final class ServiceCallLog {
+    private record Slot(long sequence, ServiceCall outcome) {}
 
     private final AtomicReferenceArray<Slot> ring;
     private final int mask;
@@ -18,13 +18,13 @@ public final class OutcomeLog {
     private long read;
 
     /** @param capacity rounded up to a power of two */
-    public OutcomeLog(int capacity) {
+    public ServiceCallLog(int capacity) {
         int size = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
         ring = new AtomicReferenceArray<>(size);
         mask = size - 1;
     }
 
-    public void add(Outcome outcome) {
+    public void add(ServiceCall outcome) {
         long seq = written.getAndIncrement();
         ring.set((int) (seq & mask), new Slot(seq, outcome));
     }
@@ -34,7 +34,7 @@ public final class OutcomeLog {
      *
      * @return how many records were lost because the reader fell behind
      */
-    public synchronized long drain(Consumer<Outcome> sink) {
+    public synchronized long drain(Consumer<ServiceCall> sink) {
         long end = written.get();
         long lost = 0;
         if (end - read > ring.length()) {
