@@ -26,6 +26,9 @@ final class BodyLimitFilter implements Filter {
         if (http.getContentLengthLong() > max) {
             HttpServletResponse r = (HttpServletResponse) res;
             r.setStatus(413);
+            // the body stays unread, so the server closes the connection: say so, or a client
+            // may send its next request on it and get no answer ("header parser received no bytes")
+            r.setHeader("Connection", "close");
             r.setContentType("text/plain; charset=utf-8");
             r.getWriter().println("request body of " + http.getContentLengthLong() + " bytes is larger than the limit of " + max + " bytes");
             return;
