@@ -35,27 +35,29 @@ final class ProcessesServlet extends HttpServlet {
 
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        // the body is read before any refusal: a request answered with its body unread leaves
+        // a connection the server closes, and a client sending its next request on it gets none
+        byte[] zip = body(req, res);
+        if (zip == null) return;
         String name = name(req, res);
         if (name == null) return;
         if (exists(name)) {
             write(res, 409, Map.of("error", "unit '" + name + "' is deployed: PUT a new version or DELETE it first"));
             return;
         }
-        byte[] zip = body(req, res);
-        if (zip == null) return;
         change(res, 201, () -> describe(broker.deployBundle(name, zip)));
     }
 
     @Override
     protected void doPut(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        byte[] zip = body(req, res); // first, as in doPost
+        if (zip == null) return;
         String name = name(req, res);
         if (name == null) return;
         if (!exists(name)) {
             write(res, 404, Map.of("error", "no deployed unit '" + name + "': POST to deploy it"));
             return;
         }
-        byte[] zip = body(req, res);
-        if (zip == null) return;
         change(res, 200, () -> describe(broker.redeployBundle(name, zip)));
     }
 

@@ -35,24 +35,28 @@ public final class OperatorFilter extends HttpFilter {
         try {
             user = header == null ? null : authenticator.userOf(header);
         } catch (AuthenticationException e) {
-            refuse(res, 401, e.getMessage());
+            refuse(req, res, 401, e.getMessage());
             return;
         }
         if (user == null) {
-            refuse(res, 401, "authentication required: send HTTP Basic credentials of an operator");
+            refuse(req, res, 401, "authentication required: send HTTP Basic credentials of an operator");
             return;
         }
         if (!user.isOperator()) {
             log.info("refused {} {} to user '{}': not an operator", req.getMethod(), req.getRequestURI(), user.name());
-            refuse(res, 403, "user '" + user.name() + "' is not an operator");
+            refuse(req, res, 403, "user '" + user.name() + "' is not an operator");
             return;
         }
         req.setAttribute(USER_ATTRIBUTE, user);
         chain.doFilter(req, res);
     }
 
-    private static void refuse(HttpServletResponse res, int status, String message) throws IOException {
+    private static void refuse(HttpServletRequest req, HttpServletResponse res, int status, String message) throws IOException {
         res.setStatus(status);
+        // a refused caller's body is not read: the connection is closed after this answer, and
+        // saying so keeps a client from sending its next request on it
+        if (req.getContentLengthLong() > 0 || req.getHeader("Transfer-Encoding") != null)
+            res.setHeader("Connection", "close");
         if (status == 401) res.setHeader("WWW-Authenticate", "Basic realm=\"moses\"");
         res.setContentType("application/json");
         JSON.writeValue(res.getOutputStream(), Map.of("error", message));
