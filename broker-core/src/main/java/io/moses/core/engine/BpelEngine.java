@@ -36,7 +36,7 @@ import org.w3c.dom.Element;
  * unit, invoke one of its provided services. Partner invokes go to the {@link InvokeHandler}.
  * Processes run in memory; ODE's scheduler keeps its jobs in memory too.
  */
-public final class BpelEngine implements AutoCloseable {
+public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BpelEngine.class);
 
     private final Path workDir;
@@ -306,6 +306,7 @@ public final class BpelEngine implements AutoCloseable {
      *
      * @param serviceClass the caller's class, handed to every partner invoke of the instance
      */
+    @Override
     public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout) {
         Provided target = provided.get(service);
         if (target == null) return new CompositeOutcome.Failure("no deployed service " + service, true);

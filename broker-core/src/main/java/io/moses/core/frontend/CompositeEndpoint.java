@@ -1,6 +1,6 @@
 package io.moses.core.frontend;
 
-import io.moses.core.engine.BpelEngine;
+import io.moses.core.engine.CompositeInvoker;
 import io.moses.core.engine.CompositeOutcome;
 import io.moses.core.engine.ProvidedService;
 import jakarta.annotation.Resource;
@@ -28,7 +28,7 @@ import org.w3c.dom.Node;
 @WebServiceProvider
 @ServiceMode(Service.Mode.PAYLOAD)
 final class CompositeEndpoint implements Provider<DOMSource> {
-    private final BpelEngine engine;
+    private final CompositeInvoker engine;
     private final ProvidedService service;
     private final Duration timeout;
     private final Authenticator authenticator;
@@ -37,7 +37,7 @@ final class CompositeEndpoint implements Provider<DOMSource> {
     @Resource
     private WebServiceContext context;
 
-    CompositeEndpoint(BpelEngine engine, ProvidedService service, Duration timeout, Authenticator authenticator,
+    CompositeEndpoint(CompositeInvoker engine, ProvidedService service, Duration timeout, Authenticator authenticator,
                       RequestMetrics metrics) {
         this.engine = engine;
         this.service = service;

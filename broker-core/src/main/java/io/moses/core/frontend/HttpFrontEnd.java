@@ -1,6 +1,6 @@
 package io.moses.core.frontend;
 
-import io.moses.core.engine.BpelEngine;
+import io.moses.core.engine.CompositeInvoker;
 import io.moses.core.engine.ProvidedService;
 import jakarta.servlet.http.HttpServlet;
 import java.time.Duration;
@@ -105,7 +105,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     }
 
     /** Serves a composite's provided service at {@code /services/<local name>}, with its WSDL at {@code ?wsdl}. */
-    public void publish(BpelEngine engine, ProvidedService service, Duration timeout, Authenticator auth, RequestMetrics metrics) {
+    public void publish(CompositeInvoker engine, ProvidedService service, Duration timeout, Authenticator auth, RequestMetrics metrics) {
         EndpointImpl ep = new EndpointImpl(bus, new CompositeEndpoint(engine, service, timeout, auth, metrics));
         ep.setWsdlLocation(service.wsdl().toString());
         ep.setServiceName(service.service());

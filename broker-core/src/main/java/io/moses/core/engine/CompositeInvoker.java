@@ -1,0 +1,19 @@
+package io.moses.core.engine;
+
+import java.time.Duration;
+import javax.xml.namespace.QName;
+import org.w3c.dom.Element;
+
+/**
+ * What the front-end needs of the engine: one composite request run to its outcome. The
+ * front-end depends on this, not on {@link BpelEngine}, so that it can be tested and changed
+ * without the engine behind it.
+ */
+@FunctionalInterface
+public interface CompositeInvoker {
+    /**
+     * Runs {@code operation} of the provided {@code service} with the request {@code body} for a
+     * caller of {@code serviceClass}; waits at most {@code timeout} for the reply.
+     */
+    CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout);
+}
