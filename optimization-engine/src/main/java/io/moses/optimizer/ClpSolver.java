@@ -82,20 +82,7 @@ final class ClpSolver implements LpSolver, IncrementalSolver {
 
     @Override
     public Result solve(LinearProgram p, double timeoutSeconds) {
-        long t0 = System.nanoTime();
-        int[] all = new int[p.columns()];
-        for (int j = 0; j < all.length; j++) all[j] = j;
-        Session s;
-        try {
-            s = open(p, all, timeoutSeconds);
-        } catch (IllegalStateException e) {
-            return new Result(Status.FAILED, null, Double.NaN, ms(t0), e.getMessage());
-        }
-        try (s) {
-            Result r = s.solve();
-            if (r.status() != Status.OPTIMAL) return new Result(r.status(), null, Double.NaN, ms(t0), r.detail());
-            return new Result(Status.OPTIMAL, r.x(), p.evaluate(r.x()), ms(t0), r.detail());
-        }
+        return solveWhole(p, timeoutSeconds);
     }
 
     @Override

@@ -18,6 +18,29 @@ interface IncrementalSolver {
      */
     Session open(LinearProgram lp, int[] columns, double timeoutSeconds);
 
+    /** The whole program in one session of all its columns, solved once (a plain solve). */
+    default LpSolver.Result solveWhole(LinearProgram p, double timeoutSeconds) {
+        long t0 = System.nanoTime();
+        int[] all = new int[p.columns()];
+        for (int j = 0; j < all.length; j++) all[j] = j;
+        Session s;
+        try {
+            s = open(p, all, timeoutSeconds);
+        } catch (IllegalStateException e) {
+            return new LpSolver.Result(LpSolver.Status.FAILED, null, Double.NaN, millisSince(t0), e.getMessage());
+        }
+        try (s) {
+            LpSolver.Result r = s.solve();
+            if (r.status() != LpSolver.Status.OPTIMAL)
+                return new LpSolver.Result(r.status(), null, Double.NaN, millisSince(t0), r.detail());
+            return new LpSolver.Result(LpSolver.Status.OPTIMAL, r.x(), p.evaluate(r.x()), millisSince(t0), r.detail());
+        }
+    }
+
+    private static double millisSince(long t0) {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
     /** One open model. Not thread-safe; close it. */
     interface Session extends AutoCloseable {
         /** Adds a column: objective coefficient, its non-zeros by row of the original program, bounds. */

@@ -1,18 +1,16 @@
 package io.moses.evaluation;
 
+import static io.moses.evaluation.ReportFiles.csv;
+import static io.moses.evaluation.ReportFiles.deleteTree;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,24 +101,5 @@ class QuickBenchTest {
 
     private static double num(Map<String, String> row, String column) {
         return Double.parseDouble(row.get(column));
-    }
-
-    private static List<Map<String, String>> csv(Path file) throws IOException {
-        List<String> lines = Files.readAllLines(file);
-        String[] header = lines.get(0).split(",", -1);
-        List<Map<String, String>> rows = new ArrayList<>();
-        for (String line : lines.subList(1, lines.size())) {
-            String[] f = line.split(",", -1);
-            Map<String, String> row = new HashMap<>();
-            for (int i = 0; i < header.length; i++) row.put(header[i], f[i]);
-            rows.add(row);
-        }
-        return rows;
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 }
