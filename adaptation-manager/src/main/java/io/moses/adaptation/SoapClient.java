@@ -160,21 +160,21 @@ public final class SoapClient implements AutoCloseable {
         });
     }
 
-    private static final byte[] ENVELOPE_START_11 = envelopeStart(SoapVersion.SOAP_11);
-    private static final byte[] ENVELOPE_START_12 = envelopeStart(SoapVersion.SOAP_12);
-    private static final byte[] ENVELOPE_END = "</soapenv:Body></soapenv:Envelope>".getBytes(StandardCharsets.UTF_8);
+    private static final String ENVELOPE_START_11 = envelopeStart(SoapVersion.SOAP_11);
+    private static final String ENVELOPE_START_12 = envelopeStart(SoapVersion.SOAP_12);
+    private static final String ENVELOPE_END = "</soapenv:Body></soapenv:Envelope>";
 
-    private static byte[] envelopeStart(SoapVersion v) {
-        return ("<soapenv:Envelope xmlns:soapenv=\"" + v.envelopeNamespace + "\"><soapenv:Body>").getBytes(StandardCharsets.UTF_8);
+    private static String envelopeStart(SoapVersion v) {
+        return "<soapenv:Envelope xmlns:soapenv=\"" + v.envelopeNamespace + "\"><soapenv:Body>";
     }
 
-    /** The request's bytes, the body written straight into them (no intermediate string). */
+    /** The request's bytes: envelope and body written as one text, encoded once. */
     static byte[] envelope(SoapVersion version, Element body) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(512);
-        out.writeBytes(version == SoapVersion.SOAP_12 ? ENVELOPE_START_12 : ENVELOPE_START_11);
-        if (body != null) Xml.write(body, out); // null: an empty body (a message with no part)
-        out.writeBytes(ENVELOPE_END);
-        return out.toByteArray();
+        StringBuilder text = new StringBuilder(512);
+        text.append(version == SoapVersion.SOAP_12 ? ENVELOPE_START_12 : ENVELOPE_START_11);
+        if (body != null) DomWriter.write(body, text); // null: an empty body (a message with no part)
+        text.append(ENVELOPE_END);
+        return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static Response failure(URI endpoint, Throwable e, Duration timeout, boolean sent) {
@@ -204,19 +204,17 @@ public final class SoapClient implements AutoCloseable {
         // 2xx with no body: a one-way operation's answer (202) or an empty reply
         if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new Response.Reply(null);
         if (bytes == null || bytes.length == 0)
-            return new Response.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
+            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;
         try {
             doc = parser.parse(new java.io.ByteArrayInputStream(bytes));
         } catch (Exception e) {
-            return new Response.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
-                    endpoint + " answered HTTP " + status + " with a body that is not XML");
+            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with a body that is not XML");
         }
         Element env = doc.getDocumentElement();
         String ns = env.getNamespaceURI();
         if (!"Envelope".equals(env.getLocalName()) || !(SOAP11.equals(ns) || SOAP12.equals(ns)))
-            return new Response.Failure(status == 503 ? FailureKind.UNAVAILABLE : FailureKind.PROTOCOL,
-                    endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
+            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
         Element body = child(env, ns, "Body");
         Element payload = body == null ? null : firstElement(body);
         if (payload == null) {

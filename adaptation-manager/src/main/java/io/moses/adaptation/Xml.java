@@ -164,25 +164,6 @@ public final class Xml {
         return JDK.newDocument();
     }
 
-    /** Writes a node as UTF-8 bytes, without XML declaration. */
-    public static void write(Node node, java.io.OutputStream out) {
-        if (node instanceof org.w3c.dom.Element e) {
-            StringBuilder text = new StringBuilder(512);
-            DomWriter.write(e, text);
-            try {
-                out.write(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.io.IOException x) {
-                throw new java.io.UncheckedIOException(x);
-            }
-            return;
-        }
-        try {
-            WRITER.get().transform(new DOMSource(node), new StreamResult(out));
-        } catch (TransformerException e) {
-            throw new IllegalStateException("cannot write XML: " + e.getMessage(), e);
-        }
-    }
-
     /** Writes a node as text, without XML declaration. */
     public static String write(Node node) {
         StringWriter out = new StringWriter();

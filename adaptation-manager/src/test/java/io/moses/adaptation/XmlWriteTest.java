@@ -3,7 +3,6 @@ package io.moses.adaptation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
@@ -12,9 +11,9 @@ import org.w3c.dom.Element;
 /** What the partner request writer produces reads back as the same element. */
 class XmlWriteTest {
     static String write(Element e) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Xml.write(e, out);
-        return out.toString(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder();
+        DomWriter.write(e, out);
+        return out.toString();
     }
 
     static void assertRoundTrip(Element e) throws Exception {
