@@ -45,24 +45,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap "exit 130" INT TERM
-await_port() { # log pattern -> port
-  local i port
-  for ((i = 0; i < 1200; i++)); do
-    port="$(grep -oE "$2 on http://[^:]+:[0-9]+" "$1" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)"
-    [[ -n "$port" ]] && { echo "$port"; return; }
-    sleep 0.1
-  done
-  echo "bench-pair: no '$2' in $1 after 120 s:" >&2; tail -20 "$1" >&2; exit 1
-}
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-HZ="$(getconf CLK_TCK)"
-"$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
-PIDS+=($!)
-STUB_PORT="$(await_port "$TMP/stubs.log" "stubs listening")"
-for s in flight hotel weather car attraction payment; do for v in a b; do
-  curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latencyMs":0,"distribution":"fixed"}' \
-    "http://127.0.0.1:$STUB_PORT/admin/services/$s-$v" >/dev/null
-done; done
+# shellcheck source=loadtest/bench-lib.sh
+source "$ROOT/loadtest/bench-lib.sh"
+start_stubs_at_zero
 declare -A PID PORT
 NAMES=()
 for v in "${VARIANTS[@]}"; do

@@ -61,17 +61,8 @@ trap "exit 130" INT TERM
 IFS=, read -ra CONN_LIST <<<"$CONNS"
 IFS=, read -ra BINDING_LIST <<<"$BINDINGS" # may be empty (--bindings ''): variants only
 
-await_port() { # log pattern -> port
-  local log="$1" pattern="$2" i
-  for ((i = 0; i < 1200; i++)); do
-    local port; port="$(grep -oE "$pattern on http://[^:]+:[0-9]+" "$log" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)"
-    [[ -n "$port" ]] && { echo "$port"; return; }
-    sleep 0.1
-  done
-  echo "bench: no '$pattern' in $log after 120 s:" >&2; tail -20 "$log" >&2; exit 1
-}
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-HZ="$(getconf CLK_TCK)"
+# shellcheck source=loadtest/bench-lib.sh
+source "$ROOT/loadtest/bench-lib.sh"
 stub_requests() { # total requests served by all stubs so far
   local total=0 s v n
   for s in flight hotel weather car attraction payment; do for v in a b; do
@@ -85,13 +76,7 @@ echo "bench: trip planner, stubs at 0 ms, wrk closed loop; ${SECONDS_PER_RUN} s 
 VARIANT_NAMES=""; for v in "${VARIANTS[@]+"${VARIANTS[@]}"}"; do VARIANT_NAMES+=" ${v%%=*}"; done
 echo "bench: brokers on $("$JAVA" -version 2>&1 | head -1)${VJAVA[*]:+ (variants: ${VJAVA[*]})}"
 echo "bench: connections $CONNS, bindings $BINDINGS${VARIANT_NAMES:+, variants$VARIANT_NAMES}; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); logs in $TMP"
-"$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
-PIDS+=($!)
-STUB_PORT="$(await_port "$TMP/stubs.log" "stubs listening")"
-for s in flight hotel weather car attraction payment; do for v in a b; do
-  curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latencyMs":0,"distribution":"fixed"}' \
-    "http://127.0.0.1:$STUB_PORT/admin/services/$s-$v" >/dev/null
-done; done
+start_stubs_at_zero
 
 declare -A PORT PID
 start_broker() { # name classpath binding seed

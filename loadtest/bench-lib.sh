@@ -1,0 +1,26 @@
+# Shared by the request-path benchmarks (bench-throughput.sh, bench-pair.sh): sourced, not run.
+# Expects JAVA, STUBS_CP, TMP and the array PIDS (processes stopped on exit) to be set.
+
+await_port() { # log pattern -> the port a "PATTERN on http://host:port" line in the log names
+  local log="$1" pattern="$2" i port
+  for ((i = 0; i < 1200; i++)); do
+    port="$(grep -oE "$pattern on http://[^:]+:[0-9]+" "$log" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)"
+    [[ -n "$port" ]] && { echo "$port"; return; }
+    sleep 0.1
+  done
+  echo "bench: no '$pattern' in $log after 120 s:" >&2; tail -20 "$log" >&2; exit 1
+}
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime of a process, in clock ticks
+HZ="$(getconf CLK_TCK)"
+
+start_stubs_at_zero() { # starts the stub services, every one answering at once; sets STUB_PORT
+  "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
+  PIDS+=($!)
+  STUB_PORT="$(await_port "$TMP/stubs.log" "stubs listening")"
+  local s v
+  for s in flight hotel weather car attraction payment; do for v in a b; do
+    curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latencyMs":0,"distribution":"fixed"}' \
+      "http://127.0.0.1:$STUB_PORT/admin/services/$s-$v" >/dev/null
+  done; done
+}
