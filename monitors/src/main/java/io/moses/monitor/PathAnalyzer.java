@@ -2,9 +2,7 @@ package io.moses.monitor;
 
 import io.moses.model.TaskRef;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -53,19 +51,17 @@ public final class PathAnalyzer {
         Map<String, ClassVisits> out = new HashMap<>();
         for (var e : byClass.entrySet()) {
             Ring ring = e.getValue();
-            Map<TaskRef, Double> sum = new HashMap<>();
-            Set<TaskRef> tasks = new HashSet<>();
+            Map<TaskRef, Double> sum = new HashMap<>(); // every task seen, with its total invokes
             int requests = 0;
             for (int i = 0; i < window; i++) {
                 Map<TaskRef, Integer> r = ring.slots.get(i);
                 if (r == null) continue;
                 requests++;
-                tasks.addAll(r.keySet());
                 r.forEach((t, n) -> sum.merge(t, (double) n, Double::sum));
             }
             if (requests == 0) continue;
             Map<TaskRef, Double> mean = new HashMap<>();
-            for (TaskRef t : tasks) mean.put(t, sum.getOrDefault(t, 0.0) / requests);
+            for (var t : sum.entrySet()) mean.put(t.getKey(), t.getValue() / requests);
             out.merge(e.getKey().serviceClass(), new ClassVisits(mean, requests), (a, b) -> a.merge(b));
         }
         return out;
