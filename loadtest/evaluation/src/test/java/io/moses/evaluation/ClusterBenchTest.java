@@ -29,15 +29,11 @@ class ClusterBenchTest {
 
     @Test
     void oneReplicaBehindHaproxyMeasuredThenStoppedByPid() throws Exception {
-        Path home = Path.of(System.getProperty("user.dir")).resolve("../..").toAbsolutePath().normalize();
-        String testClasspath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Path grinder = home.resolve("loadtest/grinder/target");
-        String grinderClasspath = grinder.resolve("classes") + ":" + Files.readString(grinder.resolve("classpath.txt")).trim();
         Path out = Files.createTempDirectory("moses-bench-cluster-test");
         Bench.Options o = new Bench.Options(new int[]{1, 2}, 3, new double[]{10}, 2, 5, List.of("static"), true, true, false, 2, out,
                 List.of(1));
         List<String> said = new ArrayList<>();
-        Bench.Result result = Bench.run(o, new Bench.Setup(home, testClasspath, testClasspath, grinderClasspath), "ClusterBenchTest",
+        Bench.Result result = Bench.run(o, ReportFiles.setup(), "ClusterBenchTest",
                 line -> {
                     said.add(line);
                     System.out.println(line);

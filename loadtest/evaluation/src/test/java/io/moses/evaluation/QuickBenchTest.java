@@ -27,14 +27,10 @@ class QuickBenchTest {
 
     @Test
     void quickBenchReportHasEveryStepNoLowLoadErrorsAndRisingThroughput() throws Exception {
-        Path home = Path.of(System.getProperty("user.dir")).resolve("../..").toAbsolutePath().normalize();
-        String testClasspath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Path grinder = home.resolve("loadtest/grinder/target");
-        String grinderClasspath = grinder.resolve("classes") + ":" + Files.readString(grinder.resolve("classpath.txt")).trim();
         Path out = Files.createTempDirectory("moses-bench-test");
         Bench.Options quick = Bench.Options.quick().with(out);
         List<String> said = new ArrayList<>();
-        Bench.Result result = Bench.run(quick, new Bench.Setup(home, testClasspath, testClasspath, grinderClasspath), "QuickBenchTest",
+        Bench.Result result = Bench.run(quick, ReportFiles.setup(), "QuickBenchTest",
                 line -> {
                     said.add(line);
                     System.out.println(line);

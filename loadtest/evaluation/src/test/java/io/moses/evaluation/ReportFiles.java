@@ -10,9 +10,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-/** Reading a bench report's CSV files and removing a report, for the tests of the bench. */
+/** For the tests of the bench: where its child processes' classes are, its report's CSV files, removing a report. */
 final class ReportFiles {
     private ReportFiles() {}
+
+    /** This checkout's root, the test class path for brokers and stubs, and the Grinder module's class path. */
+    static Bench.Setup setup() throws IOException {
+        Path home = Path.of(System.getProperty("user.dir")).resolve("../..").toAbsolutePath().normalize();
+        String testClasspath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path grinder = home.resolve("loadtest/grinder/target");
+        String grinderClasspath = grinder.resolve("classes") + ":" + Files.readString(grinder.resolve("classpath.txt")).trim();
+        return new Bench.Setup(home, testClasspath, testClasspath, grinderClasspath);
+    }
 
     /** The rows of a CSV file with a header line, each as column name to value. */
     static List<Map<String, String>> csv(Path file) throws IOException {
