@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
 final class StubHandler extends Handler.Abstract.NonBlocking {
     private static final Logger LOG = LoggerFactory.getLogger(StubHandler.class);
     static final int MAX_BODY = 1 << 20;
+    /** Set on a request once its body has been read: an error answer to a request without it closes the connection. */
+    private static final String BODY_READ = StubHandler.class.getName() + ".bodyRead";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, StubService> services;
@@ -56,19 +58,19 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
             String name = path.substring("/stubs/".length());
             StubService service = services.get(name);
             if (service == null) {
-                text(response, callback, HttpStatus.NOT_FOUND_404, "no stub service '" + name + "' (known: " + services.keySet() + ")");
+                text(request, response, callback, HttpStatus.NOT_FOUND_404, "no stub service '" + name + "' (known: " + services.keySet() + ")");
             } else if ("GET".equals(request.getMethod()) && isWsdlQuery(request.getHttpURI().getQuery())) {
                 wsdl(service, request, response, callback);
             } else if ("POST".equals(request.getMethod())) {
                 soap(service, request, response, callback);
             } else {
                 response.getHeaders().put(HttpHeader.ALLOW, "POST, GET (?wsdl)");
-                text(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, "a stub takes SOAP POSTs and GET ?wsdl");
+                text(request, response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, "a stub takes SOAP POSTs and GET ?wsdl");
             }
         } else if (path.equals("/admin/services") || path.startsWith("/admin/services/") || path.equals("/admin/reset")) {
             admin(path, request, response, callback);
         } else {
-            text(response, callback, HttpStatus.NOT_FOUND_404, "not found: " + path + " (stubs are at /stubs/<name>, admin at /admin/services)");
+            text(request, response, callback, HttpStatus.NOT_FOUND_404, "not found: " + path + " (stubs are at /stubs/<name>, admin at /admin/services)");
         }
         return true;
     }
@@ -81,12 +83,12 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
     private void wsdl(StubService service, Request request, Response response, Callback callback) {
         service.wsdlRequests.incrementAndGet();
         if (!service.settings().up()) {
-            refuse(service, response, callback, Soap.SOAP11); // a probe: not counted as a refused request
+            refuse(service, request, response, callback, Soap.SOAP11); // a probe: not counted as a refused request
             return;
         }
         String address = request.getHttpURI().getScheme() + "://" + Request.getServerName(request) + ":"
                 + Request.getServerPort(request) + "/stubs/" + service.spec.name();
-        write(response, callback, HttpStatus.OK_200, "text/xml; charset=utf-8", Wsdls.of(service.spec, address));
+        write(request, response, callback, HttpStatus.OK_200, "text/xml; charset=utf-8", Wsdls.of(service.spec, address));
     }
 
     private void soap(StubService service, Request request, Response response, Callback callback) {
@@ -94,21 +96,21 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         String soapNs = soapNsOf(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
         if (!service.settings().up()) {
             service.refused.incrementAndGet();
-            refuse(service, response, callback, soapNs);
+            refuse(service, request, response, callback, soapNs);
             return;
         }
         if (request.getLength() > MAX_BODY) {
             service.rejected.incrementAndGet();
             response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
-            write(response, callback, HttpStatus.PAYLOAD_TOO_LARGE_413, Soap.contentType(soapNs),
+            write(request, response, callback, HttpStatus.PAYLOAD_TOO_LARGE_413, Soap.contentType(soapNs),
                     Soap.fault(soapNs, true, "request larger than " + MAX_BODY + " bytes"));
             return;
         }
-        Content.Source.asByteArrayAsync(request, MAX_BODY).whenComplete((body, failure) -> {
+        readBody(request, MAX_BODY).whenComplete((body, failure) -> {
             if (failure != null) {
                 service.rejected.incrementAndGet();
                 response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
-                write(response, callback, HttpStatus.BAD_REQUEST_400, Soap.contentType(soapNs),
+                write(request, response, callback, HttpStatus.BAD_REQUEST_400, Soap.contentType(soapNs),
                         Soap.fault(soapNs, true, "cannot read the request: " + failure.getMessage()));
                 return;
             }
@@ -125,7 +127,7 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
             echo = service.accept(parsed);
         } catch (Soap.BadRequest e) {
             service.rejected.incrementAndGet();
-            write(response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(ns), Soap.fault(ns, true, e.getMessage()));
+            write(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(ns), Soap.fault(ns, true, e.getMessage()));
             return;
         }
         Settings s = service.settings();
@@ -136,11 +138,11 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         Runnable complete = () -> {
             if (!fail) {
                 service.replied.incrementAndGet();
-                write(response, callback, HttpStatus.OK_200, Soap.contentType(soapNsOfReply),
+                write(request, response, callback, HttpStatus.OK_200, Soap.contentType(soapNsOfReply),
                         Soap.envelope(soapNsOfReply, service.reply(echo, count)));
             } else if (s.failureKind() == Settings.FailureKind.FAULT) {
                 service.faults.incrementAndGet();
-                write(response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(soapNsOfReply),
+                write(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(soapNsOfReply),
                         Soap.fault(soapNsOfReply, false, "simulated failure of " + service.spec.name()));
             } else {
                 service.dropped.incrementAndGet();
@@ -153,9 +155,9 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         else scheduler.schedule(complete, delayMicros, TimeUnit.MICROSECONDS);
     }
 
-    private static void refuse(StubService service, Response response, Callback callback, String soapNs) {
+    private static void refuse(StubService service, Request request, Response response, Callback callback, String soapNs) {
         response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
-        write(response, callback, HttpStatus.SERVICE_UNAVAILABLE_503, Soap.contentType(soapNs),
+        write(request, response, callback, HttpStatus.SERVICE_UNAVAILABLE_503, Soap.contentType(soapNs),
                 Soap.fault(soapNs, false, "service " + service.spec.name() + " is down"));
     }
 
@@ -169,52 +171,52 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         String method = request.getMethod();
         if (path.equals("/admin/reset")) {
             if (!"POST".equals(method)) {
-                json(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use POST /admin/reset"));
+                json(request, response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use POST /admin/reset"));
                 return;
             }
             services.values().forEach(StubService::reset);
             LOG.info("stub settings and counters reset");
-            json(response, callback, HttpStatus.OK_200, list());
+            json(request, response, callback, HttpStatus.OK_200, list());
             return;
         }
         if (path.equals("/admin/services")) {
-            if ("GET".equals(method)) json(response, callback, HttpStatus.OK_200, list());
-            else json(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use GET /admin/services"));
+            if ("GET".equals(method)) json(request, response, callback, HttpStatus.OK_200, list());
+            else json(request, response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use GET /admin/services"));
             return;
         }
         String name = path.substring("/admin/services/".length());
         StubService service = services.get(name);
         if (service == null) {
-            json(response, callback, HttpStatus.NOT_FOUND_404, error("no stub service '" + name + "' (known: " + services.keySet() + ")"));
+            json(request, response, callback, HttpStatus.NOT_FOUND_404, error("no stub service '" + name + "' (known: " + services.keySet() + ")"));
             return;
         }
         switch (method) {
-            case "GET" -> json(response, callback, HttpStatus.OK_200, service.toJson());
-            case "PUT", "POST" -> Content.Source.asByteArrayAsync(request, 64 * 1024).whenComplete((body, failure) -> {
+            case "GET" -> json(request, response, callback, HttpStatus.OK_200, service.toJson());
+            case "PUT", "POST" -> readBody(request, 64 * 1024).whenComplete((body, failure) -> {
                 if (failure != null) {
-                    json(response, callback, HttpStatus.BAD_REQUEST_400, error("cannot read the body: " + failure.getMessage()));
+                    json(request, response, callback, HttpStatus.BAD_REQUEST_400, error("cannot read the body: " + failure.getMessage()));
                     return;
                 }
                 JsonNode patch;
                 try {
                     patch = JSON.readTree(body);
                 } catch (JacksonException e) {
-                    json(response, callback, HttpStatus.BAD_REQUEST_400, error("body is not valid JSON: " + e.getOriginalMessage()));
+                    json(request, response, callback, HttpStatus.BAD_REQUEST_400, error("body is not valid JSON: " + e.getOriginalMessage()));
                     return;
                 } catch (java.io.IOException e) {
-                    json(response, callback, HttpStatus.BAD_REQUEST_400, error("cannot read the body: " + e.getMessage()));
+                    json(request, response, callback, HttpStatus.BAD_REQUEST_400, error("cannot read the body: " + e.getMessage()));
                     return;
                 }
                 try {
                     Settings updated = service.settings().with(patch);
                     service.settings(updated);
                     LOG.info("stub {} now {}", name, updated);
-                    json(response, callback, HttpStatus.OK_200, service.toJson());
+                    json(request, response, callback, HttpStatus.OK_200, service.toJson());
                 } catch (IllegalArgumentException e) {
-                    json(response, callback, HttpStatus.BAD_REQUEST_400, error(e.getMessage()));
+                    json(request, response, callback, HttpStatus.BAD_REQUEST_400, error(e.getMessage()));
                 }
             });
-            default -> json(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use GET, PUT or POST"));
+            default -> json(request, response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, error("use GET, PUT or POST"));
         }
     }
 
@@ -228,22 +230,36 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         return Map.of("error", message);
     }
 
-    private static void json(Response response, Callback callback, int status, Object value) {
+    private static boolean hasBody(Request request) {
+        return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+    }
+
+    private static void json(Request request, Response response, Callback callback, int status, Object value) {
         String text;
         try {
             text = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(value) + "\n";
         } catch (JacksonException e) {
             throw new IllegalStateException(e);
         }
-        write(response, callback, status, "application/json", text);
+        write(request, response, callback, status, "application/json", text);
     }
 
-    private static void text(Response response, Callback callback, int status, String message) {
-        write(response, callback, status, "text/plain; charset=utf-8", message + "\n");
+    private static void text(Request request, Response response, Callback callback, int status, String message) {
+        write(request, response, callback, status, "text/plain; charset=utf-8", message + "\n");
     }
 
-    private static void write(Response response, Callback callback, int status, String contentType, String body) {
+    private static java.util.concurrent.CompletableFuture<byte[]> readBody(Request request, int max) {
+        request.setAttribute(BODY_READ, Boolean.TRUE);
+        return Content.Source.asByteArrayAsync(request, max);
+    }
+
+    private static void write(Request request, Response response, Callback callback, int status, String contentType, String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        // An error answered before the request's body was read (an unknown service, a wrong method):
+        // Jetty closes such a connection after the reply to drop the unread bytes, so say so, or a
+        // client reusing the connection gets no answer at all.
+        if (status >= 400 && request.getAttribute(BODY_READ) == null && hasBody(request))
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);

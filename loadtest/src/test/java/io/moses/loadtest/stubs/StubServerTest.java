@@ -291,6 +291,33 @@ class StubServerTest {
     }
 
     @Test
+    void anErrorAnsweredBeforeTheBodyIsReadClosesTheConnection() throws Exception {
+        // Only part of the body has arrived when the stub answers 404 (unknown service): Jetty must
+        // close the connection to drop the rest, so the reply has to say so; a client that reused
+        // the connection without that header got no answer at all (a flaky CI run).
+        for (String head : List.of("PUT /admin/services/nope", "POST /stubs/nope", "DELETE /admin/services/flight-a")) {
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+                socket.setSoTimeout(30_000);
+                var out = socket.getOutputStream();
+                out.write((head + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/xml\r\nContent-Length: 200000\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[1000]);
+                out.flush();
+                var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+                String status = in.readLine();
+                assertTrue(status != null && (status.contains(" 404 ") || status.contains(" 405 ")), head + ": " + status);
+                List<String> headers = new ArrayList<>();
+                for (String h = in.readLine(); h != null && !h.isEmpty(); h = in.readLine()) headers.add(h.toLowerCase());
+                assertTrue(headers.contains("connection: close"), head + ": " + headers);
+            }
+        }
+        // a request whose body was read keeps its connection after an error
+        HttpResponse<String> badJson = admin("PUT", "/admin/services/flight-a", "{\"latencyMs\":");
+        assertEquals(400, badJson.statusCode());
+        assertFalse(badJson.headers().firstValue("Connection").orElse("").equalsIgnoreCase("close"), badJson.headers().toString());
+    }
+
+    @Test
     void resetRestoresConfiguredSettingsAndZeroesCounts() throws Exception {
         post("flight-a", flightRequest("lee"));
         admin("PUT", "/admin/services/flight-a", "{\"up\":false,\"latencyMs\":5,\"distribution\":\"exponential\"}");
