@@ -77,10 +77,17 @@ class FeedbackLoopTest {
             t.start();
             clients.add(t);
         }
-        // the first plans follow the stubs' real latency (the seed's providers promised slower
-        // ones): a re-plan because a flight service answers faster than the plan assumed
-        waitFor(unchecked(() -> reasons().stream().anyMatch(r -> r.contains("response time") && r.contains("flight-"))), 120,
-                "a plan that follows the flight services' observed response time");
+        // the tests start from a plan of the optimizer, with both flight services observed. (It
+        // waited for a re-plan because a flight service answered faster than its promise: on a
+        // loaded machine the 10 ms stubs read as slow as the seed's promises, and none came.)
+        waitFor(unchecked(() -> get("/admin/plan").path("version").asLong() >= 2 && observedSamples("flight-a") > 0
+                && observedSamples("flight-b") > 0), 120, "an optimizer's plan and both flight services observed");
+    }
+
+    static long observedSamples(String service) throws Exception {
+        for (JsonNode s : get("/admin/concrete-services"))
+            if (s.path("name").asText().equals(service)) return s.path("observed").path("samples").asLong();
+        return 0;
     }
 
     @AfterAll
@@ -181,8 +188,11 @@ class FeedbackLoopTest {
     void aSlowedServiceLosesItsTraffic() throws Exception {
         String slow = flightCalledFirst();
         String other = slow.equals("flight-a") ? "flight-b" : "flight-a";
-        // 1 s: slow enough that even bronze (R_max 6 s, cost-minded) prefers the dearer provider
-        stub(slow, "{\"latencyMs\":1000,\"distribution\":\"fixed\"}");
+        // 3 s, half of bronze's R_max: no class keeps it. At 1 s bronze (6 s of budget, cost-minded)
+        // may rightly keep alt(slow, other): the alternate's availability and the cheaper provider
+        // outweigh one second of its budget in the utility (docs/model.md), and one run of this
+        // test saw a quarter of the flight calls stay on the slowed service
+        stub(slow, "{\"latencyMs\":3000,\"distribution\":\"fixed\"}");
         long ms = waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains(slow)), 20,
                 "a new plan because " + slow + " slowed down");
         // the observed response time climbs as slow replies arrive; the plans follow it: windows of
@@ -196,7 +206,8 @@ class FeedbackLoopTest {
             if (o > 0 && s < 0.2 * (s + o)) break;
         }
         assertTrue(o > 0, other + " carries the traffic; plan " + get("/admin/plan") + " errors " + errors.get());
-        assertTrue(s < 0.2 * (s + o), slow + " got " + s + " of " + (s + o) + " flight calls in the last window (" + ms + " ms to the first re-plan)");
+        assertTrue(s < 0.2 * (s + o), slow + " got " + s + " of " + (s + o) + " flight calls in the last window (" + ms + " ms to the first re-plan); plan "
+                + get("/admin/plan") + "; services " + get("/admin/concrete-services"));
         assertTrue(reasons().stream().anyMatch(r -> r.contains("response time") && r.contains(slow)), reasons().toString());
         stub(slow, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
     }

@@ -53,8 +53,11 @@ public final class Replanner implements AutoCloseable {
                     return;
                 }
                 List<String> distinct = pending.stream().distinct().toList();
+                // three events in full; the rest by what they concern (the text before their first
+                // ':'), so that the reason names every service or class that asked for the plan
                 why = String.join("; ", distinct.subList(0, Math.min(3, distinct.size())))
-                        + (distinct.size() > 3 ? " (and " + (distinct.size() - 3) + " more events)" : "");
+                        + (distinct.size() > 3 ? " (and " + (distinct.size() - 3) + " more events: "
+                                + String.join(", ", distinct.subList(3, distinct.size()).stream().map(Replanner::subject).toList()) + ")" : "");
                 pending.clear();
             }
             solves.incrementAndGet();
@@ -64,6 +67,11 @@ public final class Replanner implements AutoCloseable {
                 log.warn("re-plan failed ({}), keeping the current plan: {}", why, e.getMessage());
             }
         }
+    }
+
+    private static String subject(String event) {
+        int colon = event.indexOf(':');
+        return colon > 0 ? event.substring(0, colon) : event;
     }
 
     /** How many solves have run. */

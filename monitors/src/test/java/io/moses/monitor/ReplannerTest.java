@@ -33,7 +33,13 @@ class ReplannerTest {
             burstDone.countDown();
             awaitIdle(r);
             assertTrue(r.solves() >= 1 && r.solves() <= 2, "solves: " + r.solves() + " " + reasons);
-            assertTrue(reasons.stream().anyMatch(s -> s.contains("more events") && s.contains("; ")), reasons.toString());
+            assertTrue(reasons.stream().anyMatch(s -> s.contains("more events: event ") && s.contains("; ")), reasons.toString());
+            // every event is named by one of the reasons, in full or by its subject
+            for (int t = 0; t < 4; t++)
+                for (int i = 0; i < 25; i++) {
+                    String e = "event " + t + "/" + i;
+                    assertTrue(reasons.stream().anyMatch(s -> s.matches(".*\\b" + java.util.regex.Pattern.quote(e) + "\\b.*")), e + " in " + reasons);
+                }
         }
     }
 
