@@ -9,16 +9,26 @@ import org.w3c.dom.Node;
 
 /**
  * Writes a DOM element as XML text in one pass (the JDK's identity transformer costs several
- * times more per partner request). Namespaces are declared where the output needs them: the
- * element's and its attributes' own, the declarations it carries, and for the top element the
- * declarations in scope from its ancestors (prefixes used in content, such as xsi:type values).
+ * times more per partner request), with namespace fixup: whatever prefixes and declarations the
+ * DOM holds, each element and attribute is written in its own namespace, and no element gets
+ * two declarations of one prefix.
+ *
+ * <p>The declarations an element carries (and, for the top element, those in scope from its
+ * ancestors) are kept as they are: QName-valued content such as {@code xsi:type="t:T"} may
+ * use them. A name is written with its own prefix where that prefix is bound to its namespace
+ * or still free on the element; otherwise (a process that moved an element into another
+ * namespace keeps the source's {@code xmlns="urn:a"} on it) with a prefix already bound to
+ * the namespace, or a new one. A declaration is written only where the binding in scope differs.
  */
 final class DomWriter {
     private static final String XMLNS = "http://www.w3.org/2000/xmlns/";
     private static final String XML = "http://www.w3.org/XML/1998/namespace";
 
     private final StringBuilder out;
-    /** Declared prefixes and their namespaces, innermost last; "" is the default namespace. */
+    /**
+     * The declarations in scope as prefix, namespace pairs, innermost last; "" is the default
+     * namespace, and "" as namespace undeclares it.
+     */
     private final List<String> scope = new ArrayList<>();
 
     private DomWriter(StringBuilder out) {
@@ -33,8 +43,8 @@ final class DomWriter {
             for (int i = 0; i < attrs.getLength(); i++) {
                 Attr a = (Attr) attrs.item(i);
                 if (!XMLNS.equals(a.getNamespaceURI())) continue;
-                String prefix = "xmlns".equals(a.getPrefix()) ? a.getLocalName() : "";
-                if (!inherited.contains(prefix)) {
+                String prefix = declaredPrefix(a);
+                if (!inherited.contains(prefix)) { // the innermost declaration of a prefix wins
                     inherited.add(prefix);
                     inherited.add(a.getValue());
                 }
@@ -43,15 +53,98 @@ final class DomWriter {
         w.element(root, inherited);
     }
 
+    /** The prefix an {@code xmlns} or {@code xmlns:p} attribute declares: "" or p. */
+    private static String declaredPrefix(Attr a) {
+        return "xmlns".equals(a.getPrefix()) ? a.getLocalName() : "";
+    }
+
+    /** The namespace {@code prefix} is bound to in scope; null if unbound. */
     private String lookup(String prefix) {
         for (int i = scope.size() - 2; i >= 0; i -= 2)
             if (scope.get(i).equals(prefix)) return scope.get(i + 1);
-        return "".equals(prefix) ? "" : null;
+        if (prefix.isEmpty()) return "";
+        return "xml".equals(prefix) ? XML : null;
+    }
+
+    /** Where the element whose declarations start at {@code mark} declares {@code prefix}; -1 if it does not. */
+    private int declaredAt(String prefix, int mark) {
+        for (int i = mark; i < scope.size(); i += 2)
+            if (scope.get(i).equals(prefix)) return i;
+        return -1;
+    }
+
+    /** A prefix bound to {@code ns} in scope (not shadowed by a deeper declaration); null if none. */
+    private String boundPrefix(String ns, boolean defaultToo) {
+        for (int i = scope.size() - 2; i >= 0; i -= 2) {
+            String p = scope.get(i);
+            if (scope.get(i + 1).equals(ns) && (defaultToo || !p.isEmpty()) && ns.equals(lookup(p))) return p;
+        }
+        return null;
+    }
+
+    private String freePrefix() {
+        for (int i = 0; ; i++)
+            if (lookup("ns" + i) == null) return "ns" + i;
+    }
+
+    /** A declaration the DOM holds: kept unless it is in scope already or cannot be written. */
+    private void carry(String prefix, String ns, int mark) {
+        if (!prefix.isEmpty() && (ns.isEmpty() || "xml".equals(prefix) || "xmlns".equals(prefix))) return;
+        if (ns.equals(lookup(prefix)) || declaredAt(prefix, mark) >= 0) return;
+        scope.add(prefix);
+        scope.add(ns);
+    }
+
+    /** The prefix the element's name is written with, declared in scope. */
+    private String bindElement(String ns, String prefix, int mark) {
+        if (ns.isEmpty()) { // no namespace: unprefixed, with no default namespace in scope
+            if (!lookup("").isEmpty()) {
+                int at = declaredAt("", mark);
+                if (at >= 0) scope.set(at + 1, ""); // a default the element carries cannot apply to its own name
+                else {
+                    scope.add("");
+                    scope.add("");
+                }
+            }
+            return "";
+        }
+        if (ns.equals(lookup(prefix))) return prefix;
+        if (!"xml".equals(prefix) && !"xmlns".equals(prefix) && declaredAt(prefix, mark) < 0) {
+            scope.add(prefix);
+            scope.add(ns);
+            return prefix;
+        }
+        String bound = boundPrefix(ns, true);
+        if (bound != null) return bound;
+        String fresh = freePrefix();
+        scope.add(fresh);
+        scope.add(ns);
+        return fresh;
+    }
+
+    /** The prefix a namespaced attribute is written with (never the default namespace); declared if new. */
+    private String bindAttribute(String ns, String prefix) {
+        if (XML.equals(ns)) return "xml";
+        if (!prefix.isEmpty() && ns.equals(lookup(prefix))) return prefix;
+        // a prefix unbound everywhere in scope is used by neither this element's name nor its other attributes
+        if (!prefix.isEmpty() && !"xmlns".equals(prefix) && lookup(prefix) == null) {
+            declare(prefix, ns);
+            return prefix;
+        }
+        String bound = boundPrefix(ns, false);
+        if (bound != null) return bound;
+        String fresh = freePrefix();
+        declare(fresh, ns);
+        return fresh;
     }
 
     private void declare(String prefix, String ns) {
         scope.add(prefix);
         scope.add(ns);
+        writeDeclaration(prefix, ns);
+    }
+
+    private void writeDeclaration(String prefix, String ns) {
         out.append(prefix.isEmpty() ? " xmlns" : " xmlns:").append(prefix).append("=\"");
         escape(ns, true);
         out.append('"');
@@ -59,38 +152,37 @@ final class DomWriter {
 
     private void element(Element e, List<String> inherited) {
         int mark = scope.size();
-        String ns = e.getNamespaceURI() == null ? "" : e.getNamespaceURI();
-        String prefix = e.getPrefix() == null ? "" : e.getPrefix();
-        String local = e.getLocalName() != null ? e.getLocalName() : e.getNodeName();
+        NamedNodeMap attrs = e.getAttributes();
+        int n = attrs.getLength();
+        // the declarations the element carries, then those its ancestors made (top element only)
+        for (int i = 0; i < n; i++) {
+            Attr a = (Attr) attrs.item(i);
+            if (XMLNS.equals(a.getNamespaceURI())) carry(declaredPrefix(a), a.getValue(), mark);
+        }
+        for (int i = 0; i + 1 < inherited.size(); i += 2) carry(inherited.get(i), inherited.get(i + 1), mark);
+        String local = e.getLocalName();
+        String prefix;
+        if (local == null) { // a DOM level 1 node: no namespace to fix
+            local = e.getNodeName();
+            prefix = "";
+        } else {
+            prefix = bindElement(e.getNamespaceURI() == null ? "" : e.getNamespaceURI(), e.getPrefix() == null ? "" : e.getPrefix(), mark);
+        }
         out.append('<');
         if (!prefix.isEmpty()) out.append(prefix).append(':');
         out.append(local);
-        NamedNodeMap attrs = e.getAttributes();
-        int n = attrs.getLength();
-        // the declarations the element carries, then those its name and attributes need
-        for (int i = 0; i < n; i++) {
-            Attr a = (Attr) attrs.item(i);
-            if (!XMLNS.equals(a.getNamespaceURI())) continue;
-            String p = "xmlns".equals(a.getPrefix()) ? a.getLocalName() : "";
-            if (!a.getValue().equals(lookup(p))) declare(p, a.getValue());
-        }
-        for (int i = 0; i + 1 < inherited.size(); i += 2)
-            if (!inherited.get(i + 1).equals(lookup(inherited.get(i)))) declare(inherited.get(i), inherited.get(i + 1));
-        if (e.getLocalName() != null && !ns.equals(lookup(prefix))) declare(prefix, ns);
+        for (int i = mark; i < scope.size(); i += 2) writeDeclaration(scope.get(i), scope.get(i + 1));
         for (int i = 0; i < n; i++) {
             Attr a = (Attr) attrs.item(i);
             String ans = a.getNamespaceURI();
             if (XMLNS.equals(ans)) continue;
-            String ap = a.getPrefix();
-            if (ans != null && !ans.isEmpty() && !XML.equals(ans)) {
-                if (ap == null || ap.isEmpty() || !ans.equals(lookup(ap))) {
-                    if (ap == null || ap.isEmpty() || lookup(ap) != null) ap = freePrefix();
-                    declare(ap, ans);
-                }
+            if (ans != null && !ans.isEmpty() && a.getLocalName() != null) {
+                String ap = bindAttribute(ans, a.getPrefix() == null ? "" : a.getPrefix()); // may write a declaration
+                out.append(' ').append(ap).append(':').append(a.getLocalName());
+            } else {
+                out.append(' ').append(a.getLocalName() != null ? a.getLocalName() : a.getNodeName());
             }
-            out.append(' ');
-            if (ap != null && !ap.isEmpty()) out.append(ap).append(':');
-            out.append(a.getLocalName() != null ? a.getLocalName() : a.getNodeName()).append("=\"");
+            out.append("=\"");
             escape(a.getValue(), true);
             out.append('"');
         }
@@ -105,11 +197,6 @@ final class DomWriter {
             out.append(local).append('>');
         }
         scope.subList(mark, scope.size()).clear();
-    }
-
-    private String freePrefix() {
-        for (int i = 0; ; i++)
-            if (lookup("ns" + i) == null) return "ns" + i;
     }
 
     private void node(Node c) {
