@@ -19,11 +19,15 @@ import org.w3c.dom.Node;
  * or still free on the element; otherwise (a process that moved an element into another
  * namespace keeps the source's {@code xmlns="urn:a"} on it) with a prefix already bound to
  * the namespace, or a new one. A declaration is written only where the binding in scope differs.
+ *
+ * <p>{@link #fix} applies the same fixup to the DOM itself, for writers that write a DOM's
+ * prefixes and declarations as they are (CXF's, for replies and faults to the composite's caller).
  */
 final class DomWriter {
     private static final String XMLNS = "http://www.w3.org/2000/xmlns/";
     private static final String XML = "http://www.w3.org/XML/1998/namespace";
 
+    /** Where the text goes; null when fixing the DOM in place instead. */
     private final StringBuilder out;
     /**
      * The declarations in scope as prefix, namespace pairs, innermost last; "" is the default
@@ -36,7 +40,21 @@ final class DomWriter {
     }
 
     static void write(Element root, StringBuilder out) {
-        DomWriter w = new DomWriter(out);
+        new DomWriter(out).element(root, inherited(root));
+    }
+
+    /**
+     * Makes the DOM under {@code root} what {@link #write} would write: prefixes changed where
+     * a name's prefix is declared on its element for another namespace, the declarations each
+     * name needs added, and those in scope from {@code root}'s ancestors copied onto it (so a
+     * copy of {@code root} elsewhere keeps them). Changes {@code root}'s subtree in place.
+     */
+    static void fix(Element root) {
+        new DomWriter(null).element(root, inherited(root));
+    }
+
+    /** The declarations in scope from {@code root}'s ancestors, innermost first, as prefix, namespace pairs. */
+    static List<String> inherited(Element root) {
         List<String> inherited = new ArrayList<>();
         for (Node n = root.getParentNode(); n instanceof Element e; n = n.getParentNode()) {
             NamedNodeMap attrs = e.getAttributes();
@@ -50,7 +68,7 @@ final class DomWriter {
                 }
             }
         }
-        w.element(root, inherited);
+        return inherited;
     }
 
     /** The prefix an {@code xmlns} or {@code xmlns:p} attribute declares: "" or p. */
@@ -141,7 +159,7 @@ final class DomWriter {
     private void declare(String prefix, String ns) {
         scope.add(prefix);
         scope.add(ns);
-        writeDeclaration(prefix, ns);
+        if (out != null) writeDeclaration(prefix, ns); // fixing: added to the element after its attributes
     }
 
     private void writeDeclaration(String prefix, String ns) {
@@ -167,6 +185,10 @@ final class DomWriter {
             prefix = "";
         } else {
             prefix = bindElement(e.getNamespaceURI() == null ? "" : e.getNamespaceURI(), e.getPrefix() == null ? "" : e.getPrefix(), mark);
+        }
+        if (out == null) {
+            fixElement(e, prefix, mark);
+            return;
         }
         out.append('<');
         if (!prefix.isEmpty()) out.append(prefix).append(':');
@@ -196,6 +218,28 @@ final class DomWriter {
             if (!prefix.isEmpty()) out.append(prefix).append(':');
             out.append(local).append('>');
         }
+        scope.subList(mark, scope.size()).clear();
+    }
+
+    /** {@link #element} for {@link #fix}: the element's name, attributes and declarations set as they would be written. */
+    private void fixElement(Element e, String prefix, int mark) {
+        if (e.getLocalName() != null && !prefix.equals(e.getPrefix() == null ? "" : e.getPrefix()))
+            e.setPrefix(prefix.isEmpty() ? null : prefix);
+        NamedNodeMap attrs = e.getAttributes();
+        Attr[] named = new Attr[attrs.getLength()]; // renaming may reorder the map
+        for (int i = 0; i < named.length; i++) named[i] = (Attr) attrs.item(i);
+        for (Attr a : named) {
+            String ans = a.getNamespaceURI();
+            if (ans == null || ans.isEmpty() || XMLNS.equals(ans) || a.getLocalName() == null) continue;
+            String ap = bindAttribute(ans, a.getPrefix() == null ? "" : a.getPrefix());
+            if (!ap.equals(a.getPrefix())) a.setPrefix(ap);
+        }
+        for (int i = mark; i < scope.size(); i += 2) {
+            String p = scope.get(i);
+            e.setAttributeNS(XMLNS, p.isEmpty() ? "xmlns" : "xmlns:" + p, scope.get(i + 1));
+        }
+        for (Node child = e.getFirstChild(); child != null; child = child.getNextSibling())
+            if (child instanceof Element c) element(c, List.of());
         scope.subList(mark, scope.size()).clear();
     }
 

@@ -20,6 +20,7 @@ final class PayloadAdapter {
         // a document of the source's own implementation (the engine's, for a reply)
         Document doc = source.getOwnerDocument().getImplementation().createDocument(null, null, null);
         Element copy = (Element) copy(doc, source, names);
+        Xml.inheritNamespaces(source, copy);
         doc.appendChild(copy);
         return copy;
     }
@@ -56,12 +57,11 @@ final class PayloadAdapter {
         String prefix = e.getPrefix();
         Element out = newNs.isEmpty() ? doc.createElementNS(null, newLocal)
                 : doc.createElementNS(newNs, (prefix == null || prefix.isEmpty() ? "" : prefix + ":") + newLocal);
+        // declarations too: QName-valued content (xsi:type) may use them; where one conflicts
+        // with a renamed element's prefix, the writer gives the element another
         var attrs = e.getAttributes();
-        for (int i = 0; i < attrs.getLength(); i++) {
-            Node a = attrs.item(i);
-            if ("http://www.w3.org/2000/xmlns/".equals(a.getNamespaceURI())) continue;
-            out.setAttributeNodeNS((org.w3c.dom.Attr) doc.importNode(a, true));
-        }
+        for (int i = 0; i < attrs.getLength(); i++)
+            out.setAttributeNodeNS((org.w3c.dom.Attr) doc.importNode(attrs.item(i), true));
         for (Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) out.appendChild(copy(doc, c, names));
         return out;
     }
