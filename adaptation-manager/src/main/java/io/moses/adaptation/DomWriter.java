@@ -26,6 +26,7 @@ import org.w3c.dom.Node;
 final class DomWriter {
     private static final String XMLNS = "http://www.w3.org/2000/xmlns/";
     private static final String XML = "http://www.w3.org/XML/1998/namespace";
+    private static final Attr[] NO_ATTRIBUTES = {};
 
     /** Where the text goes; null when fixing the DOM in place instead. */
     private final StringBuilder out;
@@ -226,7 +227,7 @@ final class DomWriter {
         if (e.getLocalName() != null && !prefix.equals(e.getPrefix() == null ? "" : e.getPrefix()))
             e.setPrefix(prefix.isEmpty() ? null : prefix);
         NamedNodeMap attrs = e.getAttributes();
-        Attr[] named = new Attr[attrs.getLength()]; // renaming may reorder the map
+        Attr[] named = attrs.getLength() == 0 ? NO_ATTRIBUTES : new Attr[attrs.getLength()]; // renaming may reorder the map
         for (int i = 0; i < named.length; i++) named[i] = (Attr) attrs.item(i);
         for (Attr a : named) {
             String ans = a.getNamespaceURI();
@@ -236,7 +237,9 @@ final class DomWriter {
         }
         for (int i = mark; i < scope.size(); i += 2) {
             String p = scope.get(i);
-            e.setAttributeNS(XMLNS, p.isEmpty() ? "xmlns" : "xmlns:" + p, scope.get(i + 1));
+            Attr held = e.getAttributeNodeNS(XMLNS, p.isEmpty() ? "xmlns" : p);
+            if (held == null || !held.getValue().equals(scope.get(i + 1)))
+                e.setAttributeNS(XMLNS, p.isEmpty() ? "xmlns" : "xmlns:" + p, scope.get(i + 1));
         }
         for (Node child = e.getFirstChild(); child != null; child = child.getNextSibling())
             if (child instanceof Element c) element(c, List.of());

@@ -240,6 +240,19 @@ class DomWriterNamespacesTest {
     }
 
     @Test
+    void aPayloadMappedToAConcreteInterfaceKeepsItsXsiTypePrefixes() throws Exception {
+        Element env = parse("<env xmlns:xsi='" + XSI + "' xmlns:t='urn:types'><f:find xmlns:f='urn:task'>"
+                + "<f:to xsi:type='t:City'>Rome</f:to><f:cabin xsi:type='f:Cabin'>economy</f:cabin></f:find></env>");
+        Element mapped = PayloadAdapter.rename(child(env, "find"), java.util.Map.of("{urn:task}find", "{urn:b}search", "{urn:task}*", "{urn:b}*"));
+        for (Element back : writeAndRead(mapped)) {
+            assertEquals("{urn:b}search", name(back.getNamespaceURI(), back.getLocalName()));
+            assertEquals("urn:types", qnameNamespace(child(back, "to"), XSI, "type"), "a prefix declared outside the payload");
+            // a type in the moved namespace moves with it, as the elements do
+            assertEquals("urn:b", qnameNamespace(child(back, "cabin"), XSI, "type"));
+        }
+    }
+
+    @Test
     void noDeclarationIsWrittenWhereTheBindingInScopeIsTheSame() throws Exception {
         Element parsed = parse("<a:r xmlns:a='urn:a' xmlns='urn:d'><a:x xmlns:a='urn:a'><y xmlns='urn:d'/></a:x></a:r>");
         StringBuilder out = new StringBuilder();
