@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import java.io.ByteArrayInputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,17 +59,11 @@ class ConformanceNamespacesTest {
         }
     }
 
-    static Element parse(String xml) throws Exception {
-        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-        f.setNamespaceAware(true);
-        return f.newDocumentBuilder().parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))).getDocumentElement();
-    }
-
     /** The SOAP body's payload, null for an empty body; fails if the envelope is not well-formed. */
     static Element payload(String envelope) {
         Element env;
         try {
-            env = parse(envelope);
+            env = NamespacesEndToEndTest.parse(envelope);
         } catch (Exception e) {
             throw new AssertionError("not well-formed: " + envelope + " (" + e.getMessage() + ")", e);
         }
