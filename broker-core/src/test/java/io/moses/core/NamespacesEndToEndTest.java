@@ -31,7 +31,7 @@ import org.w3c.dom.Node;
  * puts its element in a default namespace or uses a prefix, and wherever it declares the
  * prefixes its xsi:type values use, the partner gets well-formed XML (it parses what it gets
  * with a namespace-aware parser and faults otherwise, as SOAP stacks do) in the namespaces the
- * WSDL says, and so does the client.
+ * WSDL says, and so does the client, with the reply or with the process's declared fault.
  */
 class NamespacesEndToEndTest {
     static final String SOAP = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -39,6 +39,8 @@ class NamespacesEndToEndTest {
     static final String ORDERS = "urn:moses:test:orders";
     static final String SUPPLIER = "urn:moses:test:supplier";
     static final String TYPES = "urn:moses:test:types";
+    /** An item the supplier answers with its declared fault. */
+    static final String SOLD_OUT = "Atlantis";
 
     static HttpServer supplier;
     /** Every request body the supplier got, as sent. */
@@ -90,10 +92,17 @@ class NamespacesEndToEndTest {
             try {
                 Element order = payload(body);
                 String item = child(order, "item").getTextContent();
-                // the confirmation in a default namespace, with an xsi:type whose prefix only the envelope declares
-                reply = "<s:Envelope xmlns:s='" + SOAP + "' xmlns:xsi='" + XSI + "' xmlns:k='" + TYPES + "'><s:Body>"
-                        + "<confirmation xmlns='" + SUPPLIER + "'><status xsi:type='k:Status'>accepted</status>"
-                        + "<item>" + item + "</item><plain xmlns=''>kept</plain></confirmation></s:Body></s:Envelope>";
+                // answers in a default namespace, with an xsi:type whose prefix only the envelope declares
+                String envelope = "<s:Envelope xmlns:s='" + SOAP + "' xmlns:xsi='" + XSI + "' xmlns:k='" + TYPES + "'><s:Body>";
+                if (item.equals(SOLD_OUT)) {
+                    status = 500;
+                    reply = envelope + "<s:Fault><faultcode>s:Server</faultcode><faultstring>out of stock</faultstring><detail>"
+                            + "<outOfStock xmlns='" + SUPPLIER + "'><status xsi:type='k:Status'>sold out</status>"
+                            + "<item>" + item + "</item><plain xmlns=''>kept</plain></outOfStock></detail></s:Fault></s:Body></s:Envelope>";
+                } else {
+                    reply = envelope + "<confirmation xmlns='" + SUPPLIER + "'><status xsi:type='k:Status'>accepted</status>"
+                            + "<item>" + item + "</item><plain xmlns=''>kept</plain></confirmation></s:Body></s:Envelope>";
+                }
             } catch (Exception e) {
                 status = 500;
                 reply = "<s:Envelope xmlns:s='" + SOAP + "'><s:Body><s:Fault><faultcode>s:Client</faultcode><faultstring>"
@@ -158,16 +167,28 @@ class NamespacesEndToEndTest {
         assertEquals(TYPES, xsiTypeNamespace(item), "the xsi:type's prefix declared: " + sent);
         assertNull(child(supplyOrder, "note").getNamespaceURI(), sent);
 
-        assertEquals(200, r.statusCode(), r.body());
-        Element receipt = payload(r.body());
-        assertEquals(ORDERS, receipt.getNamespaceURI(), r.body());
-        assertEquals("receipt", receipt.getLocalName(), r.body());
-        Element status = child(receipt, "status");
+        Element answer;
+        try {
+            answer = payload(r.body());
+        } catch (org.xml.sax.SAXException e) {
+            throw new AssertionError("the client got XML that is not well-formed: " + r.body() + " (" + e.getMessage() + ")", e);
+        }
+        boolean soldOut = itemText.equals(SOLD_OUT);
+        if (soldOut) { // the process's declared fault, its detail copied from the supplier's
+            assertEquals(500, r.statusCode(), r.body());
+            assertEquals("Fault", answer.getLocalName(), r.body());
+            answer = firstElement(child(answer, "detail"));
+        } else {
+            assertEquals(200, r.statusCode(), r.body());
+        }
+        assertEquals(ORDERS, answer.getNamespaceURI(), r.body());
+        assertEquals(soldOut ? "rejection" : "receipt", answer.getLocalName(), r.body());
+        Element status = child(answer, "status");
         assertEquals(SUPPLIER, status.getNamespaceURI(), r.body());
-        assertEquals("accepted", status.getTextContent(), r.body());
+        assertEquals(soldOut ? "sold out" : "accepted", status.getTextContent(), r.body());
         assertEquals(TYPES, xsiTypeNamespace(status), "the xsi:type's prefix declared: " + r.body());
-        assertEquals(itemText, child(receipt, "item").getTextContent(), r.body());
-        assertNull(child(receipt, "plain").getNamespaceURI(), r.body());
+        assertEquals(itemText, child(answer, "item").getTextContent(), r.body());
+        assertNull(child(answer, "plain").getNamespaceURI(), r.body());
     }
 
     static final String TYPE_DECLARATIONS = " xmlns:xsi='" + XSI + "' xmlns:t='" + TYPES + "'";
@@ -182,6 +203,13 @@ class NamespacesEndToEndTest {
     void aPrefixedRequestElementReachesThePartnerInItsNamespace() throws Exception {
         placeAndCheck("", "<o:order xmlns:o='" + ORDERS + "'" + TYPE_DECLARATIONS + ">"
                 + "<o:item xsi:type='t:Flight' o:ref='F1'>Paris</o:item><note>plain</note></o:order>", "Paris");
+    }
+
+    @Test
+    void aPartnersDeclaredFaultCopiedIntoTheProcesssOwnReachesTheClientInItsNamespace() throws Exception {
+        // prefixed: what is checked here is the fault's way back
+        placeAndCheck("", "<o:order xmlns:o='" + ORDERS + "'" + TYPE_DECLARATIONS + ">"
+                + "<o:item xsi:type='t:Flight' o:ref='F1'>" + SOLD_OUT + "</o:item><note>plain</note></o:order>", SOLD_OUT);
     }
 
     @Test
