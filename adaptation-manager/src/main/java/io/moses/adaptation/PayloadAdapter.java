@@ -20,6 +20,9 @@ final class PayloadAdapter {
         // a document of the source's own implementation (the engine's, for a reply)
         Document doc = source.getOwnerDocument().getImplementation().createDocument(null, null, null);
         Element copy = (Element) copy(doc, source, names);
+        java.util.List<String> inherited = DomWriter.inherited(source);
+        for (int i = 0; i + 1 < inherited.size(); i += 2)
+            Xml.declareIfUnbound(copy, inherited.get(i), mapped(inherited.get(i + 1), names));
         doc.appendChild(copy);
         return copy;
     }
@@ -56,14 +59,25 @@ final class PayloadAdapter {
         String prefix = e.getPrefix();
         Element out = newNs.isEmpty() ? doc.createElementNS(null, newLocal)
                 : doc.createElementNS(newNs, (prefix == null || prefix.isEmpty() ? "" : prefix + ":") + newLocal);
+        // declarations too, of a namespace moved whole ({ns}*) moved with it: QName-valued
+        // content (xsi:type) may use them; where one conflicts with a renamed element's
+        // prefix, the writer gives the element another
         var attrs = e.getAttributes();
         for (int i = 0; i < attrs.getLength(); i++) {
-            Node a = attrs.item(i);
-            if ("http://www.w3.org/2000/xmlns/".equals(a.getNamespaceURI())) continue;
-            out.setAttributeNodeNS((org.w3c.dom.Attr) doc.importNode(a, true));
+            org.w3c.dom.Attr a = (org.w3c.dom.Attr) doc.importNode(attrs.item(i), true);
+            if (XMLNS.equals(a.getNamespaceURI())) a.setValue(mapped(a.getValue(), names));
+            out.setAttributeNodeNS(a);
         }
         for (Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) out.appendChild(copy(doc, c, names));
         return out;
+    }
+
+    private static final String XMLNS = "http://www.w3.org/2000/xmlns/";
+
+    /** The namespace {@code ns} moves to by a {@code {ns}*} mapping, else itself. */
+    private static String mapped(String ns, Map<String, String> names) {
+        String wildcard = ns.isEmpty() ? null : names.get("{" + ns + "}*");
+        return wildcard == null ? ns : namespaceOf(wildcard);
     }
 
     private static String namespaceOf(String name) {

@@ -164,6 +164,59 @@ public final class Xml {
         return JDK.newDocument();
     }
 
+    /**
+     * Makes the declarations under {@code root} agree with its elements' and attributes'
+     * namespaces, in place, the way the partner request writer writes them (prefixes changed
+     * where one is declared on its element for another namespace, the declarations each name
+     * needs added, those in scope from {@code root}'s ancestors copied onto it). For a DOM that
+     * another writer writes with its prefixes and declarations as they are (CXF's): a process
+     * that moves an element into another namespace keeps the source's {@code xmlns} on it.
+     */
+    public static void fixNamespaces(org.w3c.dom.Element root) {
+        DomWriter.fix(root);
+    }
+
+    /**
+     * A deep copy of {@code source} in {@code doc} that keeps the namespace declarations
+     * {@code source}'s ancestors make (QName-valued content such as an {@code xsi:type} value
+     * may use their prefixes; {@code importNode} alone loses them).
+     */
+    public static org.w3c.dom.Element importElement(Document doc, org.w3c.dom.Element source) {
+        org.w3c.dom.Element copy = (org.w3c.dom.Element) doc.importNode(source, true);
+        inheritNamespaces(source, copy);
+        return copy;
+    }
+
+    /**
+     * Declares on {@code e} the namespaces its ancestors declare and it does not, so that it
+     * keeps them when it is moved out of its document (a reply body out of its SOAP envelope).
+     */
+    public static void keepInheritedNamespaces(org.w3c.dom.Element e) {
+        inheritNamespaces(e, e);
+    }
+
+    /**
+     * Declares {@code prefix} as {@code namespace} on {@code e} unless {@code e} itself binds it
+     * (by a declaration or by its name's prefix). The default namespace and the SOAP
+     * envelope's namespaces are left out: neither is what QName-valued content refers to.
+     */
+    public static void declareIfUnbound(org.w3c.dom.Element e, String prefix, String namespace) {
+        if (prefix == null || prefix.isEmpty() || namespace == null || namespace.isEmpty()
+                || "xml".equals(prefix) || "xmlns".equals(prefix)
+                || SoapVersion.SOAP_11.envelopeNamespace.equals(namespace) || SoapVersion.SOAP_12.envelopeNamespace.equals(namespace))
+            return;
+        if (!prefix.equals(e.getPrefix()) && !e.hasAttributeNS(XMLNS, prefix)) e.setAttributeNS(XMLNS, "xmlns:" + prefix, namespace);
+    }
+
+    /** Declares on {@code to} what {@code from}'s ancestors declare ({@link #declareIfUnbound}). */
+    static void inheritNamespaces(org.w3c.dom.Element from, org.w3c.dom.Element to) {
+        java.util.List<String> inherited = DomWriter.inherited(from);
+        for (int i = 0; i + 1 < inherited.size(); i += 2)
+            declareIfUnbound(to, inherited.get(i), inherited.get(i + 1));
+    }
+
+    private static final String XMLNS = "http://www.w3.org/2000/xmlns/";
+
     /** Writes a node as text, without XML declaration. */
     public static String write(Node node) {
         StringWriter out = new StringWriter();

@@ -144,7 +144,7 @@ final class PartnerInvoker implements MessageExchangeContext {
                     doc.appendChild(m);
                     String part = (String) wf.getMessage().getParts().keySet().iterator().next();
                     Element partEl = doc.createElementNS(null, part);
-                    partEl.appendChild(doc.importNode(f.detail(), true));
+                    partEl.appendChild(io.moses.adaptation.Xml.importElement(doc, f.detail()));
                     m.appendChild(partEl);
                     msg.setMessage(m);
                     mex.replyWithFault(new QName(mex.getPortType().getQName().getNamespaceURI(), faultName), msg);

@@ -1,5 +1,6 @@
 package io.moses.core.engine;
 
+import io.moses.adaptation.Xml;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -116,8 +117,20 @@ final class SoapBinding {
      * element part, for rpc style the {@code operation} (request) or {@code operationResponse}
      * (reply) wrapper with one child per part; null (an empty SOAP body) for a document-style
      * message with no part.
+     *
+     * <p>The payload is a copy that keeps the namespaces declared around it in the message
+     * (QName-valued content may use them). A reply's is fixed for CXF, which writes a DOM's
+     * prefixes and declarations as they are: a process that copied an element into another
+     * namespace leaves the source's {@code xmlns} on it ({@link Xml#fixNamespaces}). A partner
+     * request's is fixed as it is written.
      */
     Element toBody(OperationBinding op, Element odeMessage, boolean request) {
+        Element body = payload(op, odeMessage, request);
+        if (body != null && !request) Xml.fixNamespaces(body);
+        return body;
+    }
+
+    private Element payload(OperationBinding op, Element odeMessage, boolean request) {
         List<Part> parts = parts(op, request);
         if (!op.rpc() && parts.isEmpty()) return null;
         Document doc = DOMUtils.newDocument();
@@ -129,7 +142,7 @@ final class SoapBinding {
                 Element src = child(odeMessage, part.getName());
                 if (src != null)
                     for (Node n = src.getFirstChild(); n != null; n = n.getNextSibling())
-                        partEl.appendChild(doc.importNode(n, true));
+                        partEl.appendChild(n instanceof Element e ? Xml.importElement(doc, e) : doc.importNode(n, true));
                 root.appendChild(partEl);
             }
             doc.appendChild(root);
@@ -141,7 +154,7 @@ final class SoapBinding {
         Element payload = src == null ? null : DOMUtils.getFirstChildElement(src);
         if (payload == null)
             throw new IllegalStateException("message of " + op.name() + " has no content for part " + parts.get(0).getName());
-        Element copy = (Element) doc.importNode(payload, true);
+        Element copy = Xml.importElement(doc, payload);
         doc.appendChild(copy);
         return copy;
     }
@@ -157,6 +170,7 @@ final class SoapBinding {
         // A reply the SOAP client parsed into the engine's own DOM (Xerces) is moved into the
         // message inside its own document; anything else is copied into a new one.
         boolean move = body != null && body.getOwnerDocument() instanceof org.apache.xerces.dom.CoreDocumentImpl;
+        if (move) Xml.keepInheritedNamespaces(body); // what the envelope declares, before leaving it
         Document doc = move ? body.getOwnerDocument() : DOMUtils.newDocument();
         Element message = doc.createElementNS(null, "message");
         if (!op.rpc() && parts.isEmpty()) {
@@ -177,7 +191,7 @@ final class SoapBinding {
                     throw new IllegalArgumentException(op.name() + ": missing part <" + part.getName() + ">");
                 for (Node n = src.getFirstChild(), next; n != null; n = next) {
                     next = n.getNextSibling();
-                    partEl.appendChild(move ? n : doc.importNode(n, true));
+                    partEl.appendChild(move ? n : n instanceof Element e ? Xml.importElement(doc, e) : doc.importNode(n, true));
                 }
                 message.appendChild(partEl);
             }
@@ -192,7 +206,7 @@ final class SoapBinding {
             throw new IllegalArgumentException(op.name() + " expects element " + expected + " but got {"
                     + nullToEmpty(body.getNamespaceURI()) + "}" + body.getLocalName());
         Element partEl = doc.createElementNS(null, part.getName());
-        partEl.appendChild(move ? body : doc.importNode(body, true));
+        partEl.appendChild(move ? body : Xml.importElement(doc, body));
         message.appendChild(partEl);
         return root(doc, message);
     }

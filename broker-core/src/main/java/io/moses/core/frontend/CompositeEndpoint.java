@@ -1,5 +1,6 @@
 package io.moses.core.frontend;
 
+import io.moses.adaptation.Xml;
 import io.moses.core.engine.CompositeInvoker;
 import io.moses.core.engine.CompositeOutcome;
 import io.moses.core.engine.ProvidedService;
@@ -63,6 +64,7 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             }
             // null: an empty SOAP body, what an operation whose input has no part is sent
             Element body = element(request == null ? null : request.getNode());
+            if (body != null) keepEnvelopeNamespaces(body, mc);
             CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout);
             if (result instanceof CompositeOutcome.Reply r) {
                 outcome = "ok";
@@ -72,7 +74,9 @@ final class CompositeEndpoint implements Provider<DOMSource> {
                 SoapFault fault = new SoapFault(f.reason(), faultCode(false));
                 if (f.detail() != null) {
                     Element detail = fault.getOrCreateDetail();
-                    detail.appendChild(detail.getOwnerDocument().importNode(f.detail(), true));
+                    Element copy = Xml.importElement(detail.getOwnerDocument(), f.detail());
+                    Xml.fixNamespaces(copy); // CXF writes it as it is
+                    detail.appendChild(copy);
                 }
                 throw fault;
             }
@@ -82,6 +86,21 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             metrics.composite(service.composite(), outcome, System.nanoTime() - start);
         }
     }
+
+    /**
+     * CXF's copy of the body payload has only the declarations its names need; those the
+     * envelope and the body make (collected with {@link HttpFrontEnd#BODY_NAMESPACES}) may be
+     * what an {@code xsi:type} value or other QName-valued content in it refers to.
+     */
+    @SuppressWarnings("unchecked")
+    private static void keepEnvelopeNamespaces(Element body, MessageContext mc) {
+        if (mc.get(BODY_NAMESPACE_CONTEXT) instanceof java.util.Map<?, ?> declared)
+            for (java.util.Map.Entry<String, String> d : ((java.util.Map<String, String>) declared).entrySet())
+                Xml.declareIfUnbound(body, d.getKey(), d.getValue());
+    }
+
+    /** Where CXF leaves the declarations in scope at the SOAP body (a map of prefix to namespace). */
+    private static final String BODY_NAMESPACE_CONTEXT = "soap.body.ns.context";
 
     private SoapFault clientFault(String reason) {
         return new SoapFault(reason, faultCode(true));

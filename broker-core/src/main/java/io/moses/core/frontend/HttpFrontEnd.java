@@ -104,12 +104,19 @@ public final class HttpFrontEnd implements AutoCloseable {
         return ((ServerConnector) jetty.getConnectors()[0]).getLocalPort();
     }
 
+    /**
+     * Has CXF collect the namespace declarations in scope at the SOAP body, which its copy of
+     * the payload leaves out ({@link CompositeEndpoint} declares them on it).
+     */
+    static final String BODY_NAMESPACES = "org.apache.cxf.binding.soap.addNamespaceContext";
+
     /** Serves a composite's provided service at {@code /services/<local name>}, with its WSDL at {@code ?wsdl}. */
     public void publish(CompositeInvoker engine, ProvidedService service, Duration timeout, Authenticator auth, RequestMetrics metrics) {
         EndpointImpl ep = new EndpointImpl(bus, new CompositeEndpoint(engine, service, timeout, auth, metrics));
         ep.setWsdlLocation(service.wsdl().toString());
         ep.setServiceName(service.service());
         ep.setEndpointName(new QName(service.service().getNamespaceURI(), service.port()));
+        ep.setProperties(new java.util.HashMap<>(java.util.Map.of(BODY_NAMESPACES, Boolean.TRUE)));
         ep.publish(service.path());
         endpoints.add(ep);
         log.info("serving {} at /services{}", service.service().getLocalPart(), service.path());
