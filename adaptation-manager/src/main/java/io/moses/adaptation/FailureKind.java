@@ -8,7 +8,10 @@ package io.moses.adaptation;
 public enum FailureKind {
     /** No reply within the call's timeout: the provider may have processed the request. */
     TIMEOUT,
-    /** The connection could not be opened (refused, unreachable): the request never left. */
+    /**
+     * The request never got a connection (refused, unreachable, none within the timeout), so
+     * not a byte of it left. Any failure once it began to be sent is PROTOCOL or TIMEOUT.
+     */
     CONNECT,
     /** HTTP 503 without a SOAP body: the provider declined before processing. */
     UNAVAILABLE,
@@ -16,7 +19,10 @@ public enum FailureKind {
     CANCELLED,
     /** Refused by the broker itself (too many calls in flight to that provider): never sent. */
     REFUSED_LOCALLY,
-    /** Something came back, but not a usable SOAP reply (garbage, empty body, dropped connection). */
+    /**
+     * Something came back, but not a usable SOAP reply (garbage, empty body, dropped
+     * connection), or the connection failed once the request began to be sent.
+     */
     PROTOCOL;
 
     /** True when the provider provably did not process the request, so another may be asked. */

@@ -142,20 +142,26 @@ public final class SoapClient implements AutoCloseable {
             result.complete(new Response.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
             return new Call(result, () -> {});
         }
-        AtomicBoolean committed = new AtomicBoolean();
-        request.onRequestCommit(r -> committed.set(true));
+        // Whether the request got a connection and began to be sent. Jetty notifies onRequestBegin
+        // only once the exchange has a connection, on the thread that then writes the request,
+        // before its first byte; onComplete sees the flag through Jetty's request state (every
+        // failure of a begun request goes through it), so false there proves nothing was sent.
+        // Not onRequestCommit: Jetty notifies it only after the head and body were written, and
+        // a provider that reads them and drops the connection can fail the call first.
+        AtomicBoolean began = new AtomicBoolean();
+        request.onRequestBegin(r -> began.set(true));
         request.send(new BufferingResponseListener(MAX_REPLY_BYTES) {
             @Override
             public void onComplete(org.eclipse.jetty.client.Result exchange) {
                 if (result.isDone()) return; // cancelled: the reply is discarded, not parsed
-                Response r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, committed.get())
+                Response r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, began.get())
                         : read(endpoint, exchange.getResponse().getStatus(), this, replies);
                 result.complete(r);
             }
         });
         return new Call(result, () -> {
             if (result.complete(new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled"))
-                    && !committed.get())
+                    && !began.get())
                 request.abort(new CancellationException("cancelled before it was sent"));
         });
     }
@@ -177,23 +183,33 @@ public final class SoapClient implements AutoCloseable {
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static Response failure(URI endpoint, Throwable e, Duration timeout, boolean sent) {
+    /**
+     * The kind of a failed exchange. Never sent (CONNECT) only when the request never began:
+     * no connection was opened in time (refused, unreachable, connect or response timeout while
+     * connecting or queued), so not a byte of it left. Once it began, any failure (a write
+     * error, a dropped connection, garbage) may come after the provider read it: a timeout is
+     * TIMEOUT, the rest PROTOCOL.
+     */
+    private static Response failure(URI endpoint, Throwable e, Duration timeout, boolean began) {
         if (e instanceof CancellationException) return new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
-        if (e instanceof java.util.concurrent.TimeoutException) {
-            // the response timeout ran out: before the request was sent (no connection in
-            // time: it never reached the provider) or while waiting for the reply
-            if (!sent) return new Response.Failure(FailureKind.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
-            return new Response.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+        boolean timedOut = e instanceof java.util.concurrent.TimeoutException;
+        if (!began) {
+            if (timedOut) return new Response.Failure(FailureKind.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
+            if (e instanceof java.net.SocketTimeoutException)
+                return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
+            if (e instanceof ConnectException || e instanceof java.nio.channels.UnresolvedAddressException
+                    || e instanceof java.net.UnknownHostException || e instanceof java.net.NoRouteToHostException)
+                return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
+            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + ": " + message(e));
         }
-        if (e instanceof java.net.SocketTimeoutException && !sent)
-            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
-        if (e instanceof ConnectException || e instanceof java.nio.channels.UnresolvedAddressException
-                || e instanceof java.net.UnknownHostException || e instanceof java.net.NoRouteToHostException)
-            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
-        String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        if (!sent && e instanceof java.io.IOException)
-            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + ": " + msg);
-        return new Response.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + msg);
+        if (timedOut) return new Response.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+        if (e instanceof java.io.EOFException) // Jetty's message is a dump of the connection
+            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " closed the connection before replying");
+        return new Response.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + message(e));
+    }
+
+    private static String message(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     private static Response read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
