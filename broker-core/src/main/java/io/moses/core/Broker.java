@@ -448,6 +448,12 @@ public final class Broker implements AutoCloseable {
         boolean up = engine != null && engine.isRunning();
         State st = state;
         h.put("status", !up && st == State.READY ? "DOWN" : st == State.READY ? "UP" : st == State.STOPPED ? "DOWN" : st.name());
+        List<String> unitsFailed = processSync == null ? List.of() : processSync.failedHere();
+        if (!unitsFailed.isEmpty()) {
+            // a stored unit this replica could not apply: not the cluster's service, out of the balancer until fixed
+            if ("UP".equals(h.get("status"))) h.put("status", "DEGRADED");
+            h.put("unitsFailed", unitsFailed);
+        }
         h.put("replica", cluster.replica());
         if (lease != null) {
             var seen = lease.lastSeen();

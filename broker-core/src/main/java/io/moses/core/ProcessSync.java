@@ -156,6 +156,12 @@ final class ProcessSync {
         outcomes.put(unit, new Outcome(version, error, recorded));
     }
 
+    /** The stored units this replica failed to apply (their version and error), for /health. */
+    List<String> failedHere() {
+        return outcomes.entrySet().stream().filter(e -> e.getValue().error() != null)
+                .map(e -> e.getKey() + " version " + e.getValue().version() + ": " + e.getValue().error()).sorted().toList();
+    }
+
     // ------------------------------------------------------------------ the admin API's changes
 
     /** POST: deploys here, then stores; nothing stays here if the knowledge base does not take it. */

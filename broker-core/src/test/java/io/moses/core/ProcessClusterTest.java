@@ -83,9 +83,10 @@ class ProcessClusterTest {
         if (partner != null) partner.close();
     }
 
-    static void startReplica(String name, boolean seed) throws Exception {
+    static void startReplica(String name, boolean seed, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(name)), "--work", dir.resolve(name).toString(),
                 "--db", dbUrl + "?user=" + MARIADB.user() + "&password=" + MARIADB.password(), "--replica", name, "--drain", "1000"));
+        args.addAll(List.of(more));
         if (seed) args.addAll(List.of("--seed", dir.resolve("seed.yaml").toString(), "--set", "PARTNER=" + partner.url("")));
         ChildProcess p = new ChildProcess("io.moses.core.Main", args);
         replicas.put(name, p);
@@ -237,5 +238,37 @@ class ProcessClusterTest {
                     HttpResponse.BodyHandlers.ofString()).body());
             assertEquals(0, h.path("services").size(), replica + " serves nothing: " + h);
         }
+    }
+
+    @Test
+    @Order(5)
+    void aUnitThatFailsOnOneReplicaSaysSoInTheListingAndItsHealth() throws Exception {
+        // r4 (outside the balancer) serves a copy of the unit under another name from --deploy: the
+        // same service, so the stored unit cannot deploy there
+        Path copy = Files.createDirectories(dir.resolve("echo-copy"));
+        try (var files = Files.list(ProcessManagementTest.UNIT)) {
+            for (Path f : files.toList()) Files.copy(f, copy.resolve(f.getFileName().toString()));
+        }
+        ports.put("r4", HaProxyProcess.freePort());
+        startReplica("r4", false, "--deploy", copy.toString());
+        HttpResponse<String> r = operator("POST", "/admin/processes/" + UNIT, ProcessManagementTest.zip(ProcessManagementTest.unit(null, null)));
+        assertEquals(201, r.statusCode(), r.body());
+        awaitConverged(List.of("r1", "r2", "r3"), "deployed");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CONVERGE_SECONDS);
+        JsonNode u = listed();
+        while (u.path("replicas").path("r4").path("error").isMissingNode() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            u = listed();
+        }
+        assertTrue(u.path("replicas").path("r4").path("error").asText().contains("already provided"), u + logs());
+        assertEquals(false, u.path("converged").asBoolean(), u.toString());
+        HttpResponse<String> health = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get("r4") + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, health.statusCode(), health.body());
+        JsonNode h = JSON.readTree(health.body());
+        assertEquals("DEGRADED", h.path("status").asText(), h.toString());
+        assertTrue(h.path("unitsFailed").get(0).asText().startsWith(UNIT), h.toString());
+        // the balanced replicas serve it
+        for (HttpResponse<String> x : calls(20)) assertEquals(200, x.statusCode(), x.body());
     }
 }
