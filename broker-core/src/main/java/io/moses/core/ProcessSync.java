@@ -174,7 +174,7 @@ final class ProcessSync {
         try {
             u = units.store(name, zip, replica);
         } catch (KnowledgeBaseException e) {
-            broker.undeployUnit(name, false);
+            broker.undeployUnit(name, true);
             throw e;
         }
         sources.put(name, zip);
@@ -189,12 +189,12 @@ final class ProcessSync {
             if (!storedLive(name)) throw new Refusal(404, "no deployed unit '" + name + "': POST to deploy it");
             // stored, but it failed here: this version may deploy
             BpelEngine.Deployment d = broker.deployBundle(name, zip, true);
-            return stored(name, zip, d, () -> broker.undeployUnit(name, false));
+            return stored(name, zip, d, () -> broker.undeployUnit(name, true));
         }
         Object previous = sources.get(name);
         BpelEngine.Deployment d = broker.redeployBundle(name, zip, true);
         return stored(name, zip, d, () -> {
-            if (previous != null) broker.redeployBundle(name, previous instanceof byte[] b ? b : zipOf((Path) previous), false);
+            if (previous != null) broker.redeployBundle(name, previous instanceof byte[] b ? b : zipOf((Path) previous), true);
         });
     }
 
