@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One broker on an H2 file: a unit deployed through the admin API is stored in the knowledge
  * base, so the broker restarted with the same command line serves it again before it says UP;
- * a new version and an undeploy hold across restarts too; a refused bundle stores nothing.
+ * a new version and an undeploy hold across restarts too; a refused bundle stores nothing. For
+ * a --deploy directory, a stored unit of the same name wins.
  */
 class ProcessRestartTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -29,11 +30,15 @@ class ProcessRestartTest {
     @TempDir Path work;
 
     Broker start(EchoPartner partner) throws Exception {
+        return start(partner, List.of());
+    }
+
+    Broker start(EchoPartner partner, List<Path> deploy) throws Exception {
         Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
                 "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
         BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work.resolve("work")).withDb(work.resolve("kb").toString())
                 .withAdaptation(Adaptation.off().withOptimizer(true, "auto"))
-                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")));
+                .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url(""))).withDeployments(deploy);
         Broker b = new Broker(config);
         try {
             b.start();
@@ -108,6 +113,41 @@ class ProcessRestartTest {
                 assertFalse(listed.path("deployedHere").asBoolean());
                 assertEquals(404, operator(b, "DELETE", "/admin/processes/echo-pair", null).statusCode());
                 assertEquals(201, operator(b, "POST", "/admin/processes/echo-pair", v1).statusCode(), "deployed again under its name");
+            } finally {
+                b.close();
+            }
+        }
+    }
+
+    @Test
+    void aStoredUnitWinsOverTheDeployDirectoryOfTheSameName() throws Exception {
+        List<Path> deploy = List.of(ProcessManagementTest.UNIT); // its directory is named echo-pair
+        byte[] v2 = ProcessManagementTest.zip(ProcessManagementTest.unit(
+                "<copy><from>$input.parameters/tns:text</from><to>$leftIn.parameters/pt:text</to></copy>",
+                "<copy><from>concat('v2:', $input.parameters/tns:text)</from><to>$leftIn.parameters/pt:text</to></copy>"));
+        try (EchoPartner partner = new EchoPartner(0)) {
+            Broker b = start(partner, deploy);
+            try {
+                JsonNode listed = unit(b, "echo-pair");
+                assertTrue(listed.path("version").isNull(), "a --deploy unit is not stored: " + listed);
+                assertTrue(b.knowledgeBase().processUnits().units().isEmpty());
+                assertEquals(200, operator(b, "PUT", "/admin/processes/echo-pair", v2).statusCode());
+            } finally {
+                b.close();
+            }
+            b = start(partner, deploy); // the old directory on the command line
+            try {
+                HttpResponse<String> call = BrokerKnowledgeBaseTest.call(b.port(), "alice", "alice-secret");
+                assertTrue(call.body().contains("v2:kb"), "the stored version, not the directory's: " + call.body());
+                assertEquals(200, operator(b, "DELETE", "/admin/processes/echo-pair", null).statusCode());
+            } finally {
+                b.close();
+            }
+            b = start(partner, deploy);
+            try {
+                assertTrue(b.deployments().isEmpty(), "undeployed through the API, not deployed again from the directory");
+                assertEquals(201, operator(b, "POST", "/admin/processes/echo-pair", ProcessManagementTest.zip(ProcessManagementTest.unit(null, null)))
+                        .statusCode());
             } finally {
                 b.close();
             }
