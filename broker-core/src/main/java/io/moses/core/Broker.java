@@ -285,7 +285,7 @@ public final class Broker implements AutoCloseable {
      * Deploys a process bundle (a zip of a deployment unit) as a new unit {@code name}:
      * compiled, modelled, served and planned for, or (on any refusal) nothing at all.
      *
-     * {@code replan} is false for a unit applied from the knowledge base (the replica that took
+     * <p>{@code replan} is false for a unit applied from the knowledge base (the replica that took
      * the change has planned for it) and at start (the first plan follows).
      *
      * @throws io.moses.core.engine.DeploymentException with the reason (ODE's compiler messages included)
