@@ -194,8 +194,12 @@ function renderManagement() {
     state.services.map(c => [c.name, c.name + ' (' + c.composite + ' / ' + c.task + ')']), '(a new service)');
   setOptions(document.getElementById('svc-task'),
     state.composites.flatMap(c => c.tasks.map(t => [JSON.stringify([c.name, t]), c.name + ' / ' + t])));
-  fill('processes', state.processes.map(d => el('tr', { 'data-unit': d.name }, td(d.name), td(d.version),
-    td(el('div', {}, ...d.services.map(s => el('div', {}, el('code', {}, s))))))));
+  // each unit with its stored version and every replica's: the cluster has converged when they agree
+  fill('processes', state.processes.map(d => el('tr', { 'data-unit': d.name }, td(d.name),
+    td(d.version == null ? 'this replica\'s --deploy' : d.version + (d.state === 'undeployed' ? ' (undeployed)' : '')),
+    td(el('div', {}, ...d.services.map(s => el('div', {}, el('code', {}, s))))),
+    td(el('div', {}, ...Object.entries(d.replicas || {}).map(([r, v]) =>
+      el('div', {}, r + ': ' + v.version + ' ', v.error ? badge('failed', 'broken') : badge('applied', 'up'), v.error ? ' ' + v.error : '')))))));
 }
 
 function result(id, text, refused) {
@@ -302,7 +306,7 @@ async function submitBundle(event) {
     return;
   }
   // a name already deployed gets a new version (PUT), as the admin API wants it
-  const redeploy = state.processes.some(d => d.name === name);
+  const redeploy = state.processes.some(d => d.name === name && d.state !== 'undeployed');
   const question = (redeploy ? 'Deploy a new version of ' + name + ' (requests running finish on the old one)'
                              : 'Deploy ' + name) + ' from ' + file.name + ' (' + Math.ceil(file.size / 1024) + ' KiB)?';
   if (!(await confirmAction(question))) return;

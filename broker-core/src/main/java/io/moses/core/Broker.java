@@ -70,6 +70,7 @@ public final class Broker implements AutoCloseable {
     private FeedbackLoop loop;
     private final ClusterSettings cluster;
     private OptimizerLease lease;
+    private ProcessSync processSync;
     /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
     private volatile State state = State.STARTING;
 
@@ -132,11 +133,12 @@ public final class Broker implements AutoCloseable {
         http.mount("/admin/services/*", servicesServlet);
         http.mount("/admin/classes", classesServlet); // GET as before, plus subscribers; POST, PUT, DELETE
         http.mount("/admin/classes/*", classesServlet);
-        ProcessesServlet processesServlet = new ProcessesServlet(this);
+        processSync = new ProcessSync(this, kb.processUnits(), cluster.replica());
+        ProcessesServlet processesServlet = new ProcessesServlet(processSync);
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);
         http.start();
-        for (Path unit : config.deployments()) deploy(unit);
+        processSync.deployAtStart(config.deployments()); // --deploy directories and the knowledge base's units
         camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("moses");
         camel.addRoutes(new RouteBuilder() {
@@ -146,6 +148,8 @@ public final class Broker implements AutoCloseable {
                         .routeId("optimizer-lease").process(e -> lease.renew());
                 from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("knowledge-refresh").process(e -> knowledge.refresh());
+                from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
+                        .routeId("process-sync").process(e -> processSync.poll());
                 Adaptation a = config.adaptation();
                 if (a.qosMonitor() || a.pathAnalyzer())
                     from("timer:qos-monitor?period=" + a.monitorMillis() + "&delay=" + a.monitorMillis())
@@ -281,9 +285,12 @@ public final class Broker implements AutoCloseable {
      * Deploys a process bundle (a zip of a deployment unit) as a new unit {@code name}:
      * compiled, modelled, served and planned for, or (on any refusal) nothing at all.
      *
+     * <p>{@code replan} is false for a unit applied from the knowledge base (the replica that took
+     * the change has planned for it) and at start (the first plan follows).
+     *
      * @throws io.moses.core.engine.DeploymentException with the reason (ODE's compiler messages included)
      */
-    BpelEngine.Deployment deployBundle(String name, byte[] zip) {
+    BpelEngine.Deployment deployBundle(String name, byte[] zip, boolean replan) {
         synchronized (processes) {
             Path dir = Bundle.unpack(zip, uploadDir(), name);
             BpelEngine.Deployment d;
@@ -312,7 +319,7 @@ public final class Broker implements AutoCloseable {
                 http.publish(engine, s, config.requestTimeout(), authenticator, timers);
                 services.add(s);
             }
-            replan("process " + name + " deployed");
+            if (replan) replan("process " + name + " deployed");
             return d;
         }
     }
@@ -321,7 +328,7 @@ public final class Broker implements AutoCloseable {
      * Deploys a new version of unit {@code name} while requests run: running requests finish on
      * the old version, new ones start on the new one. Nothing changes if it is refused.
      */
-    BpelEngine.Deployment redeployBundle(String name, byte[] zip) {
+    BpelEngine.Deployment redeployBundle(String name, byte[] zip, boolean replan) {
         synchronized (processes) {
             Path dir = Bundle.unpack(zip, uploadDir(), name);
             List<CompositeService> models = models(dir);
@@ -340,13 +347,13 @@ public final class Broker implements AutoCloseable {
                 }
                 composites.put(m.name(), m);
             }
-            replan("process " + name + " redeployed");
+            if (replan) replan("process " + name + " redeployed");
             return d;
         }
     }
 
     /** Removes unit {@code name}: its services are no longer served, its composites no longer planned for. */
-    void undeployUnit(String name) {
+    void undeployUnit(String name, boolean replan) {
         synchronized (processes) {
             BpelEngine.Deployment d = engine.deployments().stream().filter(x -> x.name().equals(name)).findFirst()
                     .orElseThrow(() -> new io.moses.core.engine.DeploymentException("no deployed unit '" + name + "'"));
@@ -358,7 +365,7 @@ public final class Broker implements AutoCloseable {
                 composites.remove(process.getLocalPart());
                 removeModelQuietly(process.getLocalPart());
             }
-            replan("process " + name + " undeployed");
+            if (replan) replan("process " + name + " undeployed");
         }
     }
 
@@ -441,6 +448,12 @@ public final class Broker implements AutoCloseable {
         boolean up = engine != null && engine.isRunning();
         State st = state;
         h.put("status", !up && st == State.READY ? "DOWN" : st == State.READY ? "UP" : st == State.STOPPED ? "DOWN" : st.name());
+        List<String> unitsFailed = processSync == null ? List.of() : processSync.failedHere();
+        if (!unitsFailed.isEmpty()) {
+            // a stored unit this replica could not apply: not the cluster's service, out of the balancer until fixed
+            if ("UP".equals(h.get("status"))) h.put("status", "DEGRADED");
+            h.put("unitsFailed", unitsFailed);
+        }
         h.put("replica", cluster.replica());
         if (lease != null) {
             var seen = lease.lastSeen();
@@ -475,6 +488,7 @@ public final class Broker implements AutoCloseable {
         }
         if (http != null) http.close(); // closes the port, waits for requests in flight
         if (camel != null) camel.stop();
+        if (processSync != null) processSync.forgetReplica();
         if (lease != null) lease.release(); // another replica takes over at its next renewal
         if (loop != null) loop.close();
         if (engine != null) engine.close();

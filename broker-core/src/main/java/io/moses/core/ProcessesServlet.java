@@ -1,16 +1,12 @@
 package io.moses.core;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.moses.core.engine.BpelEngine;
 import io.moses.core.engine.DeploymentException;
-import io.moses.core.engine.ProvidedService;
 import io.moses.mdal.KnowledgeBaseException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,19 +14,20 @@ import java.util.Map;
  * /admin/processes}; {@code POST /admin/processes/NAME} with a zip of an ODE deployment unit
  * (deploy); {@code PUT /admin/processes/NAME} with a zip (a new version, while requests run);
  * {@code DELETE /admin/processes/NAME} (undeploy). Refusals: 400 with the reason (ODE's
- * compiler messages for a BPEL it rejects), 404, 409, 413 (the body limit), 503.
+ * compiler messages for a BPEL it rejects), 404, 409, 413 (the body limit), 503. Every change
+ * is the cluster's: {@link ProcessSync} applies it here, stores it, and every replica follows.
  */
 final class ProcessesServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final Broker broker;
+    private final ProcessSync units;
 
-    ProcessesServlet(Broker broker) {
-        this.broker = broker;
+    ProcessesServlet(ProcessSync units) {
+        this.units = units;
     }
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
-        write(res, 200, broker.deployments().stream().map(ProcessesServlet::describe).toList());
+        write(res, 200, units.describeAll());
     }
 
     @Override
@@ -41,11 +38,7 @@ final class ProcessesServlet extends HttpServlet {
         if (zip == null) return;
         String name = name(req, res);
         if (name == null) return;
-        if (exists(name)) {
-            write(res, 409, Map.of("error", "unit '" + name + "' is deployed: PUT a new version or DELETE it first"));
-            return;
-        }
-        change(res, 201, () -> describe(broker.deployBundle(name, zip)));
+        change(res, 201, () -> units.deploy(name, zip));
     }
 
     @Override
@@ -54,25 +47,14 @@ final class ProcessesServlet extends HttpServlet {
         if (zip == null) return;
         String name = name(req, res);
         if (name == null) return;
-        if (!exists(name)) {
-            write(res, 404, Map.of("error", "no deployed unit '" + name + "': POST to deploy it"));
-            return;
-        }
-        change(res, 200, () -> describe(broker.redeployBundle(name, zip)));
+        change(res, 200, () -> units.redeploy(name, zip));
     }
 
     @Override
     protected void doDelete(HttpServletRequest req, HttpServletResponse res) throws IOException {
         String name = name(req, res);
         if (name == null) return;
-        if (!exists(name)) {
-            write(res, 404, Map.of("error", "no deployed unit '" + name + "'"));
-            return;
-        }
-        change(res, 200, () -> {
-            broker.undeployUnit(name);
-            return Map.of("undeployed", name);
-        });
+        change(res, 200, () -> units.undeploy(name));
     }
 
     private interface Change {
@@ -82,15 +64,13 @@ final class ProcessesServlet extends HttpServlet {
     private static void change(HttpServletResponse res, int status, Change c) throws IOException {
         try {
             write(res, status, c.run());
+        } catch (ProcessSync.Refusal e) {
+            write(res, e.status, Map.of("error", e.getMessage()));
         } catch (DeploymentException e) {
             write(res, 400, Map.of("error", e.getMessage()));
         } catch (KnowledgeBaseException e) {
             write(res, 503, Map.of("error", "knowledge base unavailable: " + e.getMessage()));
         }
-    }
-
-    private boolean exists(String name) {
-        return broker.deployments().stream().anyMatch(d -> d.name().equals(name));
     }
 
     private static String name(HttpServletRequest req, HttpServletResponse res) throws IOException {
@@ -111,16 +91,6 @@ final class ProcessesServlet extends HttpServlet {
             write(res, 413, Map.of("error", e.getMessage()));
             return null;
         }
-    }
-
-    static Map<String, Object> describe(BpelEngine.Deployment d) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", d.name());
-        m.put("version", d.dir().getFileName().toString());
-        m.put("processes", d.processes().keySet().stream().map(Object::toString).toList());
-        List<String> paths = d.services().stream().map(ProvidedService::path).map(p -> "/services" + p).toList();
-        m.put("services", paths);
-        return m;
     }
 
     private static void write(HttpServletResponse res, int status, Object body) throws IOException {

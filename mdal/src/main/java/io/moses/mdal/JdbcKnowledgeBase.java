@@ -32,6 +32,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final SlaEventStore slaEvents;
     private final LeaseStore leases;
     private final ReplicaWindowStore replicaWindows;
+    private final ProcessUnitStore processUnits;
 
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
@@ -44,6 +45,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.slaEvents = new SlaEventStore(db);
         this.leases = new LeaseStore(db);
         this.replicaWindows = new ReplicaWindowStore(db);
+        this.processUnits = new ProcessUnitStore(db);
     }
 
     // ---- composite services and their tasks
@@ -125,6 +127,10 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         replicaWindows.putReplicaWindows(replica, windows);
     }
     @Override public List<ReplicaWindow> replicaWindows(Instant since) { return replicaWindows.replicaWindows(since); }
+
+    // ---- deployment units
+
+    @Override public ProcessUnits processUnits() { return processUnits; }
 
     // ---- connection
 

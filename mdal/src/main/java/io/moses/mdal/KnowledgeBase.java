@@ -171,6 +171,11 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Every replica's windows written at or after {@code since}. */
     List<ReplicaWindow> replicaWindows(Instant since);
 
+    // ---- the cluster's deployment units (issue 21)
+
+    /** The deployment units every replica applies, and which version each replica has applied. */
+    ProcessUnits processUnits();
+
     // ---- the connection
 
     /** True if the database answers now; never throws. */

@@ -24,7 +24,8 @@ public final class AdminCommand {
               replan [REASON]              ask the optimizer for a new plan now
               monitor NAME on|off          switch a monitor (qos-monitor, ws-monitor) on or off
               service NAME out|in          take a concrete service out of the plans, or put it back in
-              status | concrete-services | compliance | composites | events   read the admin API (JSON)""";
+              status | concrete-services | compliance | composites | events   read the admin API (JSON)
+              processes                    the deployment units, each replica's version of each (JSON)""";
 
     public static void main(String[] args) {
         String broker = "http://127.0.0.1:8080";
@@ -58,7 +59,7 @@ public final class AdminCommand {
                 if (rest.size() != 3 || !rest.get(2).matches("out|in")) fail("service NAME out|in\n" + USAGE);
                 path = "/admin/concrete-services/" + rest.get(1) + "/" + rest.get(2);
             }
-            case "status", "concrete-services", "compliance", "classes", "composites", "events" -> {
+            case "status", "concrete-services", "compliance", "classes", "composites", "events", "processes" -> {
                 if (rest.size() != 1) fail(rest.get(0) + " takes no arguments\n" + USAGE);
                 method = "GET";
                 path = "/admin/" + rest.get(0);
