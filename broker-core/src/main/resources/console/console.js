@@ -122,7 +122,13 @@ function renderOverview() {
   document.getElementById('adaptation-detail').textContent =
     'optimizer ' + (s.optimizer || '–') + ' · ' + (s.solves === undefined ? '–' : s.solves) + ' plans solved here · last change: ' + (s.lastChange || '–');
 
-  fill('composites', state.composites.map(c => el('tr', {}, td(c.name), td(c.tasks.join(', ')))));
+  // which composites the plans cover, and why the others are not (an unmanaged process, a task with no provider left)
+  const planning = s.planning || { planned: [], unplanned: {} };
+  fill('composites', state.composites.map(c => {
+    const why = (planning.unplanned || {})[c.name];
+    return el('tr', { 'data-composite': c.name }, td(c.name), td(c.tasks.join(', ')),
+      td(why ? el('span', {}, badge('not planned', 'out'), ' ' + why) : (planning.planned || []).includes(c.name) ? badge('planned', 'met') : '–'));
+  }));
 
   fill('classes', state.classes.map(k => {
     const o = k.observed;

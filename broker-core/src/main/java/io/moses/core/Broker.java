@@ -114,7 +114,8 @@ public final class Broker implements AutoCloseable {
             // a takeover, not this replica's first lease at start (it has just loaded the latest plan)
             if (state == State.READY) loop.replan("replica " + cluster.replica() + " took over the optimizer lease");
         });
-        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation().withInvokeTimeout(config.invokeTimeout()), lease);
+        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation().withInvokeTimeout(config.invokeTimeout()), lease,
+                composites::values);
         engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.admission());

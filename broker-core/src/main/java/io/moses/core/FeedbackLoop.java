@@ -81,14 +81,23 @@ final class FeedbackLoop implements AutoCloseable {
     private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
     private volatile String lastChange = "none yet";
     private final Replicas replicas;
+    private final java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed;
+    /** Composites the knowledge base holds that are not deployed here: not planned (logged when it changes). */
+    private volatile java.util.Set<String> notDeployed = java.util.Set.of();
 
     FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings) {
-        this(kb, knowledge, outcomes, settings, Replicas.ALONE);
+        this(kb, knowledge, outcomes, settings, Replicas.ALONE, null);
     }
 
-    /** @param replicas the cluster: only its leader re-plans, on the merged windows of all */
-    FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings, Replicas replicas) {
+    /**
+     * @param replicas the cluster: only its leader re-plans, on the merged windows of all
+     * @param deployed the composites deployed on this broker (null: every composite the knowledge
+     *                 base holds): only they are planned for
+     */
+    FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings, Replicas replicas,
+                 java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed) {
         this.replicas = replicas;
+        this.deployed = deployed;
         this.kb = kb;
         this.knowledge = knowledge;
         this.outcomes = outcomes;
@@ -338,7 +347,7 @@ final class FeedbackLoop implements AutoCloseable {
             log.warn("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
             return result;
         }
-        Plan published = kb.publish(result.plan());
+        Plan published = kb.publish(keepUnplanned(result, before));
         knowledge.refresh();
         rememberAssumptions(stats);
         lastChange = why;
@@ -349,12 +358,49 @@ final class FeedbackLoop implements AutoCloseable {
         return new PlanResult(result.status(), published, result.message(), result.overloadedProviders(), result.diagnostics());
     }
 
+    /**
+     * The new plan, with the fractions the plan in force had for the composites the optimizer
+     * could not plan this time (a task with every provider unavailable): the others' new plan
+     * does not take away what those composites had.
+     */
+    private static Plan keepUnplanned(PlanResult result, Plan before) {
+        Plan p = result.plan();
+        if (result.unplanned().isEmpty() || before == null) return p;
+        Map<Plan.Key, List<Plan.Share>> bindings = new HashMap<>(p.bindings());
+        before.bindings().forEach((k, shares) -> {
+            if (result.unplanned().containsKey(k.task().composite())) bindings.putIfAbsent(k, shares);
+        });
+        return new Plan(p.version(), p.created(), bindings, p.predictions(), p.objective(), p.solver(), p.solveMillis(), p.atRisk(), p.reason());
+    }
+
+    /** Which deployed composites the plans cover and why the others are not (this replica's view, no database). */
+    PlanCoverage coverage() {
+        java.util.Set<String> unavailable = new java.util.HashSet<>(ws.down());
+        unavailable.addAll(heldOut);
+        unavailable.addAll(binding.ejected());
+        java.util.Collection<io.moses.model.CompositeService> here = deployed == null ? List.of() : deployed.get();
+        return PlanCoverage.of(here, knowledge.services(), unavailable);
+    }
+
     private PlanningInput input(Map<String, QosMonitor.ServiceStats> stats, java.util.Set<String> without) {
         PlanningInput.Builder in = PlanningInput.builder();
         Map<String, Double> load = new HashMap<>();
         for (User u : kb.users()) load.merge(u.serviceClass(), u.rate(), Double::sum);
         for (ServiceClass k : kb.serviceClasses()) in.serviceClass(k, load.getOrDefault(k.name(), 0.0));
-        kb.compositeServices().forEach(in::composite);
+        java.util.Set<String> here = null;
+        if (deployed != null) {
+            here = new java.util.HashSet<>();
+            for (io.moses.model.CompositeService c : deployed.get()) here.add(c.name());
+        }
+        java.util.Set<String> absent = new java.util.TreeSet<>();
+        for (io.moses.model.CompositeService c : kb.compositeServices()) {
+            if (here == null || here.contains(c.name())) in.composite(c);
+            else absent.add(c.name());
+        }
+        if (!absent.equals(notDeployed)) {
+            notDeployed = java.util.Set.copyOf(absent);
+            if (!absent.isEmpty()) log.info("not planned: composites {} are in the knowledge base but not deployed on this broker", absent);
+        }
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
         ws.down().forEach(in::down);
@@ -424,10 +470,13 @@ final class FeedbackLoop implements AutoCloseable {
     }
 
     Map<String, Object> status() {
-        return Map.of("qosMonitor", settings.qosMonitor(), "wsMonitor", settings.wsMonitor(), "pathAnalyzer", settings.pathAnalyzer(),
+        Map<String, Object> m = new java.util.LinkedHashMap<>(Map.of("qosMonitor", settings.qosMonitor(), "wsMonitor", settings.wsMonitor(), "pathAnalyzer", settings.pathAnalyzer(),
                 "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
                 "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
-                "explorations", binding.explorations(), "lastChange", lastChange);
+                "explorations", binding.explorations(), "lastChange", lastChange));
+        m.put("planning", coverage().toJson());
+        if (!notDeployed.isEmpty()) m.put("notDeployed", notDeployed);
+        return m;
     }
 
     /** A re-plan for a reason outside the monitors (this replica took over the optimizer lease). */

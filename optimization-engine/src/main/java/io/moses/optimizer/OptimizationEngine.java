@@ -1,7 +1,10 @@
 package io.moses.optimizer;
 
+import io.moses.model.CompositeService;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
+import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -144,19 +147,29 @@ public final class OptimizationEngine {
             // input, and the caller keeps the plan in force
             r = run.failed("cannot plan: " + e.getMessage());
         }
-        if (run.ignored.isEmpty()) return r;
-        String note = "; ignored estimates that are not numbers: " + run.ignored;
-        log.warn("optimizer: {}", note.substring(2));
-        return new PlanResult(r.status(), r.plan(), r.message() + note, r.overloadedProviders(), r.diagnostics());
+        String message = r.message();
+        if (!run.unplanned.isEmpty() && r.hasPlan()) {
+            message += "; not planned: " + run.unplanned;
+            log.info("optimizer: composites not planned (they keep their fractions): {}", run.unplanned);
+        }
+        if (!run.ignored.isEmpty()) {
+            String note = "; ignored estimates that are not numbers: " + run.ignored;
+            log.warn("optimizer: {}", note.substring(2));
+            message += note;
+        }
+        return new PlanResult(r.status(), r.plan(), message, r.overloadedProviders(), r.diagnostics(), run.unplanned);
     }
 
     private PlanResult plan(PlanningInput input, String reason, Run run) {
         long t0 = System.nanoTime();
-        Program prog = new Program(input);
+        Scoped scoped = scoped(input);
+        Program prog = scoped.program();
         run.ignored = prog.ignoredEstimates;
         run.buildMillis = ms(t0);
+        run.unplanned = scoped.unplanned();
         if (!prog.uncovered.isEmpty())
             return run.failed("no available concrete service for task(s) " + prog.uncovered);
+        if (scoped.unplanned().size() == input.composites().size()) return run.failed("nothing to plan: " + scoped.unplanned());
         double timeout = input.settings().timeoutSeconds();
 
         LinearProgram hard = prog.hard();
@@ -257,13 +270,40 @@ public final class OptimizationEngine {
         return new AdmissionDecision(k.name(), extraRate, false, lo, others, null, reason);
     }
 
+    /**
+     * The program over the composites that can be planned, and why the others cannot: a
+     * composite with a task whose registered concrete services are all unavailable (down, out,
+     * ejected) is left out so that it does not stop the plans of the others (it keeps the
+     * fractions it had). Tasks with no service registered at all are outside every program
+     * ({@link Program#unmanaged}). When no composite can be planned, the program of all of them
+     * (with its uncovered tasks) is returned.
+     */
+    static Scoped scoped(PlanningInput in) {
+        Program all = new Program(in);
+        Map<String, String> unplanned = new java.util.LinkedHashMap<>();
+        for (CompositeService c : in.composites()) {
+            java.util.Set<TaskRef> tasks = new java.util.LinkedHashSet<>(Visits.tasks(c));
+            if (all.unmanaged.containsAll(tasks)) unplanned.put(c.name(), "unmanaged: no concrete service registered for " + tasks);
+        }
+        Map<String, java.util.Set<TaskRef>> uncoveredBy = new java.util.LinkedHashMap<>();
+        for (TaskRef t : all.uncovered) uncoveredBy.computeIfAbsent(t.composite(), c -> new java.util.LinkedHashSet<>()).add(t);
+        uncoveredBy.forEach((c, tasks) -> unplanned.put(c, "no available concrete service for " + tasks));
+        if (unplanned.isEmpty()) return new Scoped(all, Map.of());
+        List<CompositeService> rest = in.composites().stream().filter(c -> !unplanned.containsKey(c.name())).toList();
+        if (rest.isEmpty()) return new Scoped(all, unplanned);
+        return new Scoped(new Program(in.withComposites(rest)), unplanned);
+    }
+
+    /** A program and the composites left out of it, with why. */
+    record Scoped(Program program, Map<String, String> unplanned) {}
+
     /** State of a program for admission: hard-feasible, relaxed with weighted slack S, or overloaded. */
     private record Feasibility(boolean overloaded, boolean failed, double weightedSlack, String detail) {}
 
     private Feasibility feasibility(PlanningInput in, Run run) {
         Program prog;
         try {
-            prog = new Program(in);
+            prog = scoped(in).program();
         } catch (RuntimeException e) {
             return new Feasibility(false, true, 0, e.getMessage());
         }
@@ -315,6 +355,7 @@ public final class OptimizationEngine {
         String solverUsed = primary.name();
         String methodUsed = "simplex";
         List<String> ignored = List.of();
+        Map<String, String> unplanned = Map.of();
 
         boolean useColumnGeneration(Program prog) {
             if (!(primary instanceof IncrementalSolver inc) || method == Method.SIMPLEX) return false;

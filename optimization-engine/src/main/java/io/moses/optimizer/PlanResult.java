@@ -2,6 +2,7 @@ package io.moses.optimizer;
 
 import io.moses.model.Plan;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one planning run produced.
@@ -11,12 +12,21 @@ import java.util.List;
  * @param message             one line: what happened, for logs and the console
  * @param overloadedProviders endpoints whose capacity the plan exceeds (status OVERLOADED)
  * @param diagnostics         program size and timings
+ * @param unplanned           composites left out of the plan, with why (a task whose registered
+ *                            concrete services are all unavailable); the caller keeps their
+ *                            fractions of the plan in force
  */
 public record PlanResult(Status status, Plan plan, String message, List<String> overloadedProviders,
-                         Diagnostics diagnostics) {
+                         Diagnostics diagnostics, Map<String, String> unplanned) {
 
     public PlanResult {
         overloadedProviders = List.copyOf(overloadedProviders);
+        unplanned = Map.copyOf(unplanned);
+    }
+
+    /** A result that covers every composite of its input. */
+    public PlanResult(Status status, Plan plan, String message, List<String> overloadedProviders, Diagnostics diagnostics) {
+        this(status, plan, message, overloadedProviders, diagnostics, Map.of());
     }
 
     public enum Status {

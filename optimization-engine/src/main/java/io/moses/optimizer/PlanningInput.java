@@ -97,7 +97,13 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
                 profiles, visits, settings);
     }
 
-    public PlanningInput withSettings(Settings s) {
+    /** The same input planning only {@code c} (a subset of its composites). */
+    public PlanningInput withComposites(List<CompositeService> c) {
+        return new PlanningInput(c, classes, classLoad, services, down, observed, successSamples, failureDetection,
+                profiles, visits, settings);
+    }
+
+        public PlanningInput withSettings(Settings s) {
         return new PlanningInput(composites, classes, classLoad, services, down, observed, successSamples,
                 failureDetection, profiles, visits, s);
     }

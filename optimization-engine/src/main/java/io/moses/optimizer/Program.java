@@ -2,6 +2,7 @@ package io.moses.optimizer;
 
 import io.moses.model.Activity;
 import io.moses.model.CompositeService;
+import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
@@ -10,6 +11,7 @@ import io.moses.model.Visits;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -40,8 +42,17 @@ final class Program {
     /** Objective expressions: utility F and revenue. */
     final LinearExpression utility = new LinearExpression();
     final LinearExpression revenue = new LinearExpression();
-    /** Tasks with no available concrete service: no program can be built. */
+    /**
+     * Tasks with concrete services registered but none available: no program can be built (the
+     * engine leaves their composites out and builds again).
+     */
     final Set<TaskRef> uncovered = new LinkedHashSet<>();
+    /**
+     * Tasks with no concrete service registered at all: not managed by the broker (their invokes
+     * go to the address in the process's WSDL), so outside the program: no columns, no rows, and
+     * nothing in any unit's R, A or C (docs/model.md, "What is planned").
+     */
+    final Set<TaskRef> unmanaged = new LinkedHashSet<>();
     /** Estimates that were not numbers and were left out (the candidates' and the visits'). */
     final List<String> ignoredEstimates = new ArrayList<>();
     private final Map<String, Block> blockIndex = new LinkedHashMap<>();
@@ -51,6 +62,10 @@ final class Program {
         this.in = in;
         Set<TaskRef> tasks = new LinkedHashSet<>();
         for (CompositeService c : in.composites()) tasks.addAll(Visits.tasks(c));
+        Set<TaskRef> registered = new HashSet<>();
+        for (ConcreteService cs : in.services()) registered.add(cs.task());
+        for (TaskRef t : tasks) if (!registered.contains(t)) unmanaged.add(t);
+        tasks.removeAll(unmanaged);
         candidates = new Candidates(in, tasks);
         capacity = candidates.capacity();
         ignoredEstimates.addAll(candidates.ignoredEstimates());
@@ -63,6 +78,7 @@ final class Program {
         for (ServiceClass k : in.classes()) {
             for (CompositeService c : in.composites()) {
                 for (TaskRef t : Visits.tasks(c)) {
+                    if (unmanaged.contains(t)) continue;
                     List<ImplementationQos> impls = candidates.of(t);
                     int first = core.columns();
                     for (int j = 0; j < impls.size(); j++) core.addColumn(0);
@@ -83,6 +99,7 @@ final class Program {
             for (CompositeService c : in.composites()) {
                 String label = in.composites().size() == 1 ? k.name() : k.name() + "/" + c.name();
                 Map<TaskRef, Double> visits = new LinkedHashMap<>(Visits.of(c, profile));
+                visits.keySet().removeAll(unmanaged);
                 Map<TaskRef, Double> measured = in.visits().get(k.name());
                 if (measured != null)
                     for (TaskRef t : visits.keySet()) {
@@ -131,6 +148,7 @@ final class Program {
         LinearExpression e = new LinearExpression();
         if (a instanceof Activity.Invoke i) {
             Block b = block(cls, i.task());
+            if (b == null) return e; // unmanaged: outside the program
             for (int j = 0; j < b.implementations().size(); j++) e.add(b.first() + j, b.implementations().get(j).responseTime());
         } else if (a instanceof Activity.Sequence s) {
             for (Activity c : s.children()) e.add(responseTime(c, p, cls, label), 1);
@@ -353,6 +371,7 @@ final class Program {
     /** Expected time of task t for class k under x: sum_J x r_J. */
     double taskTime(double[] x, String cls, TaskRef t) {
         Block b = block(cls, t);
+        if (b == null) return 0; // unmanaged: outside the program
         double r = 0;
         for (int j = 0; j < b.implementations().size(); j++) r += x[b.first() + j] * b.implementations().get(j).responseTime();
         return r;
