@@ -39,6 +39,7 @@ final class CompositeStore {
         }
         String json = Json.compositeToJson(cs);
         db.upsert("put composite service '" + cs.name() + "'", c -> {
+            UserStore.bumpSubscriptions(c);
             long now = System.currentTimeMillis();
             if (update(c, "UPDATE composite_service SET namespace = ?, structure = ?, updated_ms = ? WHERE name = ?",
                     cs.namespace(), json, now, cs.name()) == 0)
@@ -61,7 +62,10 @@ final class CompositeStore {
 
     boolean removeCompositeService(String name) {
         return db.tx("remove composite service '" + name + "'",
-                c -> update(c, "DELETE FROM composite_service WHERE name = ?", name) > 0);
+                c -> {
+                    UserStore.bumpSubscriptions(c);
+                    return update(c, "DELETE FROM composite_service WHERE name = ?", name) > 0;
+                });
     }
 
     List<TaskRef> tasks() {

@@ -62,6 +62,7 @@ final class ConcreteServiceStore {
     void addConcreteService(ConcreteService s) {
         validate(s);
         db.tx("add concrete service '" + s.name() + "'", c -> {
+            UserStore.bumpSubscriptions(c);
             if (exists(c, "SELECT 1 FROM concrete_service WHERE name = ?", s.name()))
                 throw KnowledgeBaseException.conflict("concreteService.name: '" + s.name() + "' already exists");
             CompositeStore.ensureTask(c, s.task());
@@ -73,6 +74,7 @@ final class ConcreteServiceStore {
     void putConcreteService(ConcreteService s) {
         validate(s);
         db.upsert("put concrete service '" + s.name() + "'", c -> {
+            UserStore.bumpSubscriptions(c);
             CompositeStore.ensureTask(c, s.task());
             if (updateService(c, s) == 0) insertService(c, s);
             return null;
@@ -82,6 +84,7 @@ final class ConcreteServiceStore {
     ConcreteService updateConcreteService(String name, UnaryOperator<ConcreteService> change) {
         String what = "update concrete service '" + name + "'";
         return db.tx(what, c -> {
+            UserStore.bumpSubscriptions(c);
             ConcreteService current = one(query(c, "SELECT " + SERVICE_COLUMNS + " FROM concrete_service WHERE name = ? FOR UPDATE",
                     ConcreteServiceStore::service, name))
                     .orElseThrow(() -> KnowledgeBaseException.notFound("concreteService.name: no concrete service '" + name + "'"));
@@ -112,6 +115,9 @@ final class ConcreteServiceStore {
 
     boolean removeConcreteService(String name) {
         return db.tx("remove concrete service '" + name + "'",
-                c -> update(c, "DELETE FROM concrete_service WHERE name = ?", name) > 0);
+                c -> {
+                    UserStore.bumpSubscriptions(c);
+                    return update(c, "DELETE FROM concrete_service WHERE name = ?", name) > 0;
+                });
     }
 }

@@ -46,6 +46,7 @@ final class ServiceClassStore {
     void addServiceClass(ServiceClass k) {
         validate(k);
         db.tx("add service class '" + k.name() + "'", c -> {
+            UserStore.bumpSubscriptions(c);
             if (exists(c, "SELECT 1 FROM service_class WHERE name = ?", k.name()))
                 throw KnowledgeBaseException.conflict("serviceClass.name: '" + k.name() + "' already exists");
             insertClass(c, k);
@@ -56,6 +57,7 @@ final class ServiceClassStore {
     void putServiceClass(ServiceClass k) {
         validate(k);
         db.upsert("put service class '" + k.name() + "'", c -> {
+            UserStore.bumpSubscriptions(c);
             if (updateClass(c, k) == 0) insertClass(c, k);
             return null;
         });
@@ -64,6 +66,7 @@ final class ServiceClassStore {
     ServiceClass updateServiceClass(String name, UnaryOperator<ServiceClass> change) {
         String what = "update service class '" + name + "'";
         return db.tx(what, c -> {
+            UserStore.bumpSubscriptions(c);
             ServiceClass current = one(query(c, "SELECT " + CLASS_COLUMNS + " FROM service_class WHERE name = ? FOR UPDATE",
                     ServiceClassStore::serviceClass, name))
                     .orElseThrow(() -> KnowledgeBaseException.notFound("serviceClass.name: no service class '" + name + "'"));
@@ -87,6 +90,7 @@ final class ServiceClassStore {
 
     boolean removeServiceClass(String name) {
         return db.tx("remove service class '" + name + "'", c -> {
+            UserStore.bumpSubscriptions(c);
             if (exists(c, "SELECT 1 FROM app_user WHERE class_name = ?", name))
                 throw KnowledgeBaseException.conflict("serviceClass '" + name + "' still has users; move or remove them first");
             return update(c, "DELETE FROM service_class WHERE name = ?", name) > 0;

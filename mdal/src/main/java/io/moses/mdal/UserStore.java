@@ -42,8 +42,13 @@ final class UserStore {
         return new User(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getString(4), Role.parse("app_user.role", rs.getString(5)));
     }
 
-    /** Every change of a user is a change of the subscriptions: bumps their version (and locks it). */
-    private static long bumpSubscriptions(Connection c) throws SQLException {
+    /**
+     * Every change of an input of an admission decision (a user, a concrete service, a service
+     * class, a composite's model) bumps the version the SLA Manager decides on (and locks it), so
+     * that a decision stored on an older version, on this replica or another, is refused and made
+     * again with what is there now.
+     */
+    static long bumpSubscriptions(Connection c) throws SQLException {
         update(c, "UPDATE subscription_head SET version = version + 1 WHERE id = 1");
         return one(query(c, "SELECT version FROM subscription_head WHERE id = 1", rs -> rs.getLong(1)))
                 .orElseThrow(() -> new SQLException("subscription_head row missing"));

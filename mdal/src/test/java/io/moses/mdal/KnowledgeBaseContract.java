@@ -188,6 +188,34 @@ abstract class KnowledgeBaseContract {
     }
 
     @Test
+    void aDecisionIsRefusedWhenAnyOfItsInputsChangedMeanwhile() {
+        // the admission decides on users, concrete services, classes and composites: a change of
+        // any of them, on any replica, between the decision and its storing sends it back
+        kb.addServiceClass(gold());
+        TaskRef t = new TaskRef("Trip", "flight.find");
+        java.util.List<Runnable> changes = java.util.List.of(
+                () -> kb.addServiceClass(new ServiceClass("silver", 2, 0.9, 1, 1)),
+                () -> kb.updateServiceClass("silver", k -> new ServiceClass("silver", 1.5, 0.9, 1, 1)),
+                () -> kb.putServiceClass(new ServiceClass("silver", 1.2, 0.9, 1, 1)),
+                () -> kb.addConcreteService(service("flight-a", t)),
+                () -> kb.updateConcreteService("flight-a", s -> new ConcreteService(s.name(), s.task(), s.endpoint(),
+                        new ProviderSla(0.5, 0.9, 1, 10), s.mapping())),
+                () -> kb.putConcreteService(service("flight-b", t)),
+                () -> kb.removeConcreteService("flight-b"),
+                () -> kb.removeServiceClass("silver"));
+        int i = 0;
+        for (Runnable change : changes) {
+            long decidedOn = kb.subscriptionsVersion();
+            change.run();
+            String name = "u" + i++;
+            assertEquals(KnowledgeBaseException.Kind.CONFLICT, kindOf(() -> kb.subscribe(new User(name, "gold", 1, HASH), decidedOn)),
+                    "change " + i + " between decide and store");
+            assertTrue(kb.user(name).isEmpty());
+            kb.subscribe(new User(name, "gold", 1, HASH), kb.subscriptionsVersion()); // decided again: stored
+        }
+    }
+
+    @Test
     void concurrentSubscriptionsOnOneVersionAdmitExactlyOne() throws Exception {
         kb.addServiceClass(gold());
         long v = kb.subscriptionsVersion();

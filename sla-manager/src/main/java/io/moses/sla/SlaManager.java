@@ -288,7 +288,8 @@ public final class SlaManager {
         if (e.kind() != KnowledgeBaseException.Kind.CONFLICT) return false;
         if (attempt >= ATTEMPTS)
             throw new SlaException(SlaException.Code.BUSY, "other subscription changes kept coming in; nothing was stored, try again");
-        log.debug("subscriptions changed during admission (attempt {}): deciding again", attempt);
+        // another replica (or a service or class change) stored first: one line, the decision is made again
+        log.info("admission inputs changed while deciding (attempt {}): deciding again", attempt);
         return true;
     }
 
