@@ -1,0 +1,134 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.mdal.testing.MariaDbServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The last capacity of a class, raced for through HAProxy's front by subscriptions that two
+ * replicas decide at once: exactly one wins, the others get counter-offers of what is left. Each
+ * replica serializes its own decisions; across replicas the knowledge base's version of the
+ * admission's inputs refuses a decision made on what another replica has changed meanwhile, and
+ * that replica decides again (AdmissionRetryTest shows the retry itself deterministically).
+ */
+class AdmissionClusterTest {
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final MariaDbServer MARIADB = new MariaDbServer();
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    static final Pattern ADMISSIBLE = Pattern.compile("<(?:\\w+:)?name>bronze</(?:\\w+:)?name>.*?<(?:\\w+:)?admissibleRate>([0-9.Ee+-]+)<", Pattern.DOTALL);
+    @TempDir static Path dir;
+    static final Map<String, Integer> ports = new LinkedHashMap<>();
+    static final List<ChildProcess> replicas = new ArrayList<>();
+    static ChildProcess stubs;
+    static HaProxyProcess haproxy;
+
+    @BeforeAll
+    static void start() throws Exception {
+        if (!HaProxyProcess.installed()) {
+            String reason = "the cluster tests need HAProxy (apt-get install haproxy)";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
+            Assumptions.abort(reason);
+        }
+        String db = MARIADB.createDatabase() + "?user=" + MARIADB.user() + "&password=" + MARIADB.password();
+        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
+        int stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        for (String r : List.of("r1", "r2")) ports.put(r, HaProxyProcess.freePort());
+        haproxy = new HaProxyProcess(dir, ports);
+        for (String r : ports.keySet()) {
+            List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(r)), "--work", dir.resolve(r).toString(),
+                    "--db", db, "--deploy", "../bpel-processes/trip-planner", "--replica", r));
+            if (r.equals("r1")) args.addAll(List.of("--seed", "../bpel-processes/trip-planner/seed.yaml", "--set", "STUBS=http://127.0.0.1:" + stubPort));
+            ChildProcess p = new ChildProcess("io.moses.core.Main", args);
+            replicas.add(p);
+            p.await(BrokerProcessTest.LISTENING, 300);
+        }
+        haproxy.awaitUp(List.copyOf(ports.keySet()), 60);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        for (ChildProcess r : replicas) r.close();
+        if (haproxy != null) haproxy.close();
+        if (stubs != null) stubs.close();
+    }
+
+    static HttpResponse<String> sla(String operation, String body) throws Exception {
+        String envelope = "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/' xmlns:m='urn:moses:sla-manager'><s:Body>"
+                + body + "</s:Body></s:Envelope>";
+        return HTTP.send(HttpRequest.newBuilder(URI.create(haproxy.front() + "/manage/sla")).timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:sla-manager:" + operation + "\"")
+                .POST(HttpRequest.BodyPublishers.ofString(envelope)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static double bronzeAdmissible() throws Exception {
+        HttpResponse<String> r = sla("GetClasses", "<m:getClasses/>");
+        assertEquals(200, r.statusCode(), r.body());
+        Matcher m = ADMISSIBLE.matcher(r.body());
+        assertTrue(m.find(), r.body());
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void theLastCapacityRacedThroughTwoReplicasHasExactlyOneWinner() throws Exception {
+        double admissible = bronzeAdmissible();
+        assertTrue(admissible > 1, "bronze can take more: " + admissible);
+        // each asks 60 % of what is left: one fits, two do not
+        double rate = Math.floor(0.6 * admissible * 100) / 100;
+        int n = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            for (int i = 0; i < n; i++) {
+                String body = "<m:subscribe><m:user>racer" + i + "</m:user><m:password>racer-password-" + i + "</m:password>"
+                        + "<m:serviceClass>bronze</m:serviceClass><m:rate>" + rate + "</m:rate></m:subscribe>";
+                answers.add(pool.submit(() -> {
+                    go.await();
+                    return sla("Subscribe", body);
+                }));
+            }
+            go.countDown();
+            int accepted = 0, rejected = 0;
+            List<String> bodies = new ArrayList<>();
+            for (Future<HttpResponse<String>> f : answers) {
+                HttpResponse<String> r = f.get(300, TimeUnit.SECONDS);
+                bodies.add(r.statusCode() + " " + r.body());
+                assertEquals(200, r.statusCode(), r.body());
+                if (r.body().matches("(?s).*<(\\w+:)?accepted>true<.*")) accepted++;
+                else if (r.body().matches("(?s).*<(\\w+:)?accepted>false<.*") && r.body().contains("counterOffer")) rejected++;
+            }
+            assertEquals(1, accepted, "one winner of " + rate + " req/s with " + admissible + " admissible: " + bodies);
+            assertEquals(n - 1, rejected, "the others rejected with counter-offers: " + bodies);
+        } finally {
+            pool.shutdownNow();
+        }
+        // what is left is what the winner left, seen through either replica
+        double left = bronzeAdmissible();
+        assertTrue(left < admissible - rate + 0.05 * admissible, "admissible after: " + left + " (before " + admissible + ", won " + rate + ")");
+        long retries = replicas.stream().mapToLong(r -> r.output().lines().filter(l -> l.contains("deciding again")).count()).sum();
+        System.out.println("admission race: " + retries + " decision(s) made again after another replica stored first");
+    }
+}
