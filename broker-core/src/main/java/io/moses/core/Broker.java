@@ -71,6 +71,7 @@ public final class Broker implements AutoCloseable {
     private final ClusterSettings cluster;
     private OptimizerLease lease;
     private ProcessSync processSync;
+    private LeaderRequests leaderRequests;
     /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
     private volatile State state = State.STARTING;
 
@@ -129,6 +130,9 @@ public final class Broker implements AutoCloseable {
         http.mount("/admin/*", new AdminServlet(binding::plan, kb, operations()));
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
+        // an asking replica waits for a takeover too: the lease runs out and the next leader answers
+        leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
+                Duration.ofMillis(Math.max(10_000, 3 * cluster.lease().toMillis())));
         startManagement();
         http.mount("/admin/services", servicesServlet);
         http.mount("/admin/services/*", servicesServlet);
@@ -151,6 +155,8 @@ public final class Broker implements AutoCloseable {
                         .routeId("knowledge-refresh").process(e -> knowledge.refresh());
                 from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("process-sync").process(e -> processSync.poll());
+                // the leader answers the other replicas' plan requests (no database read elsewhere)
+                from("timer:leader-requests?period=200&delay=200").routeId("leader-requests").process(e -> leaderRequests.serve());
                 Adaptation a = config.adaptation();
                 if (a.qosMonitor() || a.pathAnalyzer())
                     from("timer:qos-monitor?period=" + a.monitorMillis() + "&delay=" + a.monitorMillis())
@@ -177,7 +183,7 @@ public final class Broker implements AutoCloseable {
     private void startManagement() {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
         Callers callers = new Callers(kb);
-        LoopPlanning planning = new LoopPlanning(loop, knowledge);
+        LoopPlanning planning = new LoopPlanning(loop, knowledge, leaderRequests);
         SlaManager sla = new SlaManager(kb, admission, planning,
                 config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,

@@ -1,7 +1,6 @@
 package io.moses.core;
 
 import io.moses.model.Plan;
-import io.moses.optimizer.PlanResult;
 import io.moses.optimizer.PlanningInput;
 import io.moses.sla.Planning;
 import java.util.Set;
@@ -10,10 +9,12 @@ import java.util.Set;
 final class LoopPlanning implements Planning {
     private final FeedbackLoop loop;
     private final KnowledgeCache knowledge;
+    private final LeaderRequests leader;
 
-    LoopPlanning(FeedbackLoop loop, KnowledgeCache knowledge) {
+    LoopPlanning(FeedbackLoop loop, KnowledgeCache knowledge, LeaderRequests leader) {
         this.loop = loop;
         this.knowledge = knowledge;
+        this.leader = leader;
     }
 
     @Override
@@ -23,11 +24,7 @@ final class LoopPlanning implements Planning {
 
     @Override
     public Replanned replan(String why, Set<String> without) {
-        PlanResult r = loop.solveNow(why, without);
-        if (r != null && r.hasPlan()) return new Replanned(true, r.plan(), r.message());
-        // no new plan: still pick up the users and services just stored (the plan version did not move)
-        knowledge.load();
-        return new Replanned(false, knowledge.plan(), r == null ? "the optimizer is off" : r.message());
+        return leader.replan(why, without); // made by the optimizer leader, whichever replica asks
     }
 
     @Override

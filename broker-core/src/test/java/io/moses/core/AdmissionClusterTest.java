@@ -92,6 +92,51 @@ class AdmissionClusterTest {
     }
 
     @Test
+    void thePlansThatServeSubscriptionsAreTheLeadersWhicheverReplicaTookThem() throws Exception {
+        // through the front, HAProxy gives the subscriptions to both replicas; every plan that
+        // serves one is made (and logged) by the optimizer leader, and named in the reply
+        Map<String, ChildProcess> byName = new LinkedHashMap<>();
+        int i = 0;
+        for (String r : ports.keySet()) byName.put(r, replicas.get(i++));
+        String leader = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (leader == null && System.nanoTime() < deadline) {
+            for (String r : ports.keySet()) {
+                HttpResponse<String> h = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get(r) + "/health")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (new com.fasterxml.jackson.databind.ObjectMapper().readTree(h.body()).path("optimizerLeader").asBoolean()) leader = r;
+            }
+            if (leader == null) Thread.sleep(200);
+        }
+        assertTrue(leader != null, "a leader");
+        for (int u = 0; u < 4; u++) {
+            HttpResponse<String> r = sla("Subscribe", "<m:subscribe><m:user>steady" + u + "</m:user><m:password>steady-password-" + u
+                    + "</m:password><m:serviceClass>silver</m:serviceClass><m:rate>0.01</m:rate></m:subscribe>");
+            assertEquals(200, r.statusCode(), r.body());
+            assertTrue(r.body().matches("(?s).*<(\\w+:)?accepted>true<.*"), r.body());
+            Matcher m = Pattern.compile("<(?:\\w+:)?planVersion>(\\d+)<").matcher(r.body());
+            assertTrue(m.find(), r.body());
+            String planned = "plan " + m.group(1) + " (subscription of steady" + u;
+            String leaderName = leader;
+            waitForOutput(byName.get(leader), planned);
+            for (var e : byName.entrySet())
+                if (!e.getKey().equals(leaderName))
+                    assertTrue(!e.getValue().output().contains(planned), e.getKey() + " is not the leader but made " + planned);
+        }
+        // both replicas took some of them (HAProxy balances): the other replica asked the leader
+        assertTrue(byName.values().stream().allMatch(p -> p.output().contains("subscription accepted: steady")),
+                "each replica took a subscription: " + byName.keySet());
+    }
+
+    static void waitForOutput(ChildProcess p, String text) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!p.output().contains(text)) {
+            if (System.nanoTime() > deadline) throw new AssertionError("'" + text + "' in the leader's log:\n" + p.output());
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
     void theLastCapacityRacedThroughTwoReplicasHasExactlyOneWinner() throws Exception {
         double admissible = bronzeAdmissible();
         assertTrue(admissible > 1, "bronze can take more: " + admissible);

@@ -33,6 +33,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final LeaseStore leases;
     private final ReplicaWindowStore replicaWindows;
     private final ProcessUnitStore processUnits;
+    private final ReplanRequestStore replanRequests;
 
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
@@ -46,6 +47,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.leases = new LeaseStore(db);
         this.replicaWindows = new ReplicaWindowStore(db);
         this.processUnits = new ProcessUnitStore(db);
+        this.replanRequests = new ReplanRequestStore(db);
     }
 
     // ---- composite services and their tasks
@@ -131,6 +133,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     // ---- deployment units
 
     @Override public ProcessUnits processUnits() { return processUnits; }
+    @Override public ReplanRequests replanRequests() { return replanRequests; }
 
     // ---- connection
 

@@ -176,6 +176,9 @@ public interface KnowledgeBase extends AutoCloseable {
     /** The deployment units every replica applies, and which version each replica has applied. */
     ProcessUnits processUnits();
 
+    /** Re-plans asked of the optimizer leader (issue 21). */
+    ReplanRequests replanRequests();
+
     // ---- the connection
 
     /** True if the database answers now; never throws. */
