@@ -111,6 +111,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
     private void runJob(org.apache.ode.bpel.iapi.Scheduler.JobInfo job) {
         try {
+            if (org.apache.ode.bpel.engine.RunningConversations.queueForRunningInstance(server, job.jobDetail)) return;
             server.onScheduledJob(job);
         } catch (RuntimeException e) { // JobProcessorException included
             // Instance-lock contention (concurrent replies of a flow) is retried by the scheduler.
