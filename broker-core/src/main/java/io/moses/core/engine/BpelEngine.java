@@ -77,8 +77,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         // The jobs of one instance run in order (InstanceOrderedScheduler), so they rarely meet
         // ODE's instance lock taken; when they do (a request arriving for a running instance),
         // retry soon and long rather than ODE's default of dropping the job after short retries.
+        // Such a job routes a message to an instance waiting for it while the instance runs
+        // another job (an event handler, a flow's other branch): dropping it would lose the
+        // message, so it retries for about a minute, longer than a request waits for its reply.
         props.setProperty("ode.scheduler.immediateTransactionRetryInterval", "1");
-        props.setProperty("ode.scheduler.immediateTransactionRetryLimit", "1000");
+        props.setProperty("ode.scheduler.immediateTransactionRetryLimit", "60000");
         this.scheduler = new InstanceOrderedScheduler("moses", new org.apache.ode.scheduler.simple.InMemoryJobStore(), props);
         scheduler.setTransactionManager(tx);
         AtomicInteger n = new AtomicInteger();
@@ -111,6 +114,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
     private void runJob(org.apache.ode.bpel.iapi.Scheduler.JobInfo job) {
         try {
+            if (org.apache.ode.bpel.engine.RunningConversations.queueForRunningInstance(server, job.jobDetail)) return;
             server.onScheduledJob(job);
         } catch (RuntimeException e) { // JobProcessorException included
             // Instance-lock contention (concurrent replies of a flow) is retried by the scheduler.

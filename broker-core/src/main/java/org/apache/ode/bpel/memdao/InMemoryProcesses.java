@@ -10,6 +10,7 @@ import javax.xml.namespace.QName;
 import org.apache.ode.bpel.common.CorrelationKey;
 import org.apache.ode.bpel.dao.BpelDAOConnection;
 import org.apache.ode.bpel.dao.CorrelationSetDAO;
+import org.apache.ode.bpel.dao.CorrelatorDAO;
 import org.apache.ode.bpel.dao.ProcessDAO;
 import org.apache.ode.bpel.dao.ProcessInstanceDAO;
 import org.apache.ode.bpel.iapi.Scheduler;
@@ -50,24 +51,42 @@ public final class InMemoryProcesses extends BpelDAOConnectionFactoryImpl {
 
     private static final class Connection extends BpelDAOConnectionImpl {
         private final Map<QName, ProcessDaoImpl> store;
+        private final Scheduler scheduler;
 
         Connection(Map<QName, ProcessDaoImpl> store, Scheduler scheduler) {
             super(store, scheduler, MEX_TTL_MILLIS);
             this.store = store;
+            this.scheduler = scheduler;
         }
 
         @Override
         public ProcessDAO createProcess(QName pid, QName type, String guid, long version) {
-            ProcessDaoImpl process = new Process(this, store, pid, type, guid, version);
+            ProcessDaoImpl process = new Process(this, store, pid, type, guid, version, scheduler);
             store.put(pid, process);
             return process;
         }
     }
 
-    /** A process whose instances can be found by correlation key and state. */
+    /**
+     * A process whose instances can be found by correlation key and state, and whose
+     * correlators keep a message routed while its instance's job runs ({@link ConversationCorrelator}).
+     */
     static final class Process extends ProcessDaoImpl {
-        Process(BpelDAOConnectionImpl conn, Map<QName, ProcessDaoImpl> store, QName pid, QName type, String guid, long version) {
+        private final BpelDAOConnectionImpl conn;
+        private final Scheduler scheduler;
+
+        Process(BpelDAOConnectionImpl conn, Map<QName, ProcessDaoImpl> store, QName pid, QName type, String guid, long version,
+                Scheduler scheduler) {
             super(conn, store, pid, type, guid, version);
+            this.conn = conn;
+            this.scheduler = scheduler;
+        }
+
+        @Override
+        public CorrelatorDAO addCorrelator(String correlatorId) {
+            ConversationCorrelator correlator = new ConversationCorrelator(correlatorId, conn, scheduler);
+            _correlators.put(correlatorId, correlator);
+            return correlator;
         }
 
         /** The instances in {@code state} with a correlation set whose value is {@code key}; never null. */
