@@ -27,7 +27,7 @@ public interface ReplanRequests {
     /** Stores a new request and returns its id. */
     String ask(String reason, Set<String> without, String requestedBy);
 
-    /** The requests not answered yet, oldest first. */
+    /** The requests not answered yet, by the time they were asked (those of one millisecond in any order). */
     List<Request> pending();
 
     /**

@@ -216,6 +216,27 @@ abstract class KnowledgeBaseContract {
     }
 
     @Test
+    void replanRequestsWaitForTheLeadersAnswer() {
+        ReplanRequests r = kb.replanRequests();
+        String a = r.ask("subscription of dave", Set.of(), "r2");
+        String b = r.ask("concrete service x removed", Set.of("x", "y"), "r3");
+        assertEquals(Set.of(a, b), r.pending().stream().map(ReplanRequests.Request::id).collect(java.util.stream.Collectors.toSet()));
+        assertEquals(Set.of("x", "y"), r.request(b).orElseThrow().without());
+        assertFalse(r.request(a).orElseThrow().answered());
+        r.answer(List.of(a), 7, "optimal");
+        ReplanRequests.Request done = r.request(a).orElseThrow();
+        assertTrue(done.answered());
+        assertEquals(7L, done.planVersion());
+        assertEquals("optimal", done.answer());
+        assertEquals(List.of(b), r.pending().stream().map(ReplanRequests.Request::id).toList());
+        r.answer(List.of(a), 9, "again"); // an answered request keeps its answer
+        assertEquals(7L, r.request(a).orElseThrow().planVersion());
+        r.answer(List.of(b), 0, "no new plan: no available concrete service");
+        assertTrue(r.pending().isEmpty());
+        assertEquals(0L, r.request(b).orElseThrow().planVersion());
+    }
+
+    @Test
     void concurrentSubscriptionsOnOneVersionAdmitExactlyOne() throws Exception {
         kb.addServiceClass(gold());
         long v = kb.subscriptionsVersion();
