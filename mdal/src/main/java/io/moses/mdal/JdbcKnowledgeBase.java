@@ -32,6 +32,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final SlaEventStore slaEvents;
     private final LeaseStore leases;
     private final ReplicaWindowStore replicaWindows;
+    private final ConversationStore conversations;
 
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
@@ -44,6 +45,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.slaEvents = new SlaEventStore(db);
         this.leases = new LeaseStore(db);
         this.replicaWindows = new ReplicaWindowStore(db);
+        this.conversations = new ConversationStore(db);
     }
 
     // ---- composite services and their tasks
@@ -125,6 +127,15 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         replicaWindows.putReplicaWindows(replica, windows);
     }
     @Override public List<ReplicaWindow> replicaWindows(Instant since) { return replicaWindows.replicaWindows(since); }
+
+    // ---- conversations' owners
+
+    @Override public void registerConversation(ConversationOwner owner) { conversations.register(owner, System.currentTimeMillis()); }
+    @Override public Optional<ConversationOwner> conversationOwner(String process, String correlationKey) {
+        return conversations.owner(process, correlationKey);
+    }
+    @Override public int forgetConversations(String replica, long instanceId) { return conversations.forgetInstance(replica, instanceId); }
+    @Override public int forgetConversations(String replica) { return conversations.forgetReplica(replica); }
 
     // ---- connection
 

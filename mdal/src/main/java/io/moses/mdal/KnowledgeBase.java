@@ -171,6 +171,20 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Every replica's windows written at or after {@code since}. */
     List<ReplicaWindow> replicaWindows(Instant since);
 
+    // ---- conversations: which replica holds the instance a correlation value belongs to (V8)
+
+    /** Registers (or moves to a new instance) the owner of a correlation value. */
+    void registerConversation(ConversationOwner owner);
+
+    /** The owner of {@code correlationKey} of process {@code process}, if an instance registered it. */
+    Optional<ConversationOwner> conversationOwner(String process, String correlationKey);
+
+    /** Removes what the instance registered (it ended); returns how many values. */
+    int forgetConversations(String replica, long instanceId);
+
+    /** Removes what the replica registered (it starts again: its in-memory instances are gone). */
+    int forgetConversations(String replica);
+
     // ---- the connection
 
     /** True if the database answers now; never throws. */
