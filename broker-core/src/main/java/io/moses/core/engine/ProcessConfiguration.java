@@ -158,7 +158,9 @@ final class ProcessConfiguration implements ProcessConf {
     /** Only instance life-cycle events: the engine needs them to tell which request started which instance. */
     @Override
     public boolean isEventEnabled(List<String> scopeNames, BpelEvent.TYPE type) {
-        return type == BpelEvent.TYPE.instanceLifecycle;
+        // correlation: the values an instance initiates, for routing conversations across replicas
+        // (fired only where a process initiates a correlation set)
+        return type == BpelEvent.TYPE.instanceLifecycle || type == BpelEvent.TYPE.correlation;
     }
 
     @Override public Map<String, String> getEndpointProperties(EndpointReference epr) { return Map.of(); }
