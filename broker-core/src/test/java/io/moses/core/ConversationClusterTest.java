@@ -160,7 +160,7 @@ class ConversationClusterTest {
             assertTrue(opened.statusCode() / 100 == 2, opened.statusCode() + " " + opened.body());
             awaitNotified("/" + composite, before + 1);
             String owner = owner(composite, id);
-            assertTrue(owner != null, "case " + id + " registered with its owner");
+            assertTrue(owner != null, "case " + id + " registered with its owner: " + replicas.get("r1").output() + replicas.get("r2").output());
             owners.add(owner);
             HttpResponse<String> r = post(service, "close", ConformanceEndToEndTest.close(id));
             assertEquals(200, r.statusCode(), "case " + id + " (owner " + owner + "): " + r.body());

@@ -121,7 +121,13 @@ public final class ConversationRouter implements ConversationForwarding, Convers
 
     @Override
     public Relayed forward(ProvidedService service, String operation, Element body, Map<String, List<String>> headers) {
-        Conversations.Keys keys = engine.correlationOf(service.service(), operation, body);
+        Conversations.Keys keys;
+        try {
+            keys = engine.correlationOf(service.service(), operation, body);
+        } catch (RuntimeException e) {
+            log.warn("cannot compute the correlation values of a {} message ({}): handled here", operation, e.toString());
+            return null;
+        }
         if (keys == null) return null;
         for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
         long deadline = System.nanoTime() + (keys.mustMatch() ? grace.toNanos() : 0);

@@ -171,12 +171,20 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         if (target == null) return null;
         SoapBinding.OperationBinding op = target.binding().operation(operation);
         if (op == null) return null;
+        Element message;
         try {
-            var keys = org.apache.ode.bpel.engine.IncomingCorrelation.of(server, service, operation,
-                    target.binding().toOdeMessage(op, body, true));
-            return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch());
+            message = target.binding().toOdeMessage(op, body, true);
         } catch (IllegalArgumentException e) {
             return null;
+        }
+        try {
+            tx.begin(); // ODE reads a process's model within a transaction
+            var keys = org.apache.ode.bpel.engine.IncomingCorrelation.of(server, service, operation, message);
+            tx.commit();
+            return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch());
+        } catch (Exception e) {
+            rollbackQuietly();
+            throw new IllegalStateException("cannot compute the correlation values: " + e.getMessage(), e);
         }
     }
 
