@@ -149,6 +149,17 @@ class ConversationClusterTest {
         return kb.conversationOwner("{" + NS + "}" + composite, key).map(o -> o.replica()).orElse(null);
     }
 
+    /** The owner of case {@code id}, once registered (ODE tells the value after its transaction: poll). */
+    static String awaitOwner(String composite, int id) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String owner;
+        while ((owner = owner(composite, id)) == null) {
+            if (System.nanoTime() > deadline) throw new AssertionError("case " + id + " of " + composite + " was never registered with its owner");
+            Thread.sleep(10);
+        }
+        return owner;
+    }
+
     /** 20 cases, each opened and then closed through the front: every close reaches its instance. */
     static void twentyConversations(String composite, int firstId) throws Exception {
         String service = composite + "Service";
@@ -159,8 +170,7 @@ class ConversationClusterTest {
             HttpResponse<String> opened = post(service, "open", ConformanceEndToEndTest.open(id, "case-" + id));
             assertTrue(opened.statusCode() / 100 == 2, opened.statusCode() + " " + opened.body());
             awaitNotified("/" + composite, before + 1);
-            String owner = owner(composite, id);
-            assertTrue(owner != null, "case " + id + " registered with its owner: " + replicas.get("r1").output() + replicas.get("r2").output());
+            String owner = awaitOwner(composite, id);
             owners.add(owner);
             HttpResponse<String> r = post(service, "close", ConformanceEndToEndTest.close(id));
             assertEquals(200, r.statusCode(), "case " + id + " (owner " + owner + "): " + r.body());
@@ -192,7 +202,7 @@ class ConversationClusterTest {
             HttpResponse<String> opened = post("PickCaseService", "open", ConformanceEndToEndTest.open(id, "case-" + id));
             assertTrue(opened.statusCode() / 100 == 2, opened.body());
             awaitNotified("/PickCase", before + 1);
-            owner = owner("PickCase", id);
+            owner = awaitOwner("PickCase", id);
             assertTrue(id < 340, "no case landed on r2 in 40 opens");
         }
         int killed = id - 1;
