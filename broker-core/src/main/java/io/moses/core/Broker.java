@@ -64,6 +64,7 @@ public final class Broker implements AutoCloseable {
     private BpelEngine engine;
     private SoapClient client;
     private HttpFrontEnd http;
+    private io.moses.core.cluster.ConversationRouter conversations;
     private BrokerGauges gauges;
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
@@ -120,6 +121,11 @@ public final class Broker implements AutoCloseable {
         engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.admission());
+        conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
+                Duration.ofSeconds(2));
+        conversations.start();
+        engine.onConversations(conversations);
+        http.forwardConversations(conversations);
         http.mount("/health", new HealthServlet(this::health));
         // liveness: the process answers and its engine runs, whether or not it takes traffic
         http.mount("/health/live", new HealthServlet(() -> Map.of("status", engine.isRunning() ? "UP" : "DOWN", "readiness", state.name())));
@@ -422,6 +428,13 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    /** Where the other replicas reach this one: its HTTP front-end. */
+    private String internalAddress() {
+        String host = config.host();
+        if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();
+    }
+
     public int port() {
         return http.port();
     }
@@ -498,6 +511,7 @@ public final class Broker implements AutoCloseable {
         if (processSync != null) processSync.forgetReplica();
         if (lease != null) lease.release(); // another replica takes over at its next renewal
         if (loop != null) loop.close();
+        if (conversations != null) conversations.close();
         if (engine != null) engine.close();
         if (client != null) client.close();
         if (kb != null) kb.close();

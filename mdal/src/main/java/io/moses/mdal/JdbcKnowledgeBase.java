@@ -34,6 +34,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final ReplicaWindowStore replicaWindows;
     private final ProcessUnitStore processUnits;
     private final ReplanRequestStore replanRequests;
+    private final ConversationStore conversations;
 
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
@@ -48,6 +49,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.replicaWindows = new ReplicaWindowStore(db);
         this.processUnits = new ProcessUnitStore(db);
         this.replanRequests = new ReplanRequestStore(db);
+        this.conversations = new ConversationStore(db);
     }
 
     // ---- composite services and their tasks
@@ -134,6 +136,14 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
 
     @Override public ProcessUnits processUnits() { return processUnits; }
     @Override public ReplanRequests replanRequests() { return replanRequests; }
+    // ---- conversations' owners
+
+    @Override public void registerConversation(ConversationOwner owner) { conversations.register(owner, System.currentTimeMillis()); }
+    @Override public Optional<ConversationOwner> conversationOwner(String process, String correlationKey) {
+        return conversations.owner(process, correlationKey);
+    }
+    @Override public int forgetConversations(String replica, long instanceId) { return conversations.forgetInstance(replica, instanceId); }
+    @Override public int forgetConversations(String replica) { return conversations.forgetReplica(replica); }
 
     // ---- connection
 

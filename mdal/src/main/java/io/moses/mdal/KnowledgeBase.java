@@ -178,6 +178,19 @@ public interface KnowledgeBase extends AutoCloseable {
 
     /** Re-plans asked of the optimizer leader (issue 21). */
     ReplanRequests replanRequests();
+    // ---- conversations: which replica holds the instance a correlation value belongs to (V8)
+
+    /** Registers (or moves to a new instance) the owner of a correlation value. */
+    void registerConversation(ConversationOwner owner);
+
+    /** The owner of {@code correlationKey} of process {@code process}, if an instance registered it. */
+    Optional<ConversationOwner> conversationOwner(String process, String correlationKey);
+
+    /** Removes what the instance registered (it ended); returns how many values. */
+    int forgetConversations(String replica, long instanceId);
+
+    /** Removes what the replica registered (it starts again: its in-memory instances are gone). */
+    int forgetConversations(String replica);
 
     // ---- the connection
 

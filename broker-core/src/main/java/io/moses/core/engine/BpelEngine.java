@@ -53,6 +53,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Unit name -> its process configurations, every version still registered (newest last). */
     private final Map<String, List<ProcessConfiguration>> unitVersions = new ConcurrentHashMap<>();
     private volatile boolean running;
+    private volatile Conversations conversations;
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
 
     /** A deployed unit: its processes' files and the services they provide. */
@@ -108,6 +109,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads,
                 () -> tx.getTransaction() != null));
         server.registerBpelEventListener(callers);
+        server.registerBpelEventListener(new ConversationEvents(() -> conversations));
         scheduler.setJobProcessor(this::runJob);
     }
 
@@ -156,6 +158,38 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Told of every composite request that ends (on the request's thread: keep it cheap). */
     public void onCompleted(java.util.function.Consumer<CompletedRequest> listener) {
         this.completed = listener;
+    }
+
+    /** Told of the correlation values instances initiate and of instances that end (on the instance's thread). */
+    public void onConversations(Conversations listener) {
+        this.conversations = listener;
+    }
+
+    /**
+     * The correlation values a message for {@code operation} of {@code service} carries, as ODE
+     * will compute them when it routes the message; null when that operation correlates nothing
+     * (or the message lacks the values: the engine then refuses it with its reason).
+     */
+    public Conversations.Keys correlationOf(QName service, String operation, Element body) {
+        Provided target = provided.get(service);
+        if (target == null) return null;
+        SoapBinding.OperationBinding op = target.binding().operation(operation);
+        if (op == null) return null;
+        Element message;
+        try {
+            message = target.binding().toOdeMessage(op, body, true);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        try {
+            tx.begin(); // ODE reads a process's model within a transaction
+            var keys = org.apache.ode.bpel.engine.IncomingCorrelation.of(server, service, operation, message);
+            tx.commit();
+            return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch());
+        } catch (Exception e) {
+            rollbackQuietly();
+            throw new IllegalStateException("cannot compute the correlation values: " + e.getMessage(), e);
+        }
     }
 
     public boolean isRunning() {

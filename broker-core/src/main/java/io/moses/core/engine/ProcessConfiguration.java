@@ -46,6 +46,8 @@ final class ProcessConfiguration implements ProcessConf {
     private final Map<String, Endpoint> invokes = new HashMap<>();
     private final Map<String, PartnerRoleConfig> partnerConfig = new HashMap<>();
     private final Map<QName, Node> properties = new HashMap<>();
+    /** Whether the process declares correlation sets: only then are the values it writes told (for other replicas). */
+    private final boolean correlates;
 
     ProcessConfiguration(DeploymentUnit unit, TDeployment.Process info) {
         this.unit = unit;
@@ -72,6 +74,17 @@ final class ProcessConfiguration implements ProcessConf {
         }
         for (TDeployment.Process.Property p : info.getPropertyArray())
             properties.put(p.getName(), p.getDomNode());
+        Path source = unit.sources.get(type);
+        this.correlates = source == null ? unit.sources.values().stream().anyMatch(ProcessConfiguration::declaresCorrelationSets)
+                : declaresCorrelationSets(source);
+    }
+
+    private static boolean declaresCorrelationSets(Path bpel) {
+        try {
+            return bpel != null && java.nio.file.Files.readString(bpel).contains("correlationSets");
+        } catch (java.io.IOException | RuntimeException e) {
+            return true; // unknown: tell them
+        }
     }
 
     TDeployment.Process info() {
@@ -158,7 +171,9 @@ final class ProcessConfiguration implements ProcessConf {
     /** Only instance life-cycle events: the engine needs them to tell which request started which instance. */
     @Override
     public boolean isEventEnabled(List<String> scopeNames, BpelEvent.TYPE type) {
-        return type == BpelEvent.TYPE.instanceLifecycle;
+        // dataHandling carries the correlation values an instance initiates (CorrelationSetWriteEvent),
+        // which other replicas need to route conversations; processes without correlation sets skip it
+        return type == BpelEvent.TYPE.instanceLifecycle || (correlates && type == BpelEvent.TYPE.dataHandling);
     }
 
     @Override public Map<String, String> getEndpointProperties(EndpointReference epr) { return Map.of(); }

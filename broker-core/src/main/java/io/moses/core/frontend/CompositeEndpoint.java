@@ -34,17 +34,19 @@ final class CompositeEndpoint implements Provider<DOMSource> {
     private final Duration timeout;
     private final Authenticator authenticator;
     private final RequestMetrics metrics;
+    private final ConversationForwarding conversations;
 
     @Resource
     private WebServiceContext context;
 
     CompositeEndpoint(CompositeInvoker engine, ProvidedService service, Duration timeout, Authenticator authenticator,
-                      RequestMetrics metrics) {
+                      RequestMetrics metrics, ConversationForwarding conversations) {
         this.engine = engine;
         this.service = service;
         this.timeout = timeout;
         this.authenticator = authenticator;
         this.metrics = metrics;
+        this.conversations = conversations;
     }
 
     @Override
@@ -65,6 +67,14 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             // null: an empty SOAP body, what an operation whose input has no part is sent
             Element body = element(request == null ? null : request.getNode());
             if (body != null) keepEnvelopeNamespaces(body, mc);
+            if (conversations != ConversationForwarding.NONE) {
+                ConversationForwarding.Relayed relayed = forwarded(mc, operation.getLocalPart(), body);
+                if (relayed != null) {
+                    if (relayed.faultReason() != null) throw new SoapFault(relayed.faultReason(), faultCode(relayed.clientFault()));
+                    outcome = "ok";
+                    return relayed.payload() == null ? null : new DOMSource(relayed.payload());
+                }
+            }
             CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout);
             if (result instanceof CompositeOutcome.Reply r) {
                 outcome = "ok";
@@ -101,6 +111,16 @@ final class CompositeEndpoint implements Provider<DOMSource> {
 
     /** Where CXF leaves the declarations in scope at the SOAP body (a map of prefix to namespace). */
     private static final String BODY_NAMESPACE_CONTEXT = "soap.body.ns.context";
+
+    /** The owner replica's answer when the message's instance lives there; null to handle it here. */
+    @SuppressWarnings("unchecked")
+    private ConversationForwarding.Relayed forwarded(MessageContext mc, String operation, Element body) {
+        var headers = (java.util.Map<String, java.util.List<String>>) mc.get(MessageContext.HTTP_REQUEST_HEADERS);
+        if (headers == null) headers = java.util.Map.of();
+        for (String name : headers.keySet())
+            if (ConversationForwarding.HOP_HEADER.equalsIgnoreCase(name)) return null; // forwarded once already
+        return conversations.forward(service, operation, body, headers);
+    }
 
     private SoapFault clientFault(String reason) {
         return new SoapFault(reason, faultCode(true));

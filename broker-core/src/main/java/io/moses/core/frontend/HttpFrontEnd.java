@@ -109,10 +109,16 @@ public final class HttpFrontEnd implements AutoCloseable {
      * the payload leaves out ({@link CompositeEndpoint} declares them on it).
      */
     static final String BODY_NAMESPACES = "org.apache.cxf.binding.soap.addNamespaceContext";
+    private volatile ConversationForwarding conversations = ConversationForwarding.NONE;
+
+    /** Where messages of conversations owned by other replicas go; set before services are published. */
+    public void forwardConversations(ConversationForwarding conversations) {
+        this.conversations = conversations;
+    }
 
     /** Serves a composite's provided service at {@code /services/<local name>}, with its WSDL at {@code ?wsdl}. */
     public void publish(CompositeInvoker engine, ProvidedService service, Duration timeout, Authenticator auth, RequestMetrics metrics) {
-        EndpointImpl ep = new EndpointImpl(bus, new CompositeEndpoint(engine, service, timeout, auth, metrics));
+        EndpointImpl ep = new EndpointImpl(bus, new CompositeEndpoint(engine, service, timeout, auth, metrics, conversations));
         ep.setWsdlLocation(service.wsdl().toString());
         ep.setServiceName(service.service());
         ep.setEndpointName(new QName(service.service().getNamespaceURI(), service.port()));

@@ -1,0 +1,259 @@
+package io.moses.core.cluster;
+
+import io.moses.core.engine.BpelEngine;
+import io.moses.core.engine.Conversations;
+import io.moses.core.engine.ProvidedService;
+import io.moses.core.frontend.ConversationForwarding;
+import io.moses.mdal.ConversationOwner;
+import io.moses.mdal.KnowledgeBase;
+import java.io.ByteArrayInputStream;
+import java.io.StringWriter;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * Conversations across replicas. Instances live in the memory of the replica that started them;
+ * each correlation value an instance initiates is registered in the knowledge base with this
+ * replica as its owner, and removed when the instance ends. A message whose values match no
+ * local instance but belong to another replica is forwarded there over HTTP (its SOAP body,
+ * credentials and SOAPAction, marked with {@link ConversationForwarding#HOP_HEADER} so it is
+ * never forwarded twice), and the owner's answer is the caller's. An owner that is gone
+ * answers with a SOAP fault at once: its instances died with it.
+ *
+ * <p>Cost for processes without correlation: one look-up of the operation's correlation sets
+ * in the compiled process, no knowledge-base access.
+ */
+public final class ConversationRouter implements ConversationForwarding, Conversations, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConversationRouter.class);
+    private static final String SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
+    private static final String SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
+
+    private final BpelEngine engine;
+    private final KnowledgeBase kb;
+    private final String replica;
+    private final java.util.function.Supplier<String> address;
+    private final Duration grace;
+    private final HttpClient http;
+    /** "process key" -> local instance. */
+    private final Map<String, Long> local = new ConcurrentHashMap<>();
+    private final Map<Long, List<String>> keysOfInstance = new ConcurrentHashMap<>();
+    private final ExecutorService forgetting = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "conversation-owners");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param replica this replica's name
+     * @param address where the other replicas reach this one (base URL of its HTTP front-end)
+     * @param grace   how long a message that can only go to an existing instance waits for
+     *                its owner to be registered (a one-way start whose instance has not yet run)
+     */
+    public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
+                              Duration grace) {
+        this.engine = engine;
+        this.kb = kb;
+        this.replica = replica;
+        this.address = address;
+        this.grace = grace;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    /** Forgets what this replica registered in a previous life: those instances are gone. */
+    public void start() {
+        try {
+            int n = kb.forgetConversations(replica);
+            if (n > 0) log.info("forgot {} correlation value(s) of instances this replica held before it restarted", n);
+        } catch (RuntimeException e) {
+            log.warn("cannot clear this replica's conversations: {}", e.getMessage());
+        }
+    }
+
+    // ---- the engine's side: values initiated, instances ended (on the instance's thread)
+
+    @Override
+    public void initiated(String process, String key, long instance) {
+        local.put(process + " " + key, instance);
+        keysOfInstance.computeIfAbsent(instance, i -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(process + " " + key);
+        try {
+            // before the instance replies: the caller's next message may reach another replica at once
+            kb.registerConversation(new ConversationOwner(process, key, instance, replica, address.get()));
+        } catch (RuntimeException e) {
+            log.warn("cannot register correlation value of instance {} ({}): other replicas cannot route to it", instance, e.getMessage());
+        }
+    }
+
+    @Override
+    public void ended(long instance) {
+        List<String> keys = keysOfInstance.remove(instance);
+        if (keys == null) return;
+        for (String k : keys) local.remove(k, instance);
+        forgetting.execute(() -> {
+            try {
+                kb.forgetConversations(replica, instance);
+            } catch (RuntimeException e) {
+                log.warn("cannot forget the correlation values of ended instance {}: {}", instance, e.getMessage());
+            }
+        });
+    }
+
+    // ---- the front-end's side
+
+    @Override
+    public Relayed forward(ProvidedService service, String operation, Element body, Map<String, List<String>> headers) {
+        Conversations.Keys keys;
+        try {
+            keys = engine.correlationOf(service.service(), operation, body);
+        } catch (RuntimeException e) {
+            log.warn("cannot compute the correlation values of a {} message ({}): handled here", operation, e.toString());
+            return null;
+        }
+        if (keys == null) return null;
+        for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
+        long deadline = System.nanoTime() + (keys.mustMatch() ? grace.toNanos() : 0);
+        while (true) {
+            Optional<ConversationOwner> owner;
+            try {
+                owner = ownerOf(keys);
+            } catch (RuntimeException e) {
+                log.warn("cannot read conversation owners ({}): handled here", e.getMessage());
+                return null;
+            }
+            if (owner.isPresent()) return owner.get().replica().equals(replica) ? null : forwardTo(owner.get(), service, body, headers);
+            for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
+            if (System.nanoTime() - deadline >= 0) return null;
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+    }
+
+    private Optional<ConversationOwner> ownerOf(Conversations.Keys keys) {
+        for (String k : keys.keys()) {
+            Optional<ConversationOwner> o = kb.conversationOwner(keys.process(), k);
+            if (o.isPresent()) return o;
+        }
+        return Optional.empty();
+    }
+
+    private Relayed forwardTo(ConversationOwner owner, ProvidedService service, Element body, Map<String, List<String>> headers) {
+        String ns = service.soap12() ? SOAP12 : SOAP11;
+        String envelope = "<soap:Envelope xmlns:soap=\"" + ns + "\"><soap:Body>" + (body == null ? "" : xml(body))
+                + "</soap:Body></soap:Envelope>";
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(owner.address() + "/services" + service.path()))
+                .timeout(Duration.ofMinutes(5))
+                .header(HOP_HEADER, replica)
+                .POST(HttpRequest.BodyPublishers.ofString(envelope));
+        String contentType = null;
+        for (var h : headers.entrySet()) {
+            String name = h.getKey();
+            if (name == null || h.getValue() == null) continue;
+            if (name.equalsIgnoreCase("Content-Type")) contentType = String.join(",", h.getValue());
+            else if (name.equalsIgnoreCase("Authorization") || name.equalsIgnoreCase("SOAPAction"))
+                for (String v : h.getValue()) req.header(name, v);
+        }
+        req.header("Content-Type", contentType != null ? contentType
+                : service.soap12() ? "application/soap+xml; charset=UTF-8" : "text/xml; charset=UTF-8");
+        HttpResponse<byte[]> res;
+        try {
+            res = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (ConnectException e) {
+            log.info("conversation of {} lives on replica {}, which is gone", service.service().getLocalPart(), owner.replica());
+            return Relayed.fault(gone(owner));
+        } catch (java.io.IOException e) {
+            return Relayed.fault(gone(owner) + " (" + e.getMessage() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Relayed.fault("interrupted while forwarding to replica " + owner.replica());
+        }
+        return relayed(res, owner);
+    }
+
+    private static String gone(ConversationOwner owner) {
+        return "the instance this message belongs to lived on replica " + owner.replica()
+                + ", which is no longer reachable: in-memory process instances do not survive their replica";
+    }
+
+    /** The owner's answer: the body's payload, or its fault's reason. */
+    private static Relayed relayed(HttpResponse<byte[]> res, ConversationOwner owner) {
+        Document doc;
+        try {
+            DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+            f.setNamespaceAware(true);
+            f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            doc = f.newDocumentBuilder().parse(new ByteArrayInputStream(res.body()));
+        } catch (Exception e) {
+            return Relayed.fault("replica " + owner.replica() + " answered HTTP " + res.statusCode() + " without a SOAP envelope");
+        }
+        Element bodyElement = child(doc.getDocumentElement(), "Body");
+        if (bodyElement == null)
+            return Relayed.fault("replica " + owner.replica() + " answered HTTP " + res.statusCode() + " without a SOAP body");
+        Element payload = firstElement(bodyElement);
+        if (payload != null && "Fault".equals(payload.getLocalName())
+                && (SOAP11.equals(payload.getNamespaceURI()) || SOAP12.equals(payload.getNamespaceURI()))) {
+            String reason = text(child(payload, "faultstring"));
+            if (reason == null) reason = text(child(child(payload, "Reason"), "Text"));
+            String code = text(child(payload, "faultcode"));
+            if (code == null) code = text(child(child(payload, "Code"), "Value"));
+            boolean client = code != null && (code.endsWith("Client") || code.endsWith("Sender"));
+            return new Relayed(null, reason == null ? "replica " + owner.replica() + " answered a fault" : reason, client);
+        }
+        return new Relayed(payload, null, false);
+    }
+
+    private static Element child(Element parent, String localName) {
+        if (parent == null) return null;
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling())
+            if (n instanceof Element e && localName.equals(e.getLocalName())) return e;
+        return null;
+    }
+
+    private static Element firstElement(Element parent) {
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) if (n instanceof Element e) return e;
+        return null;
+    }
+
+    private static String text(Element e) {
+        return e == null ? null : e.getTextContent().trim();
+    }
+
+    private static String xml(Element e) {
+        try {
+            var t = TransformerFactory.newInstance().newTransformer();
+            t.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
+            StringWriter w = new StringWriter();
+            t.transform(new DOMSource(e), new StreamResult(w));
+            return w.toString();
+        } catch (Exception ex) {
+            throw new IllegalStateException("cannot write the message: " + ex.getMessage(), ex);
+        }
+    }
+
+    @Override
+    public void close() {
+        forgetting.shutdown();
+    }
+}

@@ -1,0 +1,37 @@
+package io.moses.core.engine;
+
+import java.util.Properties;
+import java.util.function.Supplier;
+import org.apache.ode.bpel.common.ProcessState;
+import org.apache.ode.bpel.evt.BpelEvent;
+import org.apache.ode.bpel.evt.CorrelationSetWriteEvent;
+import org.apache.ode.bpel.evt.ProcessInstanceStateChangeEvent;
+import org.apache.ode.bpel.iapi.BpelEventListener;
+
+/** ODE's events of correlation values written and instances ended, told to {@link Conversations}. */
+final class ConversationEvents implements BpelEventListener {
+    private final Supplier<Conversations> target;
+
+    ConversationEvents(Supplier<Conversations> target) {
+        this.target = target;
+    }
+
+    @Override
+    public void onEvent(BpelEvent event) {
+        Conversations c = target.get();
+        if (c == null) return;
+        if (event instanceof CorrelationSetWriteEvent w && w.getKey() != null && w.getProcessInstanceId() != null
+                && w.getProcessName() != null)
+            c.initiated(w.getProcessName().toString(), org.apache.ode.bpel.engine.IncomingCorrelation.canonical(w.getKey()),
+                    w.getProcessInstanceId());
+        else if (event instanceof ProcessInstanceStateChangeEvent s && ProcessState.isFinished(s.getNewState())
+                && s.getProcessInstanceId() != null)
+            c.ended(s.getProcessInstanceId());
+    }
+
+    @Override
+    public void startup(Properties configProperties) {}
+
+    @Override
+    public void shutdown() {}
+}

@@ -1,0 +1,24 @@
+package io.moses.core.engine;
+
+import java.util.List;
+
+/**
+ * The engine's side of conversations across replicas: the correlation values its instances
+ * initiate and end, and the values an incoming message carries.
+ */
+public interface Conversations {
+    /**
+     * The correlation values of a message, computed as ODE will when it routes it.
+     *
+     * @param process   the process type, as text
+     * @param keys      the values, in ODE's canonical form (correlation set name and values)
+     * @param mustMatch true when the message can only go to an existing instance (a non-initiating set)
+     */
+    record Keys(String process, List<String> keys, boolean mustMatch) {}
+
+    /** An instance of {@code process} (its type, as text) initiated the correlation value {@code key}. */
+    void initiated(String process, String key, long instance);
+
+    /** The instance ended: its values route nowhere any more. */
+    void ended(long instance);
+}

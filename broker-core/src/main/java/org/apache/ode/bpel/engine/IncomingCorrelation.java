@@ -1,0 +1,101 @@
+package org.apache.ode.bpel.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import javax.wsdl.Operation;
+import javax.xml.namespace.QName;
+import org.apache.ode.bpel.common.CorrelationKey;
+import org.apache.ode.bpel.iapi.Endpoint;
+import org.apache.ode.bpel.iapi.ProcessState;
+import org.apache.ode.bpel.o.OMessageVarType;
+import org.apache.ode.bpel.o.OPartnerLink;
+import org.apache.ode.bpel.o.OProcess;
+import org.apache.ode.bpel.o.OScope;
+import org.w3c.dom.Element;
+
+/**
+ * The correlation keys ODE will compute for an incoming message before it routes it, computed
+ * the same way ({@code PartnerLinkMyRoleImpl.computeCorrelationKeys} of ODE 1.3.7: the
+ * non-initiating and joining correlation sets of the partner link's operation, each property
+ * read through its alias for the input's message type), so that a replica can tell, before the
+ * engine sees the message, which instance it is for. In ODE's package because
+ * {@code BpelProcess.extractProperty} is package-private.
+ */
+public final class IncomingCorrelation {
+    /**
+     * @param process   the process type, as text
+     * @param keys      the message's correlation keys, in ODE's canonical form
+     * @param mustMatch true when one of them is non-initiating: the message can only go to an existing instance
+     */
+    public record Keys(String process, List<String> keys, boolean mustMatch) {}
+
+    private IncomingCorrelation() {}
+
+    /**
+     * The keys of {@code odeMessage} (ODE's message element, parts as children) sent to
+     * {@code operation} of {@code service}; null when the active process of the service
+     * correlates nothing on that operation, or the message does not carry the properties.
+     */
+    public static Keys of(BpelServerImpl server, QName service, String operation, Element odeMessage) {
+        BpelProcess process = activeProcessOf((BpelEngineImpl) server.getEngine(), service);
+        if (process == null) return null;
+        OProcess model = process.getOProcess();
+        if (model == null) return null;
+        List<String> keys = new ArrayList<>();
+        boolean mustMatch = false;
+        for (var provide : process.getConf().getProvideEndpoints().entrySet()) {
+            Endpoint ep = provide.getValue();
+            if (!ep.serviceName.equals(service)) continue;
+            OPartnerLink link = model.getPartnerLink(provide.getKey());
+            if (link == null || !link.hasMyRole()) continue;
+            Operation op = link.getMyRoleOperation(operation);
+            if (op == null) continue;
+            OMessageVarType type = model.messageTypes.get(op.getInput().getMessage().getQName());
+            Set<OScope.CorrelationSet> nonInitiating = link.getNonInitiatingCorrelationSetsForOperation(op);
+            Set<OScope.CorrelationSet> joining = link.getJoinningCorrelationSetsForOperation(op);
+            if (nonInitiating.isEmpty() && joining.isEmpty()) continue;
+            try {
+                for (OScope.CorrelationSet cset : nonInitiating) keys.add(key(process, cset, type, odeMessage));
+                for (OScope.CorrelationSet cset : joining) keys.add(key(process, cset, type, odeMessage));
+            } catch (RuntimeException | org.apache.ode.bpel.common.FaultException e) {
+                return null; // ODE will refuse the message with its own reason
+            }
+            mustMatch |= !nonInitiating.isEmpty();
+        }
+        return keys.isEmpty() ? null : new Keys(model.getQName().toString(), List.copyOf(keys), mustMatch);
+    }
+
+    /** The key in the form the knowledge base stores, for a key ODE wrote on an instance. */
+    public static String canonical(CorrelationKey key) {
+        return new CorrelationKey(key.getCorrelationSetName(), key.getValues()).toCanonicalString();
+    }
+
+    private static String key(BpelProcess process, OScope.CorrelationSet cset, OMessageVarType type, Element msg)
+            throws org.apache.ode.bpel.common.FaultException {
+        String[] values = new String[cset.properties.size()];
+        int i = 0;
+        for (OProcess.OProperty property : cset.properties) {
+            OProcess.OPropertyAlias alias = property.getAlias(type);
+            if (alias == null) throw new IllegalArgumentException("no alias of " + property.name + " for " + type);
+            values[i++] = process.extractProperty(msg, alias, "correlation");
+        }
+        return new CorrelationKey(cset.name, values).toCanonicalString();
+    }
+
+    private static BpelProcess activeProcessOf(BpelEngineImpl engine, QName service) {
+        for (int attempt = 0; attempt < 10; attempt++) {
+            try {
+                for (BpelProcess p : engine._activeProcesses.values()) {
+                    if (p.getConf().getState() != ProcessState.ACTIVE) continue;
+                    for (Endpoint ep : p.getConf().getProvideEndpoints().values())
+                        if (ep.serviceName.equals(service)) return p;
+                }
+                return null;
+            } catch (java.util.ConcurrentModificationException e) {
+                Thread.onSpinWait(); // a deployment changed ODE's (unsynchronized) map meanwhile
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,216 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.moses.mdal.KnowledgeBase;
+import io.moses.mdal.Mdal;
+import io.moses.mdal.testing.MariaDbServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ode.bpel.common.CorrelationKey;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Conversations through HAProxy with two replicas (issue 21): a case opened by a one-way
+ * message lives in the replica that took it; its close, sent through the front, reaches it
+ * whichever replica HAProxy picks, taken by a receive in a scope (ScopeCase) or by a pick
+ * (PickCase). When the owner is killed, the close is answered at once with a fault that says so.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConversationClusterTest {
+    @RegisterExtension
+    static final MariaDbServer MARIADB = new MariaDbServer();
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    static final String NS = ConformanceEndToEndTest.NS;
+    static final Path UNITS = Path.of("src/test/resources/processes/conformance");
+
+    @TempDir static Path dir;
+    static String dbUrl;
+    static KnowledgeBase kb;
+    static HttpServer signal;
+    /** Partner path ("/ScopeCase") -> notify calls: an instance says it waits for its close. */
+    static final Map<String, AtomicInteger> notified = new ConcurrentHashMap<>();
+    static final Map<String, Integer> ports = new LinkedHashMap<>();
+    static final Map<String, ChildProcess> replicas = new LinkedHashMap<>();
+    static HaProxyProcess haproxy;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        if (!HaProxyProcess.installed()) {
+            String reason = "the cluster tests need HAProxy (apt-get install haproxy)";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
+            Assumptions.abort(reason);
+        }
+        signal = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
+        signal.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            notified.computeIfAbsent(exchange.getRequestURI().getPath(), p -> new AtomicInteger()).incrementAndGet();
+            exchange.sendResponseHeaders(202, -1);
+            exchange.close();
+        });
+        signal.start();
+        dbUrl = MARIADB.createDatabase();
+        kb = Mdal.open(dbUrl, MARIADB.credentials());
+        List<String> seeds = new ArrayList<>();
+        for (String composite : List.of("ScopeCase", "PickCase")) {
+            Path seed = dir.resolve("seed-" + composite + ".yaml");
+            Files.writeString(seed, """
+                    composite: %s
+                    services:
+                      - {name: %s-waiting, task: signal.notify, endpoint: "${PARTNER}/%s", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                    """.formatted(composite, composite, composite));
+            seeds.addAll(List.of("--seed", seed.toString()));
+        }
+        Path seedEmpty = dir.resolve("seed-EmptyInvoke.yaml");
+        Files.writeString(seedEmpty, """
+                composite: EmptyInvoke
+                services:
+                  - {name: signal-1, task: signal.notify, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                  - {name: signal-2, task: signal.ping, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                """);
+        Path seedCatch = dir.resolve("seed-CatchAll.yaml");
+        Files.writeString(seedCatch, """
+                composite: CatchAll
+                services:
+                  - {name: check-1, task: signal.check, endpoint: "${PARTNER}/signal", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
+                """);
+        seeds.addAll(List.of("--seed", seedEmpty.toString(), "--seed", seedCatch.toString(),
+                "--set", "PARTNER=http://127.0.0.1:" + signal.getAddress().getPort()));
+        for (String r : List.of("r1", "r2")) ports.put(r, HaProxyProcess.freePort());
+        haproxy = new HaProxyProcess(dir, ports);
+        startReplica("r1", seeds);
+        startReplica("r2", List.of());
+        haproxy.awaitUp(List.of("r1", "r2"), 30);
+    }
+
+    static void startReplica(String name, List<String> seeds) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(name)), "--work", dir.resolve(name).toString(),
+                "--db", dbUrl + "?user=" + MARIADB.user() + "&password=" + MARIADB.password(),
+                "--deploy", UNITS.toString(), "--replica", name));
+        args.addAll(seeds);
+        ChildProcess p = new ChildProcess("io.moses.core.Main", args);
+        replicas.put(name, p);
+        p.await(BrokerProcessTest.LISTENING, 300);
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        for (ChildProcess r : replicas.values()) r.process.destroyForcibly();
+        for (ChildProcess r : replicas.values()) r.process.waitFor(10, TimeUnit.SECONDS);
+        if (haproxy != null) haproxy.close();
+        if (signal != null) signal.stop(0);
+        if (kb != null) kb.close();
+    }
+
+    static HttpResponse<String> post(String service, String operation, String payload) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(haproxy.front() + "/services/" + service))
+                .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"" + NS + "/" + operation + "\"")
+                .timeout(Duration.ofSeconds(120))
+                .POST(HttpRequest.BodyPublishers.ofString(ConformanceEndToEndTest.ENV + payload + ConformanceEndToEndTest.END)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    static void awaitNotified(String path, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (notified.computeIfAbsent(path, p -> new AtomicInteger()).get() < n) {
+            if (System.nanoTime() > deadline) throw new AssertionError("no " + n + " notify calls on " + path);
+            Thread.sleep(5);
+        }
+    }
+
+    /** The replica the knowledge base names as the owner of case {@code id}'s instance. */
+    static String owner(String composite, int id) {
+        String key = new CorrelationKey("byCase", new String[] {Integer.toString(id)}).toCanonicalString();
+        return kb.conversationOwner("{" + NS + "}" + composite, key).map(o -> o.replica()).orElse(null);
+    }
+
+    /** The owner of case {@code id}, once registered (ODE tells the value after its transaction: poll). */
+    static String awaitOwner(String composite, int id) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String owner;
+        while ((owner = owner(composite, id)) == null) {
+            if (System.nanoTime() > deadline) throw new AssertionError("case " + id + " of " + composite + " was never registered with its owner");
+            Thread.sleep(10);
+        }
+        return owner;
+    }
+
+    /** 20 cases, each opened and then closed through the front: every close reaches its instance. */
+    static void twentyConversations(String composite, int firstId) throws Exception {
+        String service = composite + "Service";
+        Set<String> owners = new HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            int id = firstId + i;
+            int before = notified.computeIfAbsent("/" + composite, p -> new AtomicInteger()).get();
+            HttpResponse<String> opened = post(service, "open", ConformanceEndToEndTest.open(id, "case-" + id));
+            assertTrue(opened.statusCode() / 100 == 2, opened.statusCode() + " " + opened.body());
+            awaitNotified("/" + composite, before + 1);
+            String owner = awaitOwner(composite, id);
+            owners.add(owner);
+            HttpResponse<String> r = post(service, "close", ConformanceEndToEndTest.close(id));
+            assertEquals(200, r.statusCode(), "case " + id + " (owner " + owner + "): " + r.body());
+            assertTrue(r.body().contains(">case-" + id + "<"), "the label of case " + id + ": " + r.body());
+        }
+        assertEquals(Set.of("r1", "r2"), owners, "both replicas own some instances (HAProxy balances the opens)");
+    }
+
+    @Test
+    @Order(1)
+    void aCloseTakenByAReceiveReachesItsInstanceThroughTheFront20Times() throws Exception {
+        twentyConversations("ScopeCase", 100);
+    }
+
+    @Test
+    @Order(2)
+    void aCloseTakenByAPickReachesItsInstanceThroughTheFront20Times() throws Exception {
+        twentyConversations("PickCase", 200);
+    }
+
+    @Test
+    @Order(3)
+    void aCloseForAnInstanceOfAKilledReplicaIsAnsweredWithAFaultThatSaysSo() throws Exception {
+        int id = 300;
+        String owner = null;
+        // open cases until one lives on r2 (HAProxy balances), then kill r2
+        for (; owner == null || !owner.equals("r2"); id++) {
+            int before = notified.computeIfAbsent("/PickCase", p -> new AtomicInteger()).get();
+            HttpResponse<String> opened = post("PickCaseService", "open", ConformanceEndToEndTest.open(id, "case-" + id));
+            assertTrue(opened.statusCode() / 100 == 2, opened.body());
+            awaitNotified("/PickCase", before + 1);
+            owner = awaitOwner("PickCase", id);
+            assertTrue(id < 340, "no case landed on r2 in 40 opens");
+        }
+        int killed = id - 1;
+        ChildProcess r2 = replicas.get("r2");
+        r2.process.destroyForcibly(); // SIGKILL, by PID
+        assertTrue(r2.process.waitFor(30, TimeUnit.SECONDS));
+        HttpResponse<String> r = post("PickCaseService", "close", ConformanceEndToEndTest.close(killed));
+        assertEquals(500, r.statusCode(), r.body());
+        assertTrue(r.body().contains("lived on replica r2") && r.body().contains("no longer reachable"), r.body());
+    }
+}
