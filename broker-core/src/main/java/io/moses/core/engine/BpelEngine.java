@@ -59,7 +59,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** A deployed unit: its processes' files and the services they provide. */
     public record Deployment(String name, Path dir, Map<QName, Path> processes, List<ProvidedService> services) {}
 
-    private record Provided(ProvidedService service, SoapBinding binding) {}
+    /** @param correlates whether its process declares correlation sets (only then can a message belong to another replica's instance) */
+    private record Provided(ProvidedService service, SoapBinding binding, boolean correlates) {}
 
     /**
      * @param workDir    where deployment units are copied and compiled
@@ -172,7 +173,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      */
     public Conversations.Keys correlationOf(QName service, String operation, Element body) {
         Provided target = provided.get(service);
-        if (target == null) return null;
+        if (target == null || !target.correlates()) return null; // the common case costs one look-up
         SoapBinding.OperationBinding op = target.binding().operation(operation);
         if (op == null) return null;
         Element message;
@@ -233,7 +234,10 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
         for (ProvidedService ps : services) {
             Definition def = confs.stream().map(c -> c.getDefinitionForService(ps.service())).filter(d -> d != null).findFirst().orElseThrow();
-            provided.put(ps.service(), new Provided(ps, SoapBinding.of(def, ps.service(), ps.port())));
+            // the processes of a unit may share one WSDL: what correlates is the process that provides the service
+            boolean correlates = confs.stream().anyMatch(c -> c.correlates()
+                    && c.getProvideEndpoints().values().stream().anyMatch(ep -> ep.serviceName.equals(ps.service())));
+            provided.put(ps.service(), new Provided(ps, SoapBinding.of(def, ps.service(), ps.port()), correlates));
         }
         Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
         deployments.add(d);
@@ -273,7 +277,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                     ProvidedService ps = new ProvidedService(conf.getType().getLocalPart(), ep.serviceName, ep.portName,
                             wsdlFile(unit, def).toUri().toURL(), binding.operations().keySet(), binding.soap12);
                     services.add(ps);
-                    next.put(ep.serviceName, new Provided(ps, binding));
+                    next.put(ep.serviceName, new Provided(ps, binding, conf.correlates()));
                 } catch (Exception e) {
                     throw new DeploymentException("cannot locate the WSDL of " + ep.serviceName + ": " + e.getMessage());
                 }

@@ -87,6 +87,11 @@ final class ProcessConfiguration implements ProcessConf {
         }
     }
 
+    /** Whether the process declares correlation sets (its messages may belong to an existing instance). */
+    boolean correlates() {
+        return correlates;
+    }
+
     TDeployment.Process info() {
         return info;
     }
