@@ -122,10 +122,14 @@ public final class Broker implements AutoCloseable {
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.admission());
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(5)); // a one-way start's instance runs within that, even on a loaded machine
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
+        io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.forwarded", conversations,
+                io.moses.core.cluster.ConversationRouter::forwarded).description("conversation messages forwarded to the replica holding their instance").register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.owner.gone", conversations,
+                io.moses.core.cluster.ConversationRouter::ownerGone).description("conversation messages whose instance's replica was gone").register(metrics);
         http.mount("/health", new HealthServlet(this::health));
         // liveness: the process answers and its engine runs, whether or not it takes traffic
         http.mount("/health/live", new HealthServlet(() -> Map.of("status", engine.isRunning() ? "UP" : "DOWN", "readiness", state.name())));

@@ -53,13 +53,30 @@ class ConversationEndToEndTest {
 
     static HttpServer partner;
     static final Map<String, AtomicInteger> issued = new ConcurrentHashMap<>();
+    static final Path UNITS = Path.of("src/test/resources/processes/conversations");
     static Broker broker;
+    /** Where the conversations are sent: the broker, or a cluster's front. */
+    static String base;
     static final HttpClient http = HttpClient.newHttpClient();
     static ExecutorService clients;
     @TempDir static Path work;
 
     @BeforeAll
     static void start() throws Exception {
+        startPartner();
+        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
+                .withDb("mem:conversations").withSeeds(seeds(work))
+                .withVariables(Map.of("PARTNER", partnerUrl()))
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30))
+                .withDeployments(List.of(UNITS));
+        broker = new Broker(config);
+        broker.start();
+        base = "http://127.0.0.1:" + broker.port();
+    }
+
+    /** The partner that issues tickets (the number is the conversation's id plus {@value #TICKET}), and the clients' pool. */
+    static void startPartner() throws Exception {
+        issued.clear(); // a subclass runs the same tests in the same JVM
         partner = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 100);
         partner.setExecutor(Executors.newFixedThreadPool(4));
         partner.createContext("/", exchange -> {
@@ -74,9 +91,18 @@ class ConversationEndToEndTest {
             exchange.close();
         });
         partner.start();
+        clients = Executors.newFixedThreadPool(PARALLEL);
+    }
+
+    static String partnerUrl() {
+        return "http://127.0.0.1:" + partner.getAddress().getPort();
+    }
+
+    /** The seeds of the composites that call the partner (${PARTNER} is its address). */
+    static List<Path> seeds(Path dir) throws java.io.IOException {
         List<Path> seeds = new ArrayList<>();
         for (String composite : List.of("ConvInitSync", "ConvInvoke")) {
-            Path seed = work.resolve("seed-" + composite + ".yaml");
+            Path seed = dir.resolve("seed-" + composite + ".yaml");
             Files.writeString(seed, """
                     composite: %s
                     services:
@@ -84,20 +110,17 @@ class ConversationEndToEndTest {
                     """.formatted(composite, composite, composite));
             seeds.add(seed);
         }
-        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
-                .withDb("mem:conversations").withSeeds(seeds)
-                .withVariables(Map.of("PARTNER", "http://127.0.0.1:" + partner.getAddress().getPort()))
-                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30))
-                .withDeployments(List.of(Path.of("src/test/resources/processes/conversations")));
-        broker = new Broker(config);
-        broker.start();
-        clients = Executors.newFixedThreadPool(PARALLEL);
+        return seeds;
     }
 
     @AfterAll
-    static void stop() {
-        if (clients != null) clients.shutdownNow();
+    static void stop() throws Exception {
         if (broker != null) broker.close();
+        stopPartner();
+    }
+
+    static void stopPartner() {
+        if (clients != null) clients.shutdownNow();
         if (partner != null) {
             partner.stop(0);
             ((ExecutorService) partner.getExecutor()).shutdownNow();
@@ -106,7 +129,7 @@ class ConversationEndToEndTest {
 
     static CompletableFuture<HttpResponse<String>> send(String process, String operation, int id, int value) {
         String payload = "<c:" + operation + " xmlns:c='" + NS + "'><c:id>" + id + "</c:id><c:value>" + value + "</c:value></c:" + operation + ">";
-        return http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/services/" + process + "Service"))
+        return http.sendAsync(HttpRequest.newBuilder(URI.create(base + "/services/" + process + "Service"))
                 .header("Content-Type", "text/xml; charset=utf-8")
                 .header("SOAPAction", "\"" + NS + "/" + operation + "\"")
                 .POST(HttpRequest.BodyPublishers.ofString(ENV + payload + END)).build(), HttpResponse.BodyHandlers.ofString());

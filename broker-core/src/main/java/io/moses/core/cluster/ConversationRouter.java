@@ -57,6 +57,9 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     /** "process key" -> local instance. */
     private final Map<String, Long> local = new ConcurrentHashMap<>();
     private final Map<Long, List<String>> keysOfInstance = new ConcurrentHashMap<>();
+    /** Messages forwarded to their owner replica, and those whose owner was gone (answered with a fault). */
+    private final java.util.concurrent.atomic.LongAdder forwarded = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder ownerGone = new java.util.concurrent.atomic.LongAdder();
     private final ExecutorService forgetting = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "conversation-owners");
         t.setDaemon(true);
@@ -131,6 +134,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         if (keys == null) return null;
         for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
         long deadline = System.nanoTime() + (keys.mustMatch() ? grace.toNanos() : 0);
+        long pause = 10; // ms, doubled up to 200: a registration usually lands within milliseconds
         while (true) {
             Optional<ConversationOwner> owner;
             try {
@@ -143,7 +147,8 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
             if (System.nanoTime() - deadline >= 0) return null;
             try {
-                Thread.sleep(20);
+                Thread.sleep(pause);
+                pause = Math.min(200, pause * 2);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return null;
@@ -157,6 +162,16 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             if (o.isPresent()) return o;
         }
         return Optional.empty();
+    }
+
+    /** How many messages this replica forwarded to the replica that holds their instance. */
+    public long forwarded() {
+        return forwarded.sum();
+    }
+
+    /** How many messages belonged to an instance of a replica that was gone. */
+    public long ownerGone() {
+        return ownerGone.sum();
     }
 
     private Relayed forwardTo(ConversationOwner owner, ProvidedService service, Element body, Map<String, List<String>> headers) {
@@ -181,14 +196,17 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         try {
             res = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (ConnectException e) {
+            ownerGone.increment();
             log.info("conversation of {} lives on replica {}, which is gone", service.service().getLocalPart(), owner.replica());
             return Relayed.fault(gone(owner));
         } catch (java.io.IOException e) {
+            ownerGone.increment();
             return Relayed.fault(gone(owner) + " (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Relayed.fault("interrupted while forwarding to replica " + owner.replica());
         }
+        forwarded.increment();
         return relayed(res, owner);
     }
 
