@@ -63,7 +63,7 @@ class ConversationEndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        startPartner();
+        startPartner(PARALLEL);
         BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
                 .withDb("mem:conversations").withSeeds(seeds(work))
                 .withVariables(Map.of("PARTNER", partnerUrl()))
@@ -74,8 +74,8 @@ class ConversationEndToEndTest {
         base = "http://127.0.0.1:" + broker.port();
     }
 
-    /** The partner that issues tickets (the number is the conversation's id plus {@value #TICKET}), and the clients' pool. */
-    static void startPartner() throws Exception {
+    /** The partner that issues tickets (the number is the conversation's id plus {@value #TICKET}), and a pool of {@code parallel} clients. */
+    static void startPartner(int parallel) throws Exception {
         issued.clear(); // a subclass runs the same tests in the same JVM
         partner = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 100);
         partner.setExecutor(Executors.newFixedThreadPool(4));
@@ -91,7 +91,7 @@ class ConversationEndToEndTest {
             exchange.close();
         });
         partner.start();
-        clients = Executors.newFixedThreadPool(PARALLEL);
+        clients = Executors.newFixedThreadPool(parallel);
     }
 
     static String partnerUrl() {
@@ -154,7 +154,7 @@ class ConversationEndToEndTest {
         void run(int id) throws Exception;
     }
 
-    /** Runs conversations {@code first} .. {@code first + CONVERSATIONS - 1}, {@value #PARALLEL} at a time; rethrows the first failure. */
+    /** Runs conversations {@code first} .. {@code first + CONVERSATIONS - 1}, as many at a time as there are clients; rethrows the first failure. */
     static void converse(int first, Conversation conversation) throws Exception {
         List<Future<?>> running = new ArrayList<>();
         for (int id = first; id < first + CONVERSATIONS; id++) {

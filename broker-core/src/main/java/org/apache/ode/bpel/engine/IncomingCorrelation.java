@@ -26,7 +26,8 @@ public final class IncomingCorrelation {
     /**
      * @param process   the process type, as text
      * @param keys      the message's correlation keys, in ODE's canonical form
-     * @param mustMatch true when one of them is non-initiating: the message can only go to an existing instance
+     * @param mustMatch true when one of them is non-initiating and the operation creates no
+     *                  instance: the message can only go to an existing instance
      */
     public record Keys(String process, List<String> keys, boolean mustMatch) {}
 
@@ -61,7 +62,9 @@ public final class IncomingCorrelation {
             } catch (RuntimeException | org.apache.ode.bpel.common.FaultException e) {
                 return null; // ODE will refuse the message with its own reason
             }
-            mustMatch |= !nonInitiating.isEmpty();
+            // an operation that also starts instances (InitSync: the same operation first
+            // creates the instance, later is received again, correlated) may be a new instance's
+            mustMatch |= !nonInitiating.isEmpty() && !link.isCreateInstanceOperation(op);
         }
         return keys.isEmpty() ? null : new Keys(model.getQName().toString(), List.copyOf(keys), mustMatch);
     }
