@@ -34,6 +34,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final ReplicaWindowStore replicaWindows;
     private final ProcessUnitStore processUnits;
     private final ReplanRequestStore replanRequests;
+    private final OperatorSessionStore operatorSessions;
+    private final OperatorSwitchStore operatorSwitches;
 
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
@@ -48,6 +50,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.replicaWindows = new ReplicaWindowStore(db);
         this.processUnits = new ProcessUnitStore(db);
         this.replanRequests = new ReplanRequestStore(db);
+        this.operatorSessions = new OperatorSessionStore(db);
+        this.operatorSwitches = new OperatorSwitchStore(db);
     }
 
     // ---- composite services and their tasks
@@ -134,6 +138,11 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
 
     @Override public ProcessUnits processUnits() { return processUnits; }
     @Override public ReplanRequests replanRequests() { return replanRequests; }
+
+    // ---- operator state
+
+    @Override public OperatorSessions operatorSessions() { return operatorSessions; }
+    @Override public OperatorSwitches operatorSwitches() { return operatorSwitches; }
 
     // ---- connection
 

@@ -179,6 +179,14 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Re-plans asked of the optimizer leader (issue 21). */
     ReplanRequests replanRequests();
 
+    // ---- the operator's state, the cluster's (issue 21)
+
+    /** Console logins, valid on every replica. */
+    OperatorSessions operatorSessions();
+
+    /** Monitors switched off and concrete services taken out, applied by every replica. */
+    OperatorSwitches operatorSwitches();
+
     // ---- the connection
 
     /** True if the database answers now; never throws. */
