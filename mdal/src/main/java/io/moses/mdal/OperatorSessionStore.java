@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import io.moses.model.User;
 import java.util.Optional;
 
 /** {@link OperatorSessions} on the knowledge base's table {@code console_session} (V5). */
@@ -52,19 +53,20 @@ final class OperatorSessionStore implements OperatorSessions {
         });
     }
 
-    private record Found(String user, String role, long lastUsed) {}
+    /** A session found: its last use, and its user (null if gone). */
+    private record Found(User user, long lastUsed) {}
 
     @Override
-    public Optional<String> operator(String token, long nowMillis, long idleMillis) {
+    public Optional<User> operator(String token, long nowMillis, long idleMillis) {
         if (token == null || token.isEmpty() || token.length() > 1000) return Optional.empty();
         String h = hash(token);
         return db.tx("check a console session", c -> {
-            Optional<Found> f = one(query(c, "SELECT s.user_name, u.role, s.last_used_ms FROM console_session s "
-                    + "LEFT JOIN app_user u ON u.name = s.user_name WHERE s.token_hash = ?",
-                    rs -> new Found(rs.getString(1), rs.getString(2), rs.getLong(3)), h));
+            Optional<Found> f = one(query(c, "SELECT u.name, u.class_name, u.rate, u.password_hash, u.role, s.last_used_ms "
+                    + "FROM console_session s LEFT JOIN app_user u ON u.name = s.user_name WHERE s.token_hash = ?",
+                    rs -> new Found(rs.getString(1) == null ? null : UserStore.user(rs), rs.getLong(6)), h));
             if (f.isEmpty()) return Optional.empty();
             Found s = f.get();
-            if (nowMillis - s.lastUsed() > idleMillis || !"operator".equals(s.role())) {
+            if (nowMillis - s.lastUsed() > idleMillis || s.user() == null || !s.user().isOperator()) {
                 update(c, "DELETE FROM console_session WHERE token_hash = ?", h);
                 return Optional.empty();
             }

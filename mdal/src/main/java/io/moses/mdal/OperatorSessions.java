@@ -1,5 +1,6 @@
 package io.moses.mdal;
 
+import io.moses.model.User;
 import java.util.Optional;
 
 /**
@@ -21,11 +22,11 @@ public interface OperatorSessions {
     void open(String token, String user, long nowMillis, long idleMillis);
 
     /**
-     * The operator whose session {@code token} is, if it was used within {@code idleMillis} and
-     * its user still is an operator; the session is then marked used (at most once a minute, to
+     * The operator (as stored now) whose session {@code token} is, if it was used within
+     * {@code idleMillis} and its user still is an operator; the session is then marked used (at most once a minute, to
      * keep reads cheap). A session found idle too long, or whose user is no operator, is ended.
      */
-    Optional<String> operator(String token, long nowMillis, long idleMillis);
+    Optional<User> operator(String token, long nowMillis, long idleMillis);
 
     /** Ends the session {@code token} (a logout); true when there was one. */
     boolean close(String token);

@@ -78,8 +78,8 @@ class OperatorStateTest {
         try (Replicas db = new Replicas(backEnd)) {
             String token = UUID.randomUUID() + "-secret-token";
             db.r1.operatorSessions().open(token, "olga", 0, IDLE);
-            assertEquals(Optional.of("olga"), db.r2.operatorSessions().operator(token, 10, IDLE));
-            assertEquals(Optional.of("olga"), db.r1.operatorSessions().operator(token, 20, IDLE));
+            assertEquals("olga", db.r2.operatorSessions().operator(token, 10, IDLE).orElseThrow().name());
+            assertEquals("olga", db.r1.operatorSessions().operator(token, 20, IDLE).orElseThrow().name());
             assertEquals(Optional.empty(), db.r2.operatorSessions().operator(token + "x", 20, IDLE), "another token");
             assertEquals(Optional.empty(), db.r2.operatorSessions().operator(null, 20, IDLE));
             // only the token's SHA-256 is stored
@@ -103,8 +103,8 @@ class OperatorStateTest {
         try (Replicas db = new Replicas(backEnd)) {
             OperatorSessions s1 = db.r1.operatorSessions(), s2 = db.r2.operatorSessions();
             s1.open("t", "olga", 0, IDLE);
-            assertEquals(Optional.of("olga"), s2.operator("t", 900, IDLE));
-            assertEquals(Optional.of("olga"), s1.operator("t", 1_800, IDLE), "0.9 s since its last use, 1.8 s since the login");
+            assertEquals("olga", s2.operator("t", 900, IDLE).orElseThrow().name());
+            assertEquals("olga", s1.operator("t", 1_800, IDLE).orElseThrow().name(), "0.9 s since its last use, 1.8 s since the login");
             assertEquals(Optional.empty(), s2.operator("t", 2_900, IDLE), "1.1 s idle");
             assertEquals(0, s1.count(), "an idle session found is forgotten");
             s1.open("u", "olga", 10_000, IDLE);
@@ -128,7 +128,7 @@ class OperatorStateTest {
             assertEquals(Optional.empty(), s2.operator("o1", 10, IDLE), "no operator any more");
             db.r2.updateUser("olga", u -> new User(u.name(), u.serviceClass(), u.rate(), u.passwordHash(), Role.OPERATOR));
             assertEquals(Optional.empty(), s2.operator("o1", 20, IDLE), "ended, not suspended");
-            assertEquals(Optional.of("olga"), s2.operator("o2", 20, IDLE), "o2 was not used meanwhile");
+            assertTrue(s2.operator("o2", 20, IDLE).orElseThrow().isOperator(), "o2 was not used meanwhile");
             assertTrue(db.r1.removeUser("olga"));
             assertEquals(Optional.empty(), s2.operator("o2", 30, IDLE), "a removed user");
             assertEquals(0, s1.count(), "removing the user removed its sessions");
@@ -147,12 +147,12 @@ class OperatorStateTest {
             OperatorSessions s = db.r1.operatorSessions();
             long idle = 3_600_000;
             for (int i = 0; i < OperatorSessions.MAX_SESSIONS; i++) s.open("t" + i, "olga", 100_000 + i, idle);
-            assertEquals(Optional.of("olga"), s.operator("t0", 500_000, idle)); // used: no longer the least recent
+            assertEquals("olga", s.operator("t0", 500_000, idle).orElseThrow().name()); // used: no longer the least recent
             s.open("late", "olga", 500_001, idle);
             assertEquals(OperatorSessions.MAX_SESSIONS, s.count());
             assertEquals(Optional.empty(), s.operator("t1", 500_002, idle), "the least recently used went");
-            assertEquals(Optional.of("olga"), s.operator("t0", 500_002, idle));
-            assertEquals(Optional.of("olga"), db.r2.operatorSessions().operator("late", 500_002, idle));
+            assertEquals("olga", s.operator("t0", 500_002, idle).orElseThrow().name());
+            assertEquals("olga", db.r2.operatorSessions().operator("late", 500_002, idle).orElseThrow().name());
         }
     }
 
