@@ -22,8 +22,8 @@ interface AdminOperations {
      */
     void monitor(String name, boolean on, String operator);
 
-    /** Has the optimizer leader make a new plan now; throws IllegalStateException when the optimizer is off. */
-    void replan(String why);
+    /** Has the optimizer leader make a new plan now; its answer. Throws IllegalStateException when the optimizer is off. */
+    String replan(String why);
 
     /** Takes a concrete service out of every replica's plans or puts it back in; false when nothing changed. */
     boolean holdOut(String service, boolean out, String operator);

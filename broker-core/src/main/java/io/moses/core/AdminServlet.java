@@ -93,9 +93,9 @@ final class AdminServlet extends HttpServlet {
             String reason = reason(req);
             Object body;
             if (path.equals("/replan")) {
-                ops.replan("operator " + operator + " asked" + (reason.isEmpty() ? "" : ": " + reason));
+                String answer = ops.replan("operator " + operator + " asked" + (reason.isEmpty() ? "" : ": " + reason));
                 log.info("operator {} asked for a new plan", operator);
-                body = Map.of("requested", true, "planVersion", versionOf(current.get()));
+                body = Map.of("requested", true, "planVersion", versionOf(current.get()), "message", answer);
             } else if (parts.length == 4 && parts[1].equals("monitors") && (parts[3].equals("on") || parts[3].equals("off"))) {
                 boolean on = parts[3].equals("on");
                 try {

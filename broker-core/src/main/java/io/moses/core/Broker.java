@@ -237,8 +237,8 @@ public final class Broker implements AutoCloseable {
             }
 
             @Override
-            public void replan(String why) {
-                operatorActions.replan(why);
+            public String replan(String why) {
+                return operatorActions.replan(why);
             }
 
             @Override

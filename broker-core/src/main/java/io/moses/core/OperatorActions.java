@@ -80,10 +80,10 @@ final class OperatorActions {
         return changed;
     }
 
-    /** A new plan now, made by the optimizer leader; IllegalStateException when this replica's optimizer is off. */
-    void replan(String why) {
+    /** A new plan now, made by the optimizer leader; its answer. IllegalStateException when this replica's optimizer is off. */
+    String replan(String why) {
         if (!loop.live().optimizer()) throw new IllegalStateException("the optimizer is off on this broker (--optimizer off)");
-        leader.replan(why, Set.of());
+        return leader.replan(why, Set.of()).message();
     }
 
     /** Applies the switches stored since the last poll; one cheap read when nothing changed. */
@@ -91,22 +91,27 @@ final class OperatorActions {
         try {
             if (switches.version() == seen) return;
             OperatorSwitches.State s = switches.state();
+            boolean applied = false;
             CamelContext c = camel.get();
             if (c != null)
                 for (String id : MONITOR_ROUTES) {
                     var status = c.getRouteController().getRouteStatus(id);
                     boolean on = !s.monitorsOff().contains(id);
                     if (status == null || status.isStarted() == on) continue;
+                    applied = true;
                     try {
                         run(c, id, on);
                     } catch (IllegalStateException e) {
                         log.warn("{}", e.getMessage());
                     }
                 }
-            if (!s.servicesOut().equals(loop.live().heldOut())) loop.heldOut(s.servicesOut());
-            if (seen >= 0 || s.version() > 0)
-                log.info("operator switches at version {}: monitors off {}, concrete services out {}", s.version(),
-                        new java.util.TreeSet<>(s.monitorsOff()), new java.util.TreeSet<>(s.servicesOut()));
+            if (!s.servicesOut().equals(loop.live().heldOut())) {
+                loop.heldOut(s.servicesOut());
+                applied = true;
+            }
+            // one line where a change arrives from another replica (or at start); the replica that took it has logged it
+            if (applied) log.info("operator switches applied (version {}): monitors off {}, concrete services out {}", s.version(),
+                    new java.util.TreeSet<>(s.monitorsOff()), new java.util.TreeSet<>(s.servicesOut()));
             seen = s.version();
         } catch (KnowledgeBaseException e) {
             log.debug("operator switches not polled: {}", e.getMessage()); // the knowledge refresh reports outages
