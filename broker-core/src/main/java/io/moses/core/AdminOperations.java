@@ -16,12 +16,15 @@ interface AdminOperations {
     /** Each monitor route and whether it runs: {@code qos-monitor}, {@code ws-monitor}. */
     Map<String, Boolean> monitors();
 
-    /** Starts or stops a monitor; throws IllegalArgumentException for one this broker does not have. */
-    void monitor(String name, boolean on);
+    /**
+     * Starts or stops a monitor on every replica (stored in the knowledge base); throws
+     * IllegalArgumentException for one this broker does not have.
+     */
+    void monitor(String name, boolean on, String operator);
 
-    /** Asks the optimizer for a new plan; throws IllegalStateException when the optimizer is off. */
-    void replan(String why);
+    /** Has the optimizer leader make a new plan now; its answer. Throws IllegalStateException when the optimizer is off. */
+    String replan(String why);
 
-    /** Takes a concrete service out of the plans or puts it back in; false when nothing changed. */
-    boolean holdOut(String service, boolean out);
+    /** Takes a concrete service out of every replica's plans or puts it back in; false when nothing changed. */
+    boolean holdOut(String service, boolean out, String operator);
 }

@@ -93,13 +93,13 @@ final class AdminServlet extends HttpServlet {
             String reason = reason(req);
             Object body;
             if (path.equals("/replan")) {
-                ops.replan("operator " + operator + " asked" + (reason.isEmpty() ? "" : ": " + reason));
+                String answer = ops.replan("operator " + operator + " asked" + (reason.isEmpty() ? "" : ": " + reason));
                 log.info("operator {} asked for a new plan", operator);
-                body = Map.of("requested", true, "planVersion", versionOf(current.get()));
+                body = Map.of("requested", true, "planVersion", versionOf(current.get()), "message", answer);
             } else if (parts.length == 4 && parts[1].equals("monitors") && (parts[3].equals("on") || parts[3].equals("off"))) {
                 boolean on = parts[3].equals("on");
                 try {
-                    ops.monitor(parts[2], on);
+                    ops.monitor(parts[2], on, operator);
                 } catch (IllegalArgumentException e) {
                     throw new Refused(404, e.getMessage());
                 }
@@ -109,9 +109,9 @@ final class AdminServlet extends HttpServlet {
                 String name = parts[2];
                 if (kb.concreteService(name).isEmpty()) throw new Refused(404, "no concrete service " + name);
                 boolean out = parts[3].equals("out");
-                boolean changed = ops.holdOut(name, out);
+                boolean changed = ops.holdOut(name, out, operator);
                 if (changed) log.info("operator {} {} concrete service {}", operator, out ? "took out" : "put back in", name);
-                body = Map.of("service", name, "out", out, "changed", changed);
+                body = Map.of("service", name, "out", out, "changed", changed, "planVersion", versionOf(current.get()));
             } else {
                 throw new Refused(404, "no admin action " + path
                         + " (try POST /admin/replan, /admin/monitors/NAME/on|off, /admin/concrete-services/NAME/out|in)");

@@ -73,6 +73,7 @@ public final class Broker implements AutoCloseable {
     private OptimizerLease lease;
     private ProcessSync processSync;
     private LeaderRequests leaderRequests;
+    private OperatorActions operatorActions;
     /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
     private volatile State state = State.STARTING;
 
@@ -135,7 +136,7 @@ public final class Broker implements AutoCloseable {
         http.mount("/health/live", new HealthServlet(() -> Map.of("status", engine.isRunning() ? "UP" : "DOWN", "readiness", state.name())));
         gauges = new BrokerGauges(metrics, binding::plan, this::live, knowledge::classes, knowledge::services);
         http.mount("/metrics", new MetricsServlet(metrics, gauges::refresh));
-        Console console = new Console(authenticator, knowledge::user);
+        Console console = new Console(authenticator, kb.operatorSessions());
         http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
         http.mount("/admin/*", new AdminServlet(binding::plan, kb, operations()));
         http.filter("/console/*", console.guard());
@@ -143,6 +144,7 @@ public final class Broker implements AutoCloseable {
         // an asking replica waits for a takeover too: the lease runs out and the next leader answers
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
                 Duration.ofMillis(Math.max(10_000, 3 * cluster.lease().toMillis())));
+        operatorActions = new OperatorActions(kb.operatorSwitches(), () -> camel, loop, leaderRequests);
         startManagement();
         http.mount("/admin/services", servicesServlet);
         http.mount("/admin/services/*", servicesServlet);
@@ -166,7 +168,12 @@ public final class Broker implements AutoCloseable {
                 from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("process-sync").process(e -> processSync.poll());
                 // the leader answers the other replicas' plan requests (no database read elsewhere)
-                from("timer:leader-requests?period=200&delay=200").routeId("leader-requests").process(e -> leaderRequests.serve());
+                // the leader applies the operator's switches before it answers (a service put back in is planned with)
+                from("timer:leader-requests?period=200&delay=200").routeId("leader-requests").process(e -> {
+                    if (lease.leads()) operatorActions.poll();
+                    leaderRequests.serve();
+                });
+                from("timer:operator-sync?period=500&delay=500").routeId("operator-sync").process(e -> operatorActions.poll());
                 Adaptation a = config.adaptation();
                 if (a.qosMonitor() || a.pathAnalyzer())
                     from("timer:qos-monitor?period=" + a.monitorMillis() + "&delay=" + a.monitorMillis())
@@ -177,6 +184,7 @@ public final class Broker implements AutoCloseable {
             }
         });
         camel.start();
+        operatorActions.poll(); // monitors switched off and services taken out hold here too, before the first plan
         // the first lease attempt before the loop starts: a lone replica solves its first plan at once
         lease.renew();
         loop.start();
@@ -215,9 +223,6 @@ public final class Broker implements AutoCloseable {
         return loop == null ? LiveView.EMPTY : loop.live();
     }
 
-    /** The monitors an operator may switch off and on: their Camel timer routes. */
-    private static final List<String> MONITOR_ROUTES = List.of("qos-monitor", "ws-monitor");
-
     /** What the admin API asks of this replica (its console and moses admin act through it). */
     private AdminOperations operations() {
         return new AdminOperations() {
@@ -233,39 +238,22 @@ public final class Broker implements AutoCloseable {
 
             @Override
             public Map<String, Boolean> monitors() {
-                Map<String, Boolean> m = new LinkedHashMap<>();
-                if (camel == null) return m;
-                for (String id : MONITOR_ROUTES) {
-                    var status = camel.getRouteController().getRouteStatus(id);
-                    if (status != null) m.put(id, status.isStarted());
-                }
-                return m;
+                return operatorActions.monitors();
             }
 
             @Override
-            public void monitor(String name, boolean on) {
-                if (camel == null || !MONITOR_ROUTES.contains(name) || camel.getRoute(name) == null)
-                    throw new IllegalArgumentException("no monitor " + name + " on this broker (monitors: " + monitors().keySet() + ")");
-                try {
-                    if (on) camel.getRouteController().startRoute(name);
-                    else camel.getRouteController().stopRoute(name, 5, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    throw new IllegalStateException("monitor " + name + " did not " + (on ? "start" : "stop") + ": " + e.getMessage(), e);
-                }
+            public void monitor(String name, boolean on, String operator) {
+                operatorActions.monitor(name, on, operator);
             }
 
             @Override
-            public void replan(String why) {
-                if (loop == null || !loop.live().optimizer()) throw new IllegalStateException("the optimizer is off on this broker (--optimizer off)");
-                loop.replan(why);
+            public String replan(String why) {
+                return operatorActions.replan(why);
             }
 
             @Override
-            public boolean holdOut(String service, boolean out) {
-                // without an optimizer no new plan would follow: the service would keep its traffic
-                if (loop == null || !loop.live().optimizer())
-                    throw new IllegalStateException("taking a service out needs the optimizer, which is off on this broker");
-                return loop.holdOut(service, out);
+            public boolean holdOut(String service, boolean out, String operator) {
+                return operatorActions.holdOut(service, out, operator);
             }
         };
     }

@@ -489,13 +489,12 @@ final class FeedbackLoop implements AutoCloseable {
     }
 
     /**
-     * The operator takes a concrete service out of the plans (it is planned as down until put
-     * back in) or puts it back, and asks for a new plan. False when nothing changed.
+     * The concrete services operators have taken out of the plans (the cluster's switches, see
+     * {@link OperatorActions}): planned as down until put back in. No re-plan here: the leader makes it.
      */
-    boolean holdOut(String service, boolean out) {
-        boolean changed = out ? heldOut.add(service) : heldOut.remove(service);
-        if (changed) replan("operator " + (out ? "took concrete service " + service + " out" : "put concrete service " + service + " back in"));
-        return changed;
+    void heldOut(java.util.Set<String> services) {
+        heldOut.retainAll(services);
+        heldOut.addAll(services);
     }
 
     /** What the monitors see now, for the admin API and the gauges; read-only. */

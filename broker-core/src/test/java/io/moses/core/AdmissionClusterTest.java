@@ -11,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -22,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,45 +38,31 @@ class AdmissionClusterTest {
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static final Pattern ADMISSIBLE = Pattern.compile("<(?:\\w+:)?name>bronze</(?:\\w+:)?name>.*?<(?:\\w+:)?admissibleRate>([0-9.Ee+-]+)<", Pattern.DOTALL);
     @TempDir static Path dir;
-    static final Map<String, Integer> ports = new LinkedHashMap<>();
-    static final List<ChildProcess> replicas = new ArrayList<>();
     static ChildProcess stubs;
-    static HaProxyProcess haproxy;
+    static TestCluster cluster;
 
     @BeforeAll
     static void start() throws Exception {
-        if (!HaProxyProcess.installed()) {
-            String reason = "the cluster tests need HAProxy (apt-get install haproxy)";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
-            Assumptions.abort(reason);
-        }
-        String db = MARIADB.createDatabase() + "?user=" + MARIADB.user() + "&password=" + MARIADB.password();
+        TestCluster.requireHaProxy();
         stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
         int stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
-        for (String r : List.of("r1", "r2")) ports.put(r, HaProxyProcess.freePort());
-        haproxy = new HaProxyProcess(dir, ports);
-        for (String r : ports.keySet()) {
-            List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(r)), "--work", dir.resolve(r).toString(),
-                    "--db", db, "--deploy", "../bpel-processes/trip-planner", "--replica", r));
-            if (r.equals("r1")) args.addAll(List.of("--seed", "../bpel-processes/trip-planner/seed.yaml", "--set", "STUBS=http://127.0.0.1:" + stubPort));
-            ChildProcess p = new ChildProcess("io.moses.core.Main", args);
-            replicas.add(p);
-            p.await(BrokerProcessTest.LISTENING, 300);
-        }
-        haproxy.awaitUp(List.copyOf(ports.keySet()), 60);
+        cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2"));
+        cluster.start("r1", "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
+                "--set", "STUBS=http://127.0.0.1:" + stubPort);
+        cluster.start("r2", "--deploy", "../bpel-processes/trip-planner");
+        cluster.haproxy.awaitUp(List.of("r1", "r2"), 60);
     }
 
     @AfterAll
     static void stop() throws Exception {
-        for (ChildProcess r : replicas) r.close();
-        if (haproxy != null) haproxy.close();
+        if (cluster != null) cluster.close();
         if (stubs != null) stubs.close();
     }
 
     static HttpResponse<String> sla(String operation, String body) throws Exception {
         String envelope = "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/' xmlns:m='urn:moses:sla-manager'><s:Body>"
                 + body + "</s:Body></s:Envelope>";
-        return HTTP.send(HttpRequest.newBuilder(URI.create(haproxy.front() + "/manage/sla")).timeout(Duration.ofSeconds(120))
+        return HTTP.send(HttpRequest.newBuilder(URI.create(cluster.front() + "/manage/sla")).timeout(Duration.ofSeconds(120))
                 .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:sla-manager:" + operation + "\"")
                 .POST(HttpRequest.BodyPublishers.ofString(envelope)).build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -95,14 +79,12 @@ class AdmissionClusterTest {
     void thePlansThatServeSubscriptionsAreTheLeadersWhicheverReplicaTookThem() throws Exception {
         // through the front, HAProxy gives the subscriptions to both replicas; every plan that
         // serves one is made (and logged) by the optimizer leader, and named in the reply
-        Map<String, ChildProcess> byName = new LinkedHashMap<>();
-        int i = 0;
-        for (String r : ports.keySet()) byName.put(r, replicas.get(i++));
+        Map<String, ChildProcess> byName = cluster.replicas;
         String leader = null;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (leader == null && System.nanoTime() < deadline) {
-            for (String r : ports.keySet()) {
-                HttpResponse<String> h = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get(r) + "/health")).build(),
+            for (String r : byName.keySet()) {
+                HttpResponse<String> h = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.replica(r) + "/health")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (new com.fasterxml.jackson.databind.ObjectMapper().readTree(h.body()).path("optimizerLeader").asBoolean()) leader = r;
             }
@@ -173,7 +155,7 @@ class AdmissionClusterTest {
         // what is left is what the winner left, seen through either replica
         double left = bronzeAdmissible();
         assertTrue(left < admissible - rate + 0.05 * admissible, "admissible after: " + left + " (before " + admissible + ", won " + rate + ")");
-        long retries = replicas.stream().mapToLong(r -> r.output().lines().filter(l -> l.contains("deciding again")).count()).sum();
+        long retries = cluster.replicas.values().stream().mapToLong(r -> r.output().lines().filter(l -> l.contains("deciding again")).count()).sum();
         System.out.println("admission race: " + retries + " decision(s) made again after another replica stored first");
     }
 }

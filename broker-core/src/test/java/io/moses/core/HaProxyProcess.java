@@ -82,6 +82,19 @@ final class HaProxyProcess implements AutoCloseable {
         return out;
     }
 
+    /** Per replica (backend "replicas"), how many 2xx responses HAProxy has had from it. */
+    Map<String, Long> answered2xx() throws IOException, InterruptedException {
+        String[] lines = stats().split("\n");
+        List<String> header = List.of(lines[0].replaceFirst("^# ", "").split(","));
+        int px = header.indexOf("pxname"), sv = header.indexOf("svname"), ok = header.indexOf("hrsp_2xx");
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            String[] f = lines[i].split(",", -1);
+            if (f.length > ok && f[px].equals("replicas") && !f[sv].equals("BACKEND")) out.put(f[sv], f[ok].isEmpty() ? 0 : Long.parseLong(f[ok]));
+        }
+        return out;
+    }
+
     String stats() throws IOException, InterruptedException {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + statsPort + "/;csv"))
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());

@@ -24,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -51,25 +50,22 @@ class ProcessClusterTest {
     static final int CONVERGE_SECONDS = 120;
 
     @TempDir static Path dir;
-    static String dbUrl;
     static EchoPartner partner;
-    static final Map<String, Integer> ports = new LinkedHashMap<>();
-    static final Map<String, ChildProcess> replicas = new LinkedHashMap<>();
+    static TestCluster cluster;
+    static Map<String, Integer> ports;
+    static Map<String, ChildProcess> replicas;
     static HaProxyProcess haproxy;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        if (!HaProxyProcess.installed()) {
-            String reason = "the cluster tests need HAProxy (apt-get install haproxy)";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
-            Assumptions.abort(reason);
-        }
-        dbUrl = MARIADB.createDatabase();
+        TestCluster.requireHaProxy();
         partner = new EchoPartner(0);
         Files.writeString(dir.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
                 "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
-        for (String r : List.of("r1", "r2", "r3")) ports.put(r, HaProxyProcess.freePort());
-        haproxy = new HaProxyProcess(dir, ports);
+        cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2", "r3"));
+        ports = cluster.ports;
+        replicas = cluster.replicas;
+        haproxy = cluster.haproxy;
         startReplica("r1", true);
         startReplica("r2", false);
         haproxy.awaitUp(List.of("r1", "r2"), 30);
@@ -77,20 +73,15 @@ class ProcessClusterTest {
 
     @AfterAll
     static void stopCluster() throws Exception {
-        for (ChildProcess r : replicas.values()) r.process.destroyForcibly();
-        for (ChildProcess r : replicas.values()) r.process.waitFor(10, TimeUnit.SECONDS);
-        if (haproxy != null) haproxy.close();
+        if (cluster != null) cluster.close();
         if (partner != null) partner.close();
     }
 
     static void startReplica(String name, boolean seed, String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(name)), "--work", dir.resolve(name).toString(),
-                "--db", dbUrl + "?user=" + MARIADB.user() + "&password=" + MARIADB.password(), "--replica", name, "--drain", "1000"));
+        List<String> args = new ArrayList<>(List.of("--drain", "1000"));
         args.addAll(List.of(more));
         if (seed) args.addAll(List.of("--seed", dir.resolve("seed.yaml").toString(), "--set", "PARTNER=" + partner.url("")));
-        ChildProcess p = new ChildProcess("io.moses.core.Main", args);
-        replicas.put(name, p);
-        p.await(BrokerProcessTest.LISTENING, 300);
+        cluster.start(name, args.toArray(String[]::new));
     }
 
     static HttpResponse<String> operator(String method, String path, byte[] body) throws Exception {
@@ -155,15 +146,7 @@ class ProcessClusterTest {
 
     /** Per replica, how many 2xx responses HAProxy has had from it. */
     static Map<String, Long> served() throws Exception {
-        String[] lines = haproxy.stats().split("\n");
-        List<String> header = List.of(lines[0].replaceFirst("^# ", "").split(","));
-        int px = header.indexOf("pxname"), sv = header.indexOf("svname"), ok = header.indexOf("hrsp_2xx");
-        Map<String, Long> out = new LinkedHashMap<>();
-        for (int i = 1; i < lines.length; i++) {
-            String[] f = lines[i].split(",", -1);
-            if (f.length > ok && f[px].equals("replicas") && ports.containsKey(f[sv])) out.put(f[sv], f[ok].isEmpty() ? 0 : Long.parseLong(f[ok]));
-        }
-        return out;
+        return haproxy.answered2xx();
     }
 
     /** 100 requests through the front: none fails, each of {@code live} serves some, all run {@code expect}. */
@@ -178,12 +161,7 @@ class ProcessClusterTest {
     }
 
     static String logs() {
-        StringBuilder s = new StringBuilder();
-        replicas.forEach((n, p) -> {
-            String out = p.output();
-            s.append("\n--- ").append(n).append(" (last lines)\n").append(out.substring(Math.max(0, out.length() - 2000)));
-        });
-        return s.toString();
+        return cluster.logs();
     }
 
     @Test

@@ -35,6 +35,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final ProcessUnitStore processUnits;
     private final ReplanRequestStore replanRequests;
     private final ConversationStore conversations;
+    private final OperatorSessionStore operatorSessions;
+    private final OperatorSwitchStore operatorSwitches;
 
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
@@ -50,6 +52,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.processUnits = new ProcessUnitStore(db);
         this.replanRequests = new ReplanRequestStore(db);
         this.conversations = new ConversationStore(db);
+        this.operatorSessions = new OperatorSessionStore(db);
+        this.operatorSwitches = new OperatorSwitchStore(db);
     }
 
     // ---- composite services and their tasks
@@ -136,6 +140,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
 
     @Override public ProcessUnits processUnits() { return processUnits; }
     @Override public ReplanRequests replanRequests() { return replanRequests; }
+
     // ---- conversations' owners
 
     @Override public void registerConversation(ConversationOwner owner) { conversations.register(owner, System.currentTimeMillis()); }
@@ -144,6 +149,11 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     }
     @Override public int forgetConversations(String replica, long instanceId) { return conversations.forgetInstance(replica, instanceId); }
     @Override public int forgetConversations(String replica) { return conversations.forgetReplica(replica); }
+
+    // ---- operator state
+
+    @Override public OperatorSessions operatorSessions() { return operatorSessions; }
+    @Override public OperatorSwitches operatorSwitches() { return operatorSwitches; }
 
     // ---- connection
 

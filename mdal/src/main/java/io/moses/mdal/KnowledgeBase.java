@@ -192,6 +192,14 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Removes what the replica registered (it starts again: its in-memory instances are gone). */
     int forgetConversations(String replica);
 
+    // ---- the operator's state, the cluster's (issue 21)
+
+    /** Console logins, valid on every replica. */
+    OperatorSessions operatorSessions();
+
+    /** Monitors switched off and concrete services taken out, applied by every replica. */
+    OperatorSwitches operatorSwitches();
+
     // ---- the connection
 
     /** True if the database answers now; never throws. */

@@ -86,6 +86,9 @@ public final class Mdal {
                     .dataSource(ds)
                     .locations("classpath:io/moses/mdal/migration")
                     .placeholders(Map.of("tableOptions", t.mysql() ? MYSQL_TABLE_OPTIONS : ""))
+                    // versions are handed out to parallel changes, which merge in any order: a
+                    // database already past a version applies it late instead of refusing to open
+                    .outOfOrder(true)
                     .load()
                     .migrate();
         } catch (FlywayException e) {

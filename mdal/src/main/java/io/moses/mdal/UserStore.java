@@ -38,7 +38,7 @@ final class UserStore {
 
     private static final String USER_COLUMNS = "name, class_name, rate, password_hash, role";
 
-    private static User user(ResultSet rs) throws SQLException {
+    static User user(ResultSet rs) throws SQLException {
         return new User(rs.getString(1), rs.getString(2), rs.getDouble(3), rs.getString(4), Role.parse("app_user.role", rs.getString(5)));
     }
 

@@ -3,6 +3,8 @@ package io.moses.core.console;
 import io.moses.core.frontend.AuthenticationException;
 import io.moses.core.frontend.Authenticator;
 import io.moses.core.frontend.OperatorFilter;
+import io.moses.mdal.KnowledgeBaseException;
+import io.moses.mdal.OperatorSessions;
 import io.moses.model.User;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -17,7 +19,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,34 +42,44 @@ public final class Console {
             "css", "text/css; charset=utf-8", "txt", "text/plain; charset=utf-8", "svg", "image/svg+xml");
 
     private final Authenticator authenticator;
-    private final Function<String, User> users;
     private final ConsoleSessions sessions;
 
     /**
      * @param authenticator checks an operator's name and password (as HTTP Basic would)
-     * @param users         looks a user up by name, to see that a session's operator still is one
+     * @param sessions      the knowledge base's console sessions: a login holds on every replica
      */
-    public Console(Authenticator authenticator, Function<String, User> users) {
-        this(authenticator, users, 8 * 3600_000L);
+    public Console(Authenticator authenticator, OperatorSessions sessions) {
+        this(authenticator, sessions, 8 * 3600_000L);
     }
 
-    Console(Authenticator authenticator, Function<String, User> users, long idleMillis) {
+    Console(Authenticator authenticator, OperatorSessions sessions, long idleMillis) {
         this.authenticator = authenticator;
-        this.users = users;
-        this.sessions = new ConsoleSessions(idleMillis, System::nanoTime);
+        this.sessions = new ConsoleSessions(sessions, idleMillis, System::currentTimeMillis);
     }
 
-    /** The operator a request's session cookie belongs to, if the user still exists and is an operator. */
+    /**
+     * The operator a request's session cookie belongs to, if the session is open and its user
+     * still exists and is an operator (read from the knowledge base at each use).
+     *
+     * @throws KnowledgeBaseException when the knowledge base cannot tell
+     */
     User sessionUser(HttpServletRequest req) {
-        String token = token(req);
-        String name = sessions.user(token);
-        if (name == null) return null;
-        User u = users.apply(name);
-        if (u == null || !u.isOperator()) {
-            sessions.close(token);
-            return null;
+        return sessions.user(token(req));
+    }
+
+    /** 503 for a console session the knowledge base cannot check now (HTTP Basic still works). */
+    private static void unavailable(HttpServletResponse res, KnowledgeBaseException e, boolean json) throws IOException {
+        log.debug("console session not checked: {}", e.getMessage()); // the knowledge refresh reports the outage
+        res.setStatus(503);
+        res.setHeader("Retry-After", "2");
+        String m = "the knowledge base is unavailable, so console sessions cannot be checked (HTTP Basic still works): " + e.getMessage();
+        if (json) {
+            res.setContentType("application/json");
+            res.getWriter().write(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("error", m)));
+        } else {
+            res.setContentType("text/plain; charset=utf-8");
+            res.getWriter().write(m + "\n");
         }
-        return u;
     }
 
     private static String token(HttpServletRequest req) {
@@ -100,7 +111,16 @@ public final class Console {
                     chain.doFilter(req, res);
                     return;
                 }
-                User u = sessionUser(req);
+                User u;
+                try {
+                    u = sessionUser(req);
+                } catch (KnowledgeBaseException e) {
+                    u = basicOperator(req);
+                    if (u == null) {
+                        unavailable(res, e, false);
+                        return;
+                    }
+                }
                 if (u == null) u = basicOperator(req);
                 if (u != null) {
                     req.setAttribute(OperatorFilter.USER_ATTRIBUTE, u);
@@ -128,7 +148,13 @@ public final class Console {
         return new HttpFilter() {
             @Override
             protected void doFilter(HttpServletRequest req, HttpServletResponse res, FilterChain chain) throws IOException, ServletException {
-                User u = req.getHeader("Authorization") == null ? sessionUser(req) : null;
+                User u;
+                try {
+                    u = req.getHeader("Authorization") == null ? sessionUser(req) : null;
+                } catch (KnowledgeBaseException e) {
+                    unavailable(res, e, true);
+                    return;
+                }
                 if (u == null) {
                     operatorCheck.doFilter(req, res, chain);
                     return;
@@ -184,7 +210,13 @@ public final class Console {
             protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
                 String path = path(req);
                 if (path.equals("/logout")) {
-                    sessions.close(token(req));
+                    try {
+                        sessions.close(token(req)); // on every replica
+                    } catch (KnowledgeBaseException e) {
+                        log.warn("console logout not stored: {}", e.getMessage());
+                        loginPage(res, 503, "The knowledge base is unavailable: the session could not be ended. Try again.");
+                        return;
+                    }
                     res.addHeader("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
                     res.sendRedirect("/console/login");
                     return;
@@ -213,7 +245,16 @@ public final class Console {
                     loginPage(res, 403, "User '" + user + "' is not an operator.");
                     return;
                 }
-                String token = sessions.open(u.name());
+                String token;
+                try {
+                    token = sessions.open(u.name());
+                } catch (KnowledgeBaseException e) {
+                    log.warn("console login of {} not stored: {}", u.name(), e.getMessage());
+                    boolean refused = e.kind() == KnowledgeBaseException.Kind.INVALID; // no operator any more, as stored now
+                    loginPage(res, refused ? 403 : 503, refused ? "User '" + user + "' is not an operator."
+                            : "The knowledge base is unavailable: no session can be opened now. Try again.");
+                    return;
+                }
                 res.addHeader("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
                 log.info("operator {} logged in to the console", u.name());
                 res.sendRedirect("/console/");

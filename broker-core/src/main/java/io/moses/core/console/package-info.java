@@ -1,5 +1,6 @@
 /**
  * The operators' admin console at {@code /console/}: static pages that read and act through the
- * JSON admin API only, and the in-memory login sessions behind them.
+ * JSON admin API only, and the login sessions behind them (kept in the knowledge base: valid on
+ * every replica).
  */
 package io.moses.core.console;

@@ -1,0 +1,66 @@
+package io.moses.mdal;
+
+import static io.moses.mdal.Database.exists;
+import static io.moses.mdal.Database.one;
+import static io.moses.mdal.Database.query;
+import static io.moses.mdal.Database.update;
+import static io.moses.mdal.Validation.NAME_MAX;
+import static io.moses.mdal.Validation.name;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/** {@link OperatorSwitches} on the tables {@code operator_switch} and {@code operator_state_version} (V5). */
+final class OperatorSwitchStore implements OperatorSwitches {
+    private static final String MONITOR_OFF = "monitor-off";
+    private static final String SERVICE_OUT = "service-out";
+    private final Database db;
+
+    OperatorSwitchStore(Database db) {
+        this.db = db;
+    }
+
+    @Override
+    public long version() {
+        return db.tx("read operator state version", c -> one(query(c, "SELECT version FROM operator_state_version WHERE id = 1",
+                rs -> rs.getLong(1))).orElse(0L));
+    }
+
+    @Override
+    public State state() {
+        return db.tx("read operator state", c -> {
+            long version = one(query(c, "SELECT version FROM operator_state_version WHERE id = 1", rs -> rs.getLong(1))).orElse(0L);
+            Set<String> monitors = new HashSet<>(), services = new HashSet<>();
+            for (String[] row : query(c, "SELECT kind, name FROM operator_switch", rs -> new String[] {rs.getString(1), rs.getString(2)}))
+                (row[0].equals(MONITOR_OFF) ? monitors : services).add(row[1]);
+            return new State(version, monitors, services);
+        });
+    }
+
+    @Override
+    public boolean switchMonitor(String name, boolean on, String operator) {
+        return set(MONITOR_OFF, name("monitor.name", name, NAME_MAX), !on, operator);
+    }
+
+    @Override
+    public boolean holdOut(String name, boolean out, String operator) {
+        return set(SERVICE_OUT, name("concreteService.name", name, NAME_MAX), out, operator);
+    }
+
+    /** Raises or lowers switch (kind, name); the version moves only when the switch did. */
+    private boolean set(String kind, String name, boolean raised, String operator) {
+        String by = name("operatorSwitch.changedBy", operator, 200);
+        return db.tx("switch " + kind + " " + name, c -> {
+            // the version row's lock orders every change: two replicas switching at once cannot both insert
+            query(c, "SELECT version FROM operator_state_version WHERE id = 1 FOR UPDATE", rs -> rs.getLong(1));
+            boolean is = exists(c, "SELECT 1 FROM operator_switch WHERE kind = ? AND name = ?", kind, name);
+            if (is == raised) return false;
+            if (raised)
+                update(c, "INSERT INTO operator_switch (kind, name, changed_by, updated_ms) VALUES (?, ?, ?, ?)", kind, name, by,
+                        System.currentTimeMillis());
+            else update(c, "DELETE FROM operator_switch WHERE kind = ? AND name = ?", kind, name);
+            update(c, "UPDATE operator_state_version SET version = version + 1 WHERE id = 1");
+            return true;
+        });
+    }
+}
