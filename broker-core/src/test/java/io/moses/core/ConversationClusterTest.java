@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ode.bpel.common.CorrelationKey;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -50,22 +48,15 @@ class ConversationClusterTest {
     static final Path UNITS = Path.of("src/test/resources/processes/conformance");
 
     @TempDir static Path dir;
-    static String dbUrl;
+    static TestCluster cluster;
     static KnowledgeBase kb;
     static HttpServer signal;
     /** Partner path ("/ScopeCase") -> notify calls: an instance says it waits for its close. */
     static final Map<String, AtomicInteger> notified = new ConcurrentHashMap<>();
-    static final Map<String, Integer> ports = new LinkedHashMap<>();
-    static final Map<String, ChildProcess> replicas = new LinkedHashMap<>();
-    static HaProxyProcess haproxy;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        if (!HaProxyProcess.installed()) {
-            String reason = "the cluster tests need HAProxy (apt-get install haproxy)";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
-            Assumptions.abort(reason);
-        }
+        TestCluster.requireHaProxy();
         signal = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
         signal.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
@@ -74,8 +65,8 @@ class ConversationClusterTest {
             exchange.close();
         });
         signal.start();
-        dbUrl = MARIADB.createDatabase();
-        kb = Mdal.open(dbUrl, MARIADB.credentials());
+        cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2"));
+        kb = Mdal.open(cluster.db, MARIADB.credentials());
         List<String> seeds = new ArrayList<>();
         for (String composite : List.of("ScopeCase", "PickCase")) {
             Path seed = dir.resolve("seed-" + composite + ".yaml");
@@ -101,34 +92,21 @@ class ConversationClusterTest {
                 """);
         seeds.addAll(List.of("--seed", seedEmpty.toString(), "--seed", seedCatch.toString(),
                 "--set", "PARTNER=http://127.0.0.1:" + signal.getAddress().getPort()));
-        for (String r : List.of("r1", "r2")) ports.put(r, HaProxyProcess.freePort());
-        haproxy = new HaProxyProcess(dir, ports);
-        startReplica("r1", seeds);
-        startReplica("r2", List.of());
-        haproxy.awaitUp(List.of("r1", "r2"), 30);
-    }
-
-    static void startReplica(String name, List<String> seeds) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(name)), "--work", dir.resolve(name).toString(),
-                "--db", dbUrl + "?user=" + MARIADB.user() + "&password=" + MARIADB.password(),
-                "--deploy", UNITS.toString(), "--replica", name));
-        args.addAll(seeds);
-        ChildProcess p = new ChildProcess("io.moses.core.Main", args);
-        replicas.put(name, p);
-        p.await(BrokerProcessTest.LISTENING, 300);
+        seeds.addAll(List.of("--deploy", UNITS.toString()));
+        cluster.start("r1", seeds.toArray(String[]::new));
+        cluster.start("r2", "--deploy", UNITS.toString());
+        cluster.haproxy.awaitUp(List.of("r1", "r2"), 30);
     }
 
     @AfterAll
     static void stopCluster() throws Exception {
-        for (ChildProcess r : replicas.values()) r.process.destroyForcibly();
-        for (ChildProcess r : replicas.values()) r.process.waitFor(10, TimeUnit.SECONDS);
-        if (haproxy != null) haproxy.close();
+        if (cluster != null) cluster.close();
         if (signal != null) signal.stop(0);
         if (kb != null) kb.close();
     }
 
     static HttpResponse<String> post(String service, String operation, String payload) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(haproxy.front() + "/services/" + service))
+        return HTTP.send(HttpRequest.newBuilder(URI.create(cluster.front() + "/services/" + service))
                 .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"" + NS + "/" + operation + "\"")
                 .timeout(Duration.ofSeconds(120))
                 .POST(HttpRequest.BodyPublishers.ofString(ConformanceEndToEndTest.ENV + payload + ConformanceEndToEndTest.END)).build(),
@@ -160,23 +138,13 @@ class ConversationClusterTest {
         return owner;
     }
 
-    /** The replicas' last lines, for a failure's message. */
-    static String logs() {
-        StringBuilder b = new StringBuilder();
-        replicas.forEach((name, p) -> {
-            List<String> lines = p.output().lines().toList();
-            b.append("\n--- ").append(name).append(" ---\n").append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
-        });
-        return b.toString();
-    }
-
     /**
      * One request through the front that is not part of a conversation. HAProxy (leastconn, one
      * request at a time) alternates the replicas, so an open and its close would always land on
      * different replicas and every open on the same one: a nudge shifts that phase.
      */
     static void nudge() throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(haproxy.front() + "/health/live")).GET().build(),
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.front() + "/health/live")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
     }
@@ -200,7 +168,7 @@ class ConversationClusterTest {
             owners.add(owner);
             if (i % 4 == 2) nudge();
             HttpResponse<String> r = post(service, "close", ConformanceEndToEndTest.close(id));
-            assertEquals(200, r.statusCode(), () -> "case " + id + " (owner " + owner + "): " + r.body() + logs());
+            assertEquals(200, r.statusCode(), () -> "case " + id + " (owner " + owner + "): " + r.body() + cluster.logs());
             assertTrue(r.body().contains(">case-" + id + "<"), "the label of case " + id + ": " + r.body());
         }
         assertEquals(Set.of("r1", "r2"), owners, "both replicas own some instances (HAProxy balances the opens)");
@@ -234,7 +202,7 @@ class ConversationClusterTest {
             if (id % 3 == 2) nudge(); // whatever order HAProxy takes, the opens cannot stay in phase with it
         }
         int killed = id - 1;
-        ChildProcess r2 = replicas.get("r2");
+        ChildProcess r2 = cluster.replicas.get("r2");
         r2.process.destroyForcibly(); // SIGKILL, by PID
         assertTrue(r2.process.waitFor(30, TimeUnit.SECONDS));
         HttpResponse<String> r = post("PickCaseService", "close", ConformanceEndToEndTest.close(killed));
