@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 
@@ -30,6 +31,7 @@ import org.w3c.dom.Element;
  * connections, with threads hogging the CPU, make the race happen (under a classification that
  * depends on which of the two runs first, it did within a few hundred calls).
  */
+@Tag("e2e")
 class DroppedConnectionRaceTest {
     static final int CALLS_AT_ONCE = 8;
     static final int MAX_ROUNDS = 150;

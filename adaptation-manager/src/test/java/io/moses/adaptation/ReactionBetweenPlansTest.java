@@ -24,9 +24,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Outlier ejection, retry of calls that never reached a provider, exploration, bad input. */
+@Tag("e2e")
 class ReactionBetweenPlansTest {
     @BeforeAll
     static void start() throws Exception {

@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * admission's inputs refuses a decision made on what another replica has changed meanwhile, and
  * that replica decides again (AdmissionRetryTest shows the retry itself deterministically).
  */
+@Tag("e2e")
 class AdmissionClusterTest {
     @org.junit.jupiter.api.extension.RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

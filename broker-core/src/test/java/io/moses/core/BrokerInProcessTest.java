@@ -12,10 +12,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The broker in this JVM, a real socket in front, a real partner behind. */
+@Tag("e2e")
 class BrokerInProcessTest {
     static EchoPartner partner;
     static Broker broker;

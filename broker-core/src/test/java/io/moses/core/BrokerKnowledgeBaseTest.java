@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The broker over a real MariaDB: it keeps serving while the database is down, and a plan
  * published through MDAL after the database is back reaches it.
  */
+@Tag("e2e")
 class BrokerKnowledgeBaseTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

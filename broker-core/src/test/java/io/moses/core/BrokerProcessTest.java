@@ -10,10 +10,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code moses run} as a real process: starts, deploys, serves, refuses bad options, stops on SIGTERM. */
+@Tag("e2e")
 class BrokerProcessTest {
     static final Pattern LISTENING = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
 

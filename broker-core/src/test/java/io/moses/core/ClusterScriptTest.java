@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * build's class path instead of a {@code moses build}: every part starts, the front URL serves
  * a composite request, status reports them, and down stops every process up started.
  */
+@Tag("e2e")
 class ClusterScriptTest {
     @TempDir static Path dir;
 

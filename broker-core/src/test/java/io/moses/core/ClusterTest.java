@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in HAProxy's configuration from the start, as an operator would reserve them).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("e2e")
 class ClusterTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

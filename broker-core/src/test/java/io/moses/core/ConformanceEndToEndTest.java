@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (scopes/Scope-CorrelationSets-InitAsync) or the message taken by a pick
  * (structured/Pick-Correlations-InitAsync).
  */
+@Tag("e2e")
 class ConformanceEndToEndTest {
     static final String ENV = "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body>";
     static final String END = "</s:Body></s:Envelope>";

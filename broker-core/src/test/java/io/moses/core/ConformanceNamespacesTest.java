@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Element;
@@ -30,6 +31,7 @@ import org.w3c.dom.Node;
  * as SOAP stacks do: a message that is not well-formed, or an element in the wrong namespace,
  * fails the call. The partner answers in a default namespace too.
  */
+@Tag("e2e")
 class ConformanceNamespacesTest {
     static final String SOAP = "http://schemas.xmlsoap.org/soap/envelope/";
     static final String NS = "urn:moses:test:conformance";

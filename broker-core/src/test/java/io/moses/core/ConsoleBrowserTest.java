@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +54,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * (window.onerror, unhandled rejections, a SEVERE browser log entry) fails the test.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("e2e")
 class ConsoleBrowserTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");

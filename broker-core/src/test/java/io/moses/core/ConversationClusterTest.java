@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (PickCase). When the owner is killed, the close is answered at once with a fault that says so.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("e2e")
 class ConversationClusterTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * combine the values of the conversation's messages, so a message that reached another
  * instance, or started a new one, gives a wrong number; a lost one, the request timeout.
  */
+@Tag("e2e")
 class ConversationEndToEndTest {
     static final String ENV = "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body>";
     static final String END = "</s:Body></s:Envelope>";

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * broker, HAProxy kept most conversations on one replica). Same assertions: a message that reached another instance, or started
  * a new one, gives a wrong number; a lost one, the request timeout.
  */
+@Tag("e2e")
 class ConversationShapesClusterTest extends ConversationEndToEndTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Element;
@@ -33,6 +34,7 @@ import org.w3c.dom.Node;
  * with a namespace-aware parser and faults otherwise, as SOAP stacks do) in the namespaces the
  * WSDL says, and so does the client, with the reply or with the process's declared fault.
  */
+@Tag("e2e")
 class NamespacesEndToEndTest {
     static final String SOAP = "http://schemas.xmlsoap.org/soap/envelope/";
     static final String XSI = "http://www.w3.org/2001/XMLSchema-instance";

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * URL. A replica's own port is read only to check what that replica holds.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("e2e")
 class OperatorClusterTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

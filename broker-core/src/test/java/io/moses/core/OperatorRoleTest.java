@@ -12,10 +12,12 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API answers operators only: 401 for strangers, 403 for plain users. */
+@Tag("e2e")
 class OperatorRoleTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
 

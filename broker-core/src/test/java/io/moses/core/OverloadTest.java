@@ -16,10 +16,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The front-end's admission bound: beyond it a fast 503 SOAP fault with a reason, admitted requests unharmed. */
+@Tag("e2e")
 class OverloadTest {
     private final HttpClient http = HttpClient.newHttpClient();
     private EchoPartner partner;

@@ -38,6 +38,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>One concrete service per task, 10 req/s each: the broker can admit 10 req/s in total.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("e2e")
 class SlaManagerSoapTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String SEED = """

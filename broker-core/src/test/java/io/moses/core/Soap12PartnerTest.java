@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A partner whose WSDL binding is SOAP 1.2 is sent SOAP 1.2 (issue 16): the echo pair with its
  * right partner's port bound with soap12, both partners behind a real socket.
  */
+@Tag("e2e")
 class Soap12PartnerTest {
     static EchoPartner partner;
     static Broker broker;

@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The walking skeleton end to end: the stub services and the broker as real processes, the
  * trip planner and a second process deployed in ODE format, SOAP over real sockets.
  */
+@Tag("e2e")
 class TripPlannerEndToEndTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String[] TASKS = {"flight", "hotel", "weather", "car", "attraction", "payment"};

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.moses.mdal.testing.MariaDbServer;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The owners of conversations (V8), on in-memory H2 and on MariaDB. */
+@Tag("e2e")
 class ConversationOwnerTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

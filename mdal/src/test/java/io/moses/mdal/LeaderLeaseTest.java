@@ -16,11 +16,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The optimizer leader's lease and the replicas' windows (V3), on in-memory H2 and on MariaDB. */
+@Tag("e2e")
 class LeaderLeaseTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

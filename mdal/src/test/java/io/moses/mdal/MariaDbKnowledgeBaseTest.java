@@ -4,9 +4,11 @@ import io.moses.mdal.testing.MariaDbServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The contract on a real MariaDB server through MySQL Connector/J. */
+@Tag("e2e")
 class MariaDbKnowledgeBaseTest extends KnowledgeBaseContract {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

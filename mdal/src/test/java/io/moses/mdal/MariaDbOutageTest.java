@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * same object works again once the server is back (same port and data directory). Also the
  * credential paths against a real server.
  */
+@Tag("e2e")
 class MariaDbOutageTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,6 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * knowledge base object are seen through another on the same database (two replicas), on
  * in-memory H2 and on MariaDB.
  */
+@Tag("e2e")
 class OperatorStateTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

@@ -17,11 +17,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The cluster's deployment units and the replicas' states of them (V4), on in-memory H2 and on MariaDB. */
+@Tag("e2e")
 class ProcessUnitsTest {
     @RegisterExtension
     static final MariaDbServer MARIADB = new MariaDbServer();

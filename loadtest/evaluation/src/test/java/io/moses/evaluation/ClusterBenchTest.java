@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * About two minutes on a busy 2-core machine, most of it starting MariaDB and the replica. The
  * full comparison (1 and 2 replicas, both bindings) is a benchmark run by hand (docs/benchmarks.md).
  */
+@Tag("e2e")
 class ClusterBenchTest {
     private static final Pattern PIDS = Pattern.compile("PIDs \\[([0-9, ]+)]");
 

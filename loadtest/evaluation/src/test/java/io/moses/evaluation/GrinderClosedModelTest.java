@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Cutting Grinder's data log into the closed model's steps. */
+@Tag("e2e")
 class GrinderClosedModelTest {
     private static final String HEADER = "Thread, Run, Test, Start time (ms since Epoch), Test time, Errors, HTTP response code, "
             + "HTTP response length, HTTP response errors, Time to resolve host, Time to establish connection, Time to first byte, New connections";

@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Reading httperf 0.9's -v -v output (two real runs against the trip planner, kept as resources). */
+@Tag("e2e")
 class HttperfOpenModelTest {
     private static String resource(String name) throws IOException {
         try (InputStream in = HttperfOpenModelTest.class.getResourceAsStream(name)) {

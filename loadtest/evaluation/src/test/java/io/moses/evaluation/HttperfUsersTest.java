@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * httperf's sessions reach the target through the user header proxy (a real HAProxy) each with
  * its own user's Authorization header and no query left.
  */
+@Tag("e2e")
 class HttperfUsersTest {
     private static final List<Target.User> USERS = Bench.users();
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * more to start here): {@link ClusterBenchTest} runs the smallest one. Three to four minutes on a busy 2-core
  * machine (a third of it starting the two brokers).
  */
+@Tag("e2e")
 class QuickBenchTest {
     private static final List<String> TARGETS = List.of("static", "adaptive", "direct");
 

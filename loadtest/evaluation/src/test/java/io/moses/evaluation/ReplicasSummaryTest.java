@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * replicas column, the two-replica/one-replica ratios, the low-load verdict over every line, and
  * reading cluster.sh's state for the PIDs whose CPU is counted.
  */
+@Tag("e2e")
 class ReplicasSummaryTest {
     private static Bench.Options options(List<Integer> replicas) {
         return new Bench.Options(new int[]{1, 2}, 4, new double[]{10, 20}, 3, 5, List.of("static", "adaptive"), true, true, true, 2,

@@ -18,6 +18,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -27,6 +28,7 @@ import org.w3c.dom.NodeList;
  * bpel-processes/, the stub at its default address accepts a request built from that WSDL and
  * answers with the WSDL's response element carrying a {@code result}.
  */
+@Tag("e2e")
 class ProcessStubsContractTest {
     static final String WSDL = "http://schemas.xmlsoap.org/wsdl/";
     static final String SOAP = "http://schemas.xmlsoap.org/wsdl/soap/";

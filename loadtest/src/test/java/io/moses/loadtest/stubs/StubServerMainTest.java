@@ -18,10 +18,12 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command line `./moses stubs` runs. */
+@Tag("e2e")
 class StubServerMainTest {
     @TempDir Path tmp;
 

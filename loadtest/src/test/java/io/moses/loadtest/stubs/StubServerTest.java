@@ -22,10 +22,12 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 
 /** The stub server over real sockets on 127.0.0.1. */
+@Tag("e2e")
 class StubServerTest {
     static final String CONFIG = """
             services:
