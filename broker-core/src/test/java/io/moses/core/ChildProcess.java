@@ -29,11 +29,16 @@ final class ChildProcess implements AutoCloseable {
 
     /** @param env environment variables added to this JVM's */
     ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
+        this(mainClass, args, env, System.getProperty("java.class.path"));
+    }
+
+    /** @param classPath the child's class path (this JVM's, for the other constructors) */
+    ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env, String classPath) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add(mainClass);
         cmd.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -131,14 +131,21 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
     }
 
+    /**
+     * @throws IllegalStateException when ODE's own variable store is loaded instead of the
+     *         broker's (ODE's jar before broker-core on the class path): it copies every variable
+     *         on every write, and a broker that quietly ran several times slower would mislead
+     *         every measurement made of it
+     */
     public void start() {
+        if (!ownVariableStore())
+            throw new IllegalStateException("ODE's own in-memory variable store (org.apache.ode.bpel.memdao.XmlDataDaoImpl in "
+                    + "ode-bpel-runtime) is loaded instead of the broker's: put broker-core before ODE's jars on the class path");
         server.init();
         server.start();
         scheduler.start();
         running = true;
         log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes)");
-        if (!ownVariableStore())
-            log.warn("ODE's own in-memory variable store is on the class path before the broker's: variables are copied on every write (slower, same results)");
     }
 
     /**
