@@ -141,6 +141,7 @@ public final class Broker implements AutoCloseable {
         http.mount("/admin/*", new AdminServlet(binding::plan, kb, operations()));
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
+        http.mount("/favicon.ico", io.moses.core.console.Console.noIcon());
         // an asking replica waits for a takeover too: the lease runs out and the next leader answers
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
                 Duration.ofMillis(Math.max(10_000, 3 * cluster.lease().toMillis())));

@@ -247,6 +247,10 @@ class ConsoleBrowserTest {
         driver.get(base() + "/console/console.js");
         assertFalse(driver.getPageSource().contains("mosesErrors"), "the console's script is not served without a login");
         driver.manage().logs().get(LogType.BROWSER);
+        // such a page names no icon, so the browser asks for /favicon.ico, maybe after the drain
+        // above: a 404 there would be the next page's browser error
+        assertEquals(204, HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/favicon.ico")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode());
     }
 
     @Test

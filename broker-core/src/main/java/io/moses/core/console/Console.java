@@ -172,6 +172,21 @@ public final class Console {
     }
 
     /** Serves the console's pages and the login. */
+    /**
+     * {@code /favicon.ico}: no icon (204). Browsers ask the site's root for one whenever a page
+     * names none (a script or JSON opened in a tab), and a 404 there is an error in every
+     * operator's browser console.
+     */
+    public static HttpServlet noIcon() {
+        return new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+                resp.setStatus(HttpServletResponse.SC_NO_CONTENT);
+                resp.setHeader("Cache-Control", "max-age=86400");
+            }
+        };
+    }
+
     public HttpServlet servlet() {
         return new HttpServlet() {
             @Override
