@@ -78,6 +78,17 @@ served() { # -> "r1 r2": the requests each replica has answered (HAProxy's per-s
       else if ($i == "hrsp_4xx") cli = i; next}
     $1 == "replicas" {n[$2] = $ok + $cli + $bad} END {print n["r1"] + 0, n["r2"] + 0}'
 }
+thread_ticks() { # pid -> "tid name ticks" for every live thread; digits in names become #, spaces _
+  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
+    gsub(/[0-9]+/, "#", c); gsub(/ /, "_", c); n = split(substr($0, index($0, ") ") + 2), f, " "); print $1, c, f[12] + f[13]}'
+}
+THREADS="$MOSES_CLUSTER_DIR/threads"; mkdir -p "$THREADS"; : > "$THREADS/groups"
+thread_delta() { # mode replica before after process-ticks -> appends "mode replica group ticks" to $THREADS/groups;
+  # threads that ended during the run took their ticks with them: the rest of the process's delta
+  awk -v mode="$1" -v rep="$2" -v total="$5" 'FNR == NR {b[$1] = $3; next}
+    {d = $3 - b[$1]; if (d > 0) {g[$2] += d; sum += d}}
+    END {for (k in g) print mode, rep, k, g[k]; if (total > sum) print mode, rep, "(threads_that_ended)", total - sum}' "$3" "$4" >> "$THREADS/groups"
+}
 leader() { local i p; for i in 1 2; do p="PORT_r$i"; curl -s "http://127.0.0.1:${!p}/health" | grep -q '"optimizerLeader" *: *true' && echo "r$i"; done; true; }
 NAMES=(r1 r2 haproxy stubs mariadb)
 PIDS_OF=("$PID_r1" "$PID_r2" "$HAPROXY_PID" "$STUBS_PID" "$MARIADB_PID")
@@ -103,6 +114,7 @@ for ((t = 0; t < WARMUP; t += 10)); do
 done
 
 declare -A M # M[mode,column] = the rounds' values, space separated
+declare -A T # T[mode,r1|r2] = a replica's ticks over all rounds, T[mode,r1n|r2n] = the requests it answered
 COLS=(rps p50 p99 broker r1 r2 haproxy stubs mariadb wrk machine jit gc)
 HEAD=$(printf '%-5s %-4s %7s %7s %7s %6s %9s %11s %7s %7s %7s %7s %7s %8s %13s' round conf 'req/s' 'p50 ms' 'p99 ms' errors \
   'r1/r2 %' 'broker ms' 'r1' 'r2' haproxy stubs mariadb wrk 'machine busy')
@@ -114,7 +126,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
     [[ $mode == one ]] && rotation maint || rotation ready
     printf '%-5s %-4s running %s s' "$round" "$mode" "$SECS" >&2
     ticker & tick=$!
+    thread_ticks "$PID_r1" > "$THREADS/r1.0"; thread_ticks "$PID_r2" > "$THREADS/r2.0"
     s0=($(snapshot)); out="$(run_wrk "$SECS")"; s1=($(snapshot))
+    thread_ticks "$PID_r1" > "$THREADS/r1.1"; thread_ticks "$PID_r2" > "$THREADS/r2.1"
     kill "$tick" 2>/dev/null; wait "$tick" 2>/dev/null || true
     if [[ -t 2 ]]; then printf '\r\033[K' >&2; else echo >&2; fi
     n=""; read -r rps p50 p99 non2xx errs n < <(sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\) non2xx=\([0-9]*\) errors=\([0-9]*\) requests=\([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' <<<"$out") || true
@@ -132,6 +146,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
     fi
     M[$mode,rps]+="$rps "; M[$mode,p50]+="$p50 "; M[$mode,p99]+="$p99 "; M[$mode,errors]+="$(( non2xx + errs )) "
     M[$mode,n]+="$n "
+    T[$mode,r1]=$(( ${T[$mode,r1]:-0} + d[r1] )); T[$mode,r2]=$(( ${T[$mode,r2]:-0} + d[r2] ))
+    T[$mode,r1n]=$(( ${T[$mode,r1n]:-0} + r1n )); T[$mode,r2n]=$(( ${T[$mode,r2n]:-0} + r2n ))
+    thread_delta "$mode" r1 "$THREADS/r1.0" "$THREADS/r1.1" "${d[r1]}"
+    [[ $mode == one ]] || thread_delta "$mode" r2 "$THREADS/r2.0" "$THREADS/r2.1" "${d[r2]}"
     for c in broker r1 r2 haproxy stubs mariadb wrk machine jit gc; do
       M[$mode,$c]+="$(div "$(ms "${d[$c]}")" "$n") "
     done
@@ -180,6 +198,18 @@ NET1=$(awk -v a="${MED[one,broker]}" -v b="$IDLE1" 'BEGIN{printf "%.2f", a - b}'
 echo "why: the replicas' idle CPU at these rates is ${IDLE1} ms/request with one replica and ${IDLE2} with two;" \
   "net of it, ${NET1} and ${NET2} ms/request, ratio $(div "$NET2" "$NET1")x;" \
   "JIT-compiler threads ${MED[one,jit]} and ${MED[two,jit]}, GC and VM threads ${MED[one,gc]} and ${MED[two,gc]} ms/request"
+echo "why, per replica: CPU per request it answered: one: r1 $(div "$(ms "${T[one,r1]}")" "${T[one,r1n]}");" \
+  "two: r1 $(div "$(ms "${T[two,r1]}")" "${T[two,r1n]}"), r2 $(div "$(ms "${T[two,r2]}")" "${T[two,r2n]}") ms;" \
+  "since start: r1 answered $(served | cut -d' ' -f1) requests and its JIT threads took $(ms "$(jvm_threads "$PID_r1" | cut -d' ' -f1)") ms," \
+  "r2 $(served | cut -d' ' -f2) and $(ms "$(jvm_threads "$PID_r2" | cut -d' ' -f1)") ms"
+N_ONE=$(awk '{for (i = 1; i <= NF; i++) s += $i} END {print s + 0}' <<<"${M[one,n]}")
+N_TWO=$(awk '{for (i = 1; i <= NF; i++) s += $i} END {print s + 0}' <<<"${M[two,n]}")
+echo "why, by thread (the replicas in the rotation, names with digits as #; ms per request over all rounds; the largest differences):"
+awk -v n1="$N_ONE" -v n2="$N_TWO" -v hz="$HZ" '{t[$3, $1] += $4; g[$3] = 1}
+  END {for (k in g) {a = t[k, "one"] * 1000 / hz / n1; b = t[k, "two"] * 1000 / hz / n2
+         if (a > 0.005 || b > 0.005) print (b > a ? b - a : a - b), k, a, b, b - a}}' "$THREADS/groups" |
+  sort -k1,1gr | head -12 | awk 'BEGIN {printf "  %-34s %8s %8s %8s\n", "thread", "one", "two", "two-one"}
+    {printf "  %-34s %8.3f %8.3f %+8.3f\n", $2, $3, $4, $5}'
 echo "bench: load average at the end $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 
 if (( OUTAGE > 0 )); then
