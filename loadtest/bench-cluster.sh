@@ -45,6 +45,7 @@ FRONT=$(bash "$CLUSTER" up --replicas 2)
 source "$MOSES_CLUSTER_DIR/state"
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh" # ticks, HZ
+echo "bench: PIDs: r1 $PID_r1, r2 $PID_r2, haproxy $HAPROXY_PID, stubs $STUBS_PID, mariadb $MARIADB_PID"
 if (( $(nproc) >= 2 )) && command -v taskset >/dev/null; then
   taskset -acp 0 "$PID_r1" >/dev/null; taskset -acp 1 "$PID_r2" >/dev/null
   echo "bench: replicas pinned: r1 to core 0, r2 to core 1 (HAProxy, MariaDB, the stubs and wrk float)"
@@ -60,9 +61,15 @@ load() { # seconds -> one JSON line (the outage drill's driver: it reports every
 }
 # the first occurrence: the totals come before the per-user figures
 field() { grep -o "\"$1\":[0-9.]*" <<<"$2" | head -1 | cut -d: -f2; }
-rotation() { # r2 in or out of HAProxy's rotation
+rotation() { # r2 in (ready) or out (maint) of HAProxy's rotation; waits until HAProxy says so (UP or MAINT)
+  local want i st; [[ $1 == maint ]] && want=MAINT || want=UP
   curl -s -o /dev/null -d "s=r2&action=$1&b=replicas" "http://127.0.0.1:$STATS_PORT/"
-  sleep 2
+  for ((i = 0; i < 600; i++)); do
+    st=$(curl -s "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, '$1 == "replicas" && $2 == "r2" {print $18}')
+    [[ $st == "$want" ]] && return
+    sleep 0.1
+  done
+  echo "bench: HAProxy still says r2 is '$st' 60 s after '$1'" >&2; exit 1
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN{printf f, (b > 0) ? a / b : 0}'; } # a / b
