@@ -14,22 +14,25 @@
 #  2. with --outage S (the issue says 60): S seconds without MariaDB under load; prints the
 #     failed requests and whether a leader and the plan came back.
 #   loadtest/bench-cluster.sh [--rounds 3] [--seconds 20] [--clients 8] [--warmup 60] [--idle 15]
-#                             [--outage 60] [--no-build]
+#                             [--clients-two N] [--outage 60] [--no-build]
+# --clients-two N: wrk's connections for the two-replica runs (default: --clients, the same load
+# for both; twice --clients gives each replica the load the lone one had).
 # Needs wrk and HAProxy. Record results in docs/benchmarks.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ROUNDS=3 SECS=20 CLIENTS=8 WARMUP=60 IDLE=15 OUTAGE=0 BUILD=1
+ROUNDS=3 SECS=20 CLIENTS=8 CLIENTS_TWO="" WARMUP=60 IDLE=15 OUTAGE=0 BUILD=1
 GOAL=1.1 # two replicas may cost at most this many times the CPU per request of one (issue 21)
 while (( $# )); do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
     --seconds) SECS="$2"; shift 2 ;;
     --clients) CLIENTS="$2"; shift 2 ;;
+    --clients-two) CLIENTS_TWO="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --idle) IDLE="$2"; shift 2 ;;
     --outage) OUTAGE="$2"; shift 2 ;;
     --no-build) BUILD=0; shift ;;
-    *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
@@ -89,6 +92,9 @@ thread_ticks() { # pid -> "tid name ticks" for every live thread; digits in name
   cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
     gsub(/[0-9]+/, "#", c); gsub(/ /, "_", c); n = split(substr($0, index($0, ") ") + 2), f, " "); print $1, c, f[12] + f[13]}'
 }
+ctx_switches() { # pid -> the context switches of its live threads (each thread's wait for work is one)
+  cat "/proc/$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}'
+}
 THREADS="$MOSES_CLUSTER_DIR/threads"; mkdir -p "$THREADS"; : > "$THREADS/groups"
 thread_delta() { # mode replica before after process-ticks -> appends "mode replica group ticks" to $THREADS/groups;
   # threads that ended during the run took their ticks with them: the rest of the process's delta
@@ -104,9 +110,9 @@ snapshot() { # -> machine, then the ticks of every process in NAMES, then r1's a
   for p in "${PIDS_OF[@]}"; do s+=" $(ticks "$p")"; done
   echo "$s $(jvm_threads "$PID_r1") $(jvm_threads "$PID_r2") $(served)"
 }
-run_wrk() { # seconds -> wrk's RESULT line, then "LOADGEN <ticks>": wrk's own CPU (this subshell's children)
-  local threads=$(( CLIENTS < 2 ? 1 : 2 )) me=$BASHPID
-  wrk -t"$threads" -c"$CLIENTS" -d"$1"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "$FRONT" 2>&1 | grep '^RESULT' || true
+run_wrk() { # seconds [connections] -> wrk's RESULT line, then "LOADGEN <ticks>": wrk's own CPU (this subshell's children)
+  local conns="${2:-$CLIENTS}" me=$BASHPID
+  wrk -t"$(( conns < 2 ? 1 : 2 ))" -c"$conns" -d"$1"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "$FRONT" 2>&1 | grep '^RESULT' || true
   echo "LOADGEN $(awk '{print $16 + $17}' "/proc/$me/stat")"
 }
 ticker() { # a dot every 5 s while a run lasts, so a long run shows it is alive
@@ -125,7 +131,8 @@ declare -A T # T[mode,r1|r2] = a replica's ticks over all rounds, T[mode,r1n|r2n
 COLS=(rps p50 p99 broker r1 r2 haproxy stubs mariadb wrk machine jit gc)
 HEAD=$(printf '%-5s %-4s %7s %7s %7s %6s %9s %11s %7s %7s %7s %7s %7s %8s %13s' round conf 'req/s' 'p50 ms' 'p99 ms' errors \
   'r1/r2 %' 'broker ms' 'r1' 'r2' haproxy stubs mariadb wrk 'machine busy')
-echo "bench: $ROUNDS rounds of ${SECS} s per configuration, wrk ${CLIENTS} connections; CPU in ms per request completed"
+CLIENTS_TWO="${CLIENTS_TWO:-$CLIENTS}"
+echo "bench: $ROUNDS rounds of ${SECS} s per configuration, wrk ${CLIENTS} connections$([[ $CLIENTS_TWO == "$CLIENTS" ]] || echo " with one replica, $CLIENTS_TWO with two"); CPU in ms per request completed"
 echo "bench: (broker = the replicas in the rotation; r1/r2 % = the share of requests each answered)"
 echo "$HEAD"
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -134,8 +141,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
     printf '%-5s %-4s running %s s' "$round" "$mode" "$SECS" >&2
     ticker & tick=$!
     thread_ticks "$PID_r1" > "$THREADS/r1.0"; thread_ticks "$PID_r2" > "$THREADS/r2.0"
-    s0=($(snapshot)); out="$(run_wrk "$SECS")"; s1=($(snapshot))
+    cs0=("$(ctx_switches "$PID_r1")" "$(ctx_switches "$PID_r2")")
+    s0=($(snapshot)); out="$(run_wrk "$SECS" "$([[ $mode == one ]] && echo "$CLIENTS" || echo "$CLIENTS_TWO")")"; s1=($(snapshot))
     thread_ticks "$PID_r1" > "$THREADS/r1.1"; thread_ticks "$PID_r2" > "$THREADS/r2.1"
+    cs1=("$(ctx_switches "$PID_r1")" "$(ctx_switches "$PID_r2")")
     kill "$tick" 2>/dev/null; wait "$tick" 2>/dev/null || true
     if [[ -t 2 ]]; then printf '\r\033[K' >&2; else echo >&2; fi
     n=""; read -r rps p50 p99 non2xx errs n < <(sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\) non2xx=\([0-9]*\) errors=\([0-9]*\) requests=\([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' <<<"$out") || true
@@ -155,6 +164,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
     M[$mode,n]+="$n "
     T[$mode,r1]=$(( ${T[$mode,r1]:-0} + d[r1] )); T[$mode,r2]=$(( ${T[$mode,r2]:-0} + d[r2] ))
     T[$mode,r1n]=$(( ${T[$mode,r1n]:-0} + r1n )); T[$mode,r2n]=$(( ${T[$mode,r2n]:-0} + r2n ))
+    cs=$(( cs1[0] - cs0[0] )); [[ $mode == one ]] || cs=$(( cs + cs1[1] - cs0[1] ))
+    T[$mode,cs]=$(( ${T[$mode,cs]:-0} + cs ))
     thread_delta "$mode" r1 "$THREADS/r1.0" "$THREADS/r1.1" "${d[r1]}"
     [[ $mode == one ]] || thread_delta "$mode" r2 "$THREADS/r2.0" "$THREADS/r2.1" "${d[r2]}"
     for c in broker r1 r2 haproxy stubs mariadb wrk machine jit gc; do
@@ -194,7 +205,8 @@ read -ra ONE_B <<<"${M[one,broker]}"; read -ra TWO_B <<<"${M[two,broker]}"
 PER_ROUND=""; for i in "${!ONE_B[@]}"; do PER_ROUND+=" $(div "${TWO_B[$i]}" "${ONE_B[$i]}")"; done
 if awk -v r="$RATIO" -v g="$GOAL" 'BEGIN{exit !(r > 0 && r <= g)}'; then VERDICT="met"; else VERDICT="NOT MET"; fi
 ERRORS=$(awk '{for (i = 1; i <= NF; i++) s += $i} END {print s + 0}' <<<"${M[one,errors]} ${M[two,errors]}")
-echo "scale-out cost: broker CPU per request, two replicas / one replica: ${RATIO}x (goal <= ${GOAL}x): ${VERDICT} (per round:${PER_ROUND})"
+echo "scale-out cost: broker CPU per request, two replicas / one replica: ${RATIO}x (goal <= ${GOAL}x): ${VERDICT} (per round:${PER_ROUND})$(
+  [[ $CLIENTS_TWO == "$CLIENTS" ]] || echo "; two replicas at $CLIENTS_TWO connections against one at $CLIENTS, not the same load")"
 (( ERRORS == 0 )) || echo "scale-out cost: ${ERRORS} requests failed: the figures above count completed requests only"
 echo "HAProxy: $(div "${MED[one,haproxy]}" 1) ms/request with one replica, $(div "${MED[two,haproxy]}" 1) with two; broker + HAProxy, two / one: $(div \
   "$(awk -v a="${MED[two,broker]}" -v b="${MED[two,haproxy]}" 'BEGIN{print a + b}')" "$(awk -v a="${MED[one,broker]}" -v b="${MED[one,haproxy]}" 'BEGIN{print a + b}')")x"
@@ -207,6 +219,8 @@ echo "why: the replicas' idle CPU at these rates is ${IDLE1} ms/request with one
   "JIT-compiler threads ${MED[one,jit]} and ${MED[two,jit]}, GC and VM threads ${MED[one,gc]} and ${MED[two,gc]} ms/request"
 echo "why, per replica: CPU per request it answered: one: r1 $(div "$(ms "${T[one,r1]}")" "${T[one,r1n]}");" \
   "two: r1 $(div "$(ms "${T[two,r1]}")" "${T[two,r1n]}"), r2 $(div "$(ms "${T[two,r2]}")" "${T[two,r2n]}") ms;" \
+  "the replicas' threads switched context $(div "${T[one,cs]}" "$(( T[one,r1n] ))" %.1f) times per request with one," \
+  "$(div "${T[two,cs]}" "$(( T[two,r1n] + T[two,r2n] ))" %.1f) with two;" \
   "since start: r1 answered $(served | cut -d' ' -f1) requests and its JIT threads took $(ms "$(jvm_threads "$PID_r1" | cut -d' ' -f1)") ms," \
   "r2 $(served | cut -d' ' -f2) and $(ms "$(jvm_threads "$PID_r2" | cut -d' ' -f1)") ms"
 N_ONE=$(awk '{for (i = 1; i <= NF; i++) s += $i} END {print s + 0}' <<<"${M[one,n]}")
