@@ -65,14 +65,17 @@ load() { # seconds -> one JSON line (the outage drill's driver: it reports every
 # the first occurrence: the totals come before the per-user figures
 field() { grep -o "\"$1\":[0-9.]*" <<<"$2" | head -1 | cut -d: -f2; }
 rotation() { # r2 in (ready) or out (maint) of HAProxy's rotation; waits until HAProxy says so (UP or MAINT)
+  # and until no request is in flight at either replica (a slow one from the run before would be
+  # counted in the next run, on a replica that may be out of it)
   local want i st; [[ $1 == maint ]] && want=MAINT || want=UP
   curl -s -o /dev/null -d "s=r2&action=$1&b=replicas" "http://127.0.0.1:$STATS_PORT/"
   for ((i = 0; i < 600; i++)); do
-    st=$(curl -s "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, '$1 == "replicas" && $2 == "r2" {print $18}')
-    [[ $st == "$want" ]] && return
+    st=$(curl -s "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, '$1 == "replicas" && $2 ~ /^r[0-9]+$/ {busy += $5; if ($2 == "r2") s = $18}
+      END {print s "/" busy + 0}')
+    [[ $st == "$want/0" ]] && return
     sleep 0.1
   done
-  echo "bench: HAProxy still says r2 is '$st' 60 s after '$1'" >&2; exit 1
+  echo "bench: 60 s after '$1' HAProxy says r2 is ${st%/*} with ${st#*/} requests in flight" >&2; exit 1
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN{printf f, (b > 0) ? a / b : 0}'; } # a / b
