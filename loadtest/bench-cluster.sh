@@ -9,8 +9,9 @@
 #     the requests each replica answered (HAProxy's counters). Then the medians per configuration,
 #     the ratio two/one of broker CPU per request (the sum over the replicas in the rotation)
 #     against the goal (<= 1.1x) with a verdict, and what explains it: every process's CPU with no
-#     load (ms/s), the replicas' JIT-compiler and GC threads per request, the ratio net of the
-#     replicas' idle CPU.
+#     load (ms/s) and the ratio net of the replicas' idle CPU, their JIT-compiler and GC threads,
+#     each replica's CPU per request it answered, their threads' context switches per request,
+#     and their CPU by thread with the largest differences between one replica and two.
 #  2. with --outage S (the issue says 60): S seconds without MariaDB under load; prints the
 #     failed requests and whether a leader and the plan came back.
 #   loadtest/bench-cluster.sh [--rounds 3] [--seconds 20] [--clients 8] [--warmup 60] [--idle 15]
@@ -118,8 +119,8 @@ run_wrk() { # seconds [connections] -> wrk's RESULT line, then "LOADGEN <ticks>"
   wrk -t"$(( conns < 2 ? 1 : 2 ))" -c"$conns" -d"$1"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "$FRONT" 2>&1 | grep '^RESULT' || true
   echo "LOADGEN $(awk '{print $16 + $17}' "/proc/$me/stat")"
 }
-ticker() { # a dot every 5 s while a run lasts, so a long run shows it is alive
-  while sleep 5; do printf '.' >&2; done
+ticker() { # a dot every 5 s while a run lasts, so a long run shows it is alive (ends with the script)
+  while sleep 5 && kill -0 $$ 2>/dev/null; do printf '.' >&2; done
 }
 ms() { awk -v t="$1" -v hz="$HZ" 'BEGIN{printf "%.0f", t * 1000 / hz}'; } # ticks -> ms
 
@@ -184,7 +185,7 @@ done
 rotation ready
 
 echo "bench: idle: ${IDLE} s with no load, both replicas in the rotation (what each process costs doing nothing)"
-sleep 3 # what the last run left in flight
+sleep 3 # the last run's after-work (a compilation, a GC) is not idle CPU
 i0=($(snapshot)); sleep "$IDLE"; i1=($(snapshot))
 declare -A IDLE_MS # ms of CPU per second of wall time, no load
 for i in "${!NAMES[@]}"; do IDLE_MS[${NAMES[$i]}]=$(div "$(ms "$(( i1[i + 1] - i0[i + 1] ))")" "$IDLE"); done
