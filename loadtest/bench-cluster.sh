@@ -33,7 +33,7 @@ while (( $# )); do
     --idle) IDLE="$2"; shift 2 ;;
     --outage) OUTAGE="$2"; shift 2 ;;
     --no-build) BUILD=0; shift ;;
-    *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
