@@ -50,8 +50,8 @@ class BenchClusterScriptTest {
             }
         Path home = Path.of(System.getProperty("user.dir")).resolve("../..").toAbsolutePath().normalize();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        ProcessBuilder pb = new ProcessBuilder("bash", home.resolve("loadtest/bench-cluster.sh").toString(), "--rounds", "1", "--seconds", "3",
-                "--clients", "2", "--warmup", "3", "--idle", "2", "--no-build").redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder("bash", home.resolve("loadtest/bench-cluster.sh").toString(), "--rounds", "1", "--seconds", "5",
+                "--clients", "2", "--warmup", "5", "--idle", "2", "--no-build").redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.put("MOSES_CLUSTER_DIR", dir.resolve("cluster").toString());
         env.put("MOSES_BROKER_CP", classpath);
