@@ -15,6 +15,7 @@ import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the ratio two/one and its verdict, the idle CPU and the explanation lines, and every process
  * it started stopped. The figures themselves belong to docs/benchmarks.md, not to a test.
  */
+@Tag("e2e")
 class BenchClusterScriptTest {
     private static final String NUM = "([0-9]+(?:\\.[0-9]+)?)";
     /** A round's row: round conf req/s p50 p99 errors r1%/r2% broker r1 r2 haproxy stubs mariadb wrk machine. */
