@@ -36,11 +36,15 @@ import org.slf4j.LoggerFactory;
  *       goes to the plan's other implementations of the task, else to the task's other services,
  *       until a new plan that uses it or a successful probe ({@link #reinstate}) brings it back;
  *   <li>an implementation whose every member failed without processing the request
- *       ({@link FailureKind#neverProcessed()}: connection refused, HTTP 503, refused locally) is
- *       retried at once on another provider of the task; a call that may have been processed
- *       (a timeout, a dropped connection, a fault) is never sent twice;
+ *       ({@link FailureKind#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
+ *       refused locally) is retried at once on another provider of the task;
+ *   <li>a call that may have been processed (a timeout, a dropped connection, a fault) is never
+ *       sent twice for a task that is not idempotent (the default); for an idempotent task it is
+ *       sent once more, to another provider (docs/model.md, "Idempotent tasks");
  *   <li>at most one call per {@link Options#explorePeriod()} goes to each registered service the
- *       plan does not use, so its estimate stays current and a recovered provider is seen.
+ *       plan does not use, so its estimate stays current and a recovered provider is seen; only
+ *       for idempotent tasks, and a failed exploration falls back to the plan's choice, so it
+ *       never fails a user's request.
  * </ul>
  *
  * <p>A (class, task) the plan does not cover (an anonymous caller, a plan still to come) is
@@ -95,7 +99,7 @@ public final class AdaptiveBinding implements InvokeHandler {
     private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Implementation>> selectors,
                             Map<String, ConcreteService> services, Map<TaskRef, ConcreteService> fallback,
                             Map<Plan.Key, List<String>> preferred, Map<TaskRef, List<String>> byTask,
-                            Map<TaskRef, List<String>> unused) {}
+                            Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent) {}
 
     /**
      * @param services       every concrete service
@@ -122,7 +126,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock());
         Map<String, Duration> t = Map.copyOf(timeouts);
         this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health);
-        this.current = new AtomicReference<>(compile(plan, services));
+        this.current = new AtomicReference<>(compile(plan, services, Set.of()));
     }
 
     /**
@@ -131,7 +135,12 @@ public final class AdaptiveBinding implements InvokeHandler {
      * the monitors know.
      */
     public void update(Plan plan, Collection<ConcreteService> services) {
-        Compiled next = compile(plan, services);
+        update(plan, services, Set.of());
+    }
+
+    /** As {@link #update(Plan, Collection)}, with the tasks whose second call is safe. */
+    public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent) {
+        Compiled next = compile(plan, services, idempotent);
         Compiled prev = current.getAndSet(next);
         health.retain(next.services().keySet());
         if (health.anyEjected() && plan != null)
@@ -201,7 +210,7 @@ public final class AdaptiveBinding implements InvokeHandler {
      * Compiles a plan for the request path. Shares that name a service no longer registered are
      * dropped (one log line); a (class, task) left with none is bound like a plan-less one.
      */
-    private static Compiled compile(Plan plan, Collection<ConcreteService> services) {
+    private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent) {
         Map<String, ConcreteService> byName = new HashMap<>();
         Map<TaskRef, ConcreteService> fallback = new LinkedHashMap<>();
         Map<TaskRef, List<String>> byTask = new HashMap<>();
@@ -251,7 +260,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         Map<TaskRef, List<String>> tasks = new HashMap<>();
         byTask.forEach((k, v) -> tasks.put(k, List.copyOf(v)));
         return new Compiled(plan, Map.copyOf(selectors), Map.copyOf(byName), Map.copyOf(fallback), Map.copyOf(preferred),
-                Map.copyOf(tasks), Map.copyOf(unused));
+                Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent));
     }
 
     @Override
@@ -259,7 +268,14 @@ public final class AdaptiveBinding implements InvokeHandler {
         Compiled c = current.get();
         Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
         SmoothWeightedRoundRobin<Implementation> selector = key == null ? null : c.selectors().get(key);
-        if (selector != null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null);
+        if (selector != null) {
+            String explore = explorationTarget(c, key);
+            if (explore == null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null, false);
+            // an exploration must not fail the user's request: on anything but a reply, the plan's choice answers
+            return run(inv, c, key, Implementation.single(explore), new ArrayList<>(), null, false).thenCompose(out ->
+                    out instanceof InvokeOutcome.Reply ? CompletableFuture.completedFuture(out)
+                            : run(inv, c, key, choose(c, key, selector), new ArrayList<>(List.of(explore)), null, false));
+        }
         ConcreteService fixed = c.fallback().get(inv.task());
         if (fixed != null) {
             String pick = fixed.name();
@@ -269,7 +285,7 @@ public final class AdaptiveBinding implements InvokeHandler {
                         pick = s;
                         break;
                     }
-            return run(inv, c, key, Implementation.single(pick), new ArrayList<>(), null);
+            return run(inv, c, key, Implementation.single(pick), new ArrayList<>(), null, false);
         }
         if (inv.defaultEndpoint() == null)
             return CompletableFuture.completedFuture(new InvokeOutcome.Failure(inv.task()
@@ -279,18 +295,22 @@ public final class AdaptiveBinding implements InvokeHandler {
                 .thenApply(r -> PayloadAdapter.answer(inv, name, io.moses.model.PayloadMapping.IDENTITY, r));
     }
 
-    /** The plan's pick, or an exploration, or the pick without its ejected members. */
-    private Implementation choose(Compiled c, Plan.Key key, SmoothWeightedRoundRobin<Implementation> selector) {
+    /** A service the plan does not use, due for an exploration call; only for an idempotent task. */
+    private String explorationTarget(Compiled c, Plan.Key key) {
         long exploreNanos = this.exploreNanos;
-        if (exploreNanos > 0) {
-            List<String> unused = c.unused().get(key.task());
-            if (unused != null)
-                for (String s : unused)
-                    if (health.tryExplore(s, exploreNanos)) {
-                        explorations.incrementAndGet();
-                        return Implementation.single(s);
-                    }
-        }
+        if (exploreNanos <= 0 || !c.idempotent().contains(key.task())) return null;
+        List<String> unused = c.unused().get(key.task());
+        if (unused != null)
+            for (String s : unused)
+                if (health.tryExplore(s, exploreNanos)) {
+                    explorations.incrementAndGet();
+                    return s;
+                }
+        return null;
+    }
+
+    /** The plan's pick, or the pick without its ejected members. */
+    private Implementation choose(Compiled c, Plan.Key key, SmoothWeightedRoundRobin<Implementation> selector) {
         Implementation impl = selector.next();
         if (!health.anyEjected()) return impl;
         for (int i = 0; i <= selector.size(); i++) {
@@ -319,21 +339,27 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     /**
      * Executes {@code impl}; if it failed without any member processing the request, sends the
-     * call to the next provider of the task not tried yet (the plan's own members first).
+     * call to the next provider of the task not tried yet (the plan's own members first). For an
+     * idempotent task, a failure that may have been processed (a timeout, a dropped connection)
+     * is sent once more to another provider: the budget is one such second call per invoke.
+     *
+     * @param resent whether the invoke already spent its second call after such a failure
      */
     private CompletableFuture<InvokeOutcome> run(Invocation inv, Compiled c, Plan.Key key, Implementation impl,
-                                                 List<String> tried, String earlier) {
+                                                 List<String> tried, String earlier, boolean resent) {
         List<ConcreteService> members = new ArrayList<>(impl.members().size());
         for (String m : impl.members()) members.add(c.services().get(m));
-        return executor.execute(inv, impl, members).thenCompose(ex -> {
+        boolean idempotent = c.idempotent().contains(inv.task());
+        return executor.execute(inv, impl, members, idempotent).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
             if (!(out instanceof InvokeOutcome.Failure f)) return CompletableFuture.completedFuture(out);
             tried.addAll(ex.tried());
             String why = earlier == null ? f.reason() : earlier + "; then " + f.reason();
-            String next = ex.neverProcessed() ? retryTarget(c, key, inv.task(), tried) : null;
+            boolean resend = !ex.neverProcessed() && idempotent && !resent;
+            String next = ex.neverProcessed() || resend ? retryTarget(c, key, inv.task(), tried) : null;
             if (next == null) return CompletableFuture.completedFuture(new InvokeOutcome.Failure(why, tried));
             retries.incrementAndGet();
-            return run(inv, c, key, Implementation.single(next), tried, why);
+            return run(inv, c, key, Implementation.single(next), tried, why, resent || resend);
         });
     }
 

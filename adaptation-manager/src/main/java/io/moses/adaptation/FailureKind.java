@@ -13,7 +13,7 @@ public enum FailureKind {
      * not a byte of it left. Any failure once it began to be sent is PROTOCOL or TIMEOUT.
      */
     CONNECT,
-    /** HTTP 503 without a SOAP body: the provider declined before processing. */
+    /** HTTP 503 without a SOAP fault in its body: the provider declined before processing. */
     UNAVAILABLE,
     /** Cancelled by the broker (a 1-out-of-n loser): says nothing about the provider. */
     CANCELLED,

@@ -17,6 +17,11 @@ import java.util.function.Function;
  * (members in order, moving on at a fault, a connection error or a timeout). Records every
  * member's outcome, and tells the caller whether the whole implementation failed without any
  * member processing the request (so it may be sent to another provider).
+ *
+ * <p>A task that is not idempotent is never sent twice for one invoke (docs/model.md,
+ * "Idempotent tasks"): its alternate moves on only when the member provably did not process the
+ * request, and a 1-out-of-n set (which a plan made before the task was declared so may still
+ * name) runs as such an alternate.
  */
 final class PatternExecutor {
     private final SoapClient client;
@@ -34,11 +39,12 @@ final class PatternExecutor {
         this.health = health;
     }
 
-    CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<ConcreteService> members) {
+    /** @param idempotent whether a second call of the invocation's task is safe */
+    CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<ConcreteService> members, boolean idempotent) {
         return switch (impl.pattern()) {
             case SINGLE -> new Pending(inv, members.get(0)).attempt().thenApply(a -> single(inv, a));
-            case PARALLEL -> parallel(inv, members);
-            case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>());
+            case PARALLEL -> idempotent ? parallel(inv, members) : alternate(inv, members, 0, new ArrayList<>(), false);
+            case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>(), idempotent);
         };
     }
 
@@ -131,7 +137,8 @@ final class PatternExecutor {
         return result;
     }
 
-    private CompletableFuture<Executed> alternate(Invocation inv, List<ConcreteService> members, int i, List<Attempt> failed) {
+    private CompletableFuture<Executed> alternate(Invocation inv, List<ConcreteService> members, int i, List<Attempt> failed,
+                                                  boolean idempotent) {
         return new Pending(inv, members.get(i)).attempt().thenCompose(a -> {
             if (a.succeeded()) {
                 record(inv, a, true);
@@ -139,7 +146,8 @@ final class PatternExecutor {
             }
             record(inv, a, false);
             failed.add(a);
-            if (i + 1 < members.size()) return alternate(inv, members, i + 1, failed);
+            if (i + 1 < members.size() && (idempotent || a.neverProcessed()))
+                return alternate(inv, members, i + 1, failed, idempotent);
             return CompletableFuture.completedFuture(new Executed(allFailed(inv, failed),
                     failed.stream().allMatch(Attempt::neverProcessed), names(failed, null)));
         });

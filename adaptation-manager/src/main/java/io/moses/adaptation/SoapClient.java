@@ -214,9 +214,13 @@ public final class SoapClient implements AutoCloseable {
 
     private static Response read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
         byte[] bytes = content.getContent();
-        // 503: the provider declined before processing, whatever the body says (a down
-        // provider often sends a SOAP fault with it); the call may go to another provider
-        if (status == 503) return new Response.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
+        // 503 without a SOAP fault: declined before processing (a server or proxy with no
+        // backend), so the call may go to another provider. With a SOAP fault it is the
+        // provider's own answer, and a gateway may send it after its backend processed the call.
+        if (status == 503 && !soapFault(bytes, parser))
+            return new Response.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
+        if (status == 503)
+            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP 503 with a SOAP fault (it may have processed the call)");
         // 2xx with no body: a one-way operation's answer (202) or an empty reply
         if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new Response.Reply(null);
         if (bytes == null || bytes.length == 0)
@@ -241,6 +245,21 @@ public final class SoapClient implements AutoCloseable {
             return fault(payload, ns);
         if (status >= 300) return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
         return new Response.Reply(payload);
+    }
+
+    /** True when the body is a SOAP envelope whose body is a fault. */
+    private static boolean soapFault(byte[] bytes, Xml.Parser parser) {
+        if (bytes == null || bytes.length == 0) return false;
+        try {
+            Element env = parser.parse(new java.io.ByteArrayInputStream(bytes)).getDocumentElement();
+            String ns = env.getNamespaceURI();
+            if (!"Envelope".equals(env.getLocalName()) || !(SOAP11.equals(ns) || SOAP12.equals(ns))) return false;
+            Element body = child(env, ns, "Body");
+            Element payload = body == null ? null : firstElement(body);
+            return payload != null && "Fault".equals(payload.getLocalName()) && ns.equals(payload.getNamespaceURI());
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     private static Response fault(Element fault, String ns) {

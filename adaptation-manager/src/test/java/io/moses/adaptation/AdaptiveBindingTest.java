@@ -56,8 +56,15 @@ class AdaptiveBindingTest {
         return new Invocation(TASK, "gold", "urn:findFlight", d.getDocumentElement(), null);
     }
 
+    /** A binding for {@link #TASK}, a search: idempotent, so its patterns may call a second provider. */
     static AdaptiveBinding binding(Implementation impl, List<ConcreteService> services, ServiceCallLog log, Duration timeout) {
-        return new AdaptiveBinding(services, plan(impl), client, log, timeout, Map.of());
+        return idempotent(new AdaptiveBinding(services, plan(impl), client, log, timeout, Map.of()), services);
+    }
+
+    /** Declares {@link #TASK} idempotent on {@code b}, keeping its plan. */
+    static AdaptiveBinding idempotent(AdaptiveBinding b, List<ConcreteService> services) {
+        b.update(b.plan(), services, java.util.Set.of(TASK));
+        return b;
     }
 
     static String by(InvokeOutcome o) {
@@ -116,9 +123,9 @@ class AdaptiveBindingTest {
         stubs.set("sleepy", 1000, Behaviour.REPLY);
         stubs.set("awake", 0, Behaviour.REPLY);
         ServiceCallLog log = new ServiceCallLog(64);
-        AdaptiveBinding b = new AdaptiveBinding(List.of(service("sleepy"), service("awake")),
+        AdaptiveBinding b = idempotent(new AdaptiveBinding(List.of(service("sleepy"), service("awake")),
                 plan(new Implementation(Implementation.Pattern.ALTERNATE, List.of("sleepy", "awake"))), client,
-                log, Duration.ofSeconds(5), Map.of("sleepy", Duration.ofMillis(150)));
+                log, Duration.ofSeconds(5), Map.of("sleepy", Duration.ofMillis(150))), List.of(service("sleepy"), service("awake")));
         long start = System.nanoTime();
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         long ms = (System.nanoTime() - start) / 1_000_000;

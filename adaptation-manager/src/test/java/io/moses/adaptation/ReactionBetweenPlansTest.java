@@ -58,7 +58,7 @@ class ReactionBetweenPlansTest {
 
     @Test
     void aCallRefusedWithHttp503IsRetriedAtOnceOnAnotherProviderOfTheTask() throws Exception {
-        stubs().set("down1", 0, Behaviour.REFUSE);
+        stubs().set("down1", 0, Behaviour.UNAVAILABLE);
         stubs().set("up1", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding(plan(Implementation.single("down1")), List.of(service("down1"), service("up1")),
                 noExploration().withEjectAfter(0));
@@ -81,8 +81,8 @@ class ReactionBetweenPlansTest {
 
     @Test
     void aParallelGroupWhoseMembersAreAllRefusedIsRetriedElsewhere() throws Exception {
-        stubs().set("pdown1", 0, Behaviour.REFUSE);
-        stubs().set("pdown2", 0, Behaviour.REFUSE);
+        stubs().set("pdown1", 0, Behaviour.UNAVAILABLE);
+        stubs().set("pdown2", 0, Behaviour.UNAVAILABLE);
         stubs().set("pup", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding(plan(new Implementation(Implementation.Pattern.PARALLEL, List.of("pdown1", "pdown2"))),
                 List.of(service("pdown1"), service("pdown2"), service("pup")), noExploration().withEjectAfter(0));
@@ -142,8 +142,10 @@ class ReactionBetweenPlansTest {
         stubs().set("planned", 0, Behaviour.REPLY);
         stubs().set("idle", 0, Behaviour.REPLY);
         AtomicLong now = new AtomicLong(1_000_000_000L);
-        AdaptiveBinding b = binding(plan(Implementation.single("planned")), List.of(service("planned"), service("idle")),
-                AdaptiveBinding.Options.defaults().withExplorePeriod(Duration.ofSeconds(2)).withClock(now::get));
+        AdaptiveBinding b = AdaptiveBindingTest.idempotent(binding(plan(Implementation.single("planned")),
+                List.of(service("planned"), service("idle")),
+                AdaptiveBinding.Options.defaults().withExplorePeriod(Duration.ofSeconds(2)).withClock(now::get)),
+                List.of(service("planned"), service("idle")));
         for (int i = 0; i < 5; i++) assertEquals("planned", by(call(b)), "not explored before a period has passed");
         now.addAndGet(2_000_000_000L);
         List<String> by = new ArrayList<>();

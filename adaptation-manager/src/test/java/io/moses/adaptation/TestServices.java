@@ -15,12 +15,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * naming itself, a SOAP fault, or a dropped connection.
  */
 final class TestServices implements AutoCloseable {
-    /** REFUSE: HTTP 503 with a SOAP fault (a provider that is down); GARBAGE: 200 with a body that is not XML. */
-    enum Behaviour { REPLY, FAULT, DROP, REFUSE, GARBAGE }
+    /**
+     * REFUSE: HTTP 503 with a SOAP fault (a provider, or a gateway in front of it, that may have
+     * processed the call); UNAVAILABLE: HTTP 503 with no body (declined before processing);
+     * GARBAGE: 200 with a body that is not XML; HANG: accepts the request, never answers (until
+     * the services close).
+     */
+    enum Behaviour { REPLY, FAULT, DROP, REFUSE, UNAVAILABLE, GARBAGE, HANG }
 
     record Settings(long delayMillis, Behaviour behaviour) {}
 
     private final HttpServer server;
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
     final Map<String, Settings> settings = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     final Map<String, String> lastRequest = new ConcurrentHashMap<>();
@@ -37,6 +43,20 @@ final class TestServices implements AutoCloseable {
                 Thread.sleep(s.delayMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (s.behaviour() == Behaviour.HANG) {
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ex.close();
+                return;
+            }
+            if (s.behaviour() == Behaviour.UNAVAILABLE) {
+                ex.sendResponseHeaders(503, -1);
+                ex.close();
+                return;
             }
             if (s.behaviour() == Behaviour.DROP) {
                 ex.close();
@@ -88,6 +108,7 @@ final class TestServices implements AutoCloseable {
 
     @Override
     public void close() {
+        closed.countDown();
         server.stop(0);
     }
 }

@@ -403,6 +403,7 @@ final class FeedbackLoop implements AutoCloseable {
         }
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
+        kb.idempotentTasks().forEach(in::idempotent);
         ws.down().forEach(in::down);
         heldOut.forEach(in::down);
         without.forEach(in::down);

@@ -43,7 +43,7 @@ final class KnowledgeCache {
         Plan plan = kb.latestPlan().orElse(null);
         users.set(kb.users().stream().collect(Collectors.toUnmodifiableMap(User::name, Function.identity())));
         classes = kb.serviceClasses();
-        binding.update(plan, services);
+        binding.update(plan, services, kb.idempotentTasks());
         this.services = services;
         this.plan = plan;
         planVersion = plan == null ? 0 : plan.version();

@@ -261,6 +261,36 @@ class ServiceManagerTest {
         assertTrue(broker.knowledgeBase().concreteService("left-9").isEmpty());
     }
 
+    @Test
+    @Order(5)
+    void theAdminApiSaysWhetherAServicesTaskIsIdempotentAndReplans() throws Exception {
+        io.moses.model.TaskRef left = new io.moses.model.TaskRef("EchoPair", "left.echo");
+        // the services of left.echo still registered after the earlier tests
+        List<String> lefts = broker.knowledgeBase().concreteServices(left).stream().map(ConcreteService::name).toList();
+        String first = "/admin/services/" + lefts.get(0), last = "/admin/services/" + lefts.get(lefts.size() - 1);
+        assertFalse(broker.knowledgeBase().idempotentTasks().contains(left), "not idempotent until said so");
+        assertFalse(JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("idempotent").asBoolean());
+        HttpResponse<String> bad = admin("PUT", first, "{\"idempotent\": \"yes\"}", "olga", "olga-secret");
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("idempotent must be true or false"), bad.body());
+
+        long plan = broker.planVersion();
+        HttpResponse<String> on = admin("PUT", first, "{\"idempotent\": true}", "olga", "olga-secret");
+        assertEquals(200, on.statusCode(), on.body());
+        assertTrue(JSON.readTree(on.body()).path("planVersion").asLong() > plan, on.body());
+        assertTrue(broker.knowledgeBase().idempotentTasks().contains(left));
+        assertTrue(JSON.readTree(admin("GET", last, null, "olga", "olga-secret").body()).path("idempotent").asBoolean(),
+                "the flag is the task's, read through any of its services");
+
+        HttpResponse<String> off = admin("PUT", last, "{\"idempotent\": false}", "olga", "olga-secret");
+        assertEquals(200, off.statusCode(), off.body());
+        assertFalse(broker.knowledgeBase().idempotentTasks().contains(left));
+        io.moses.model.Plan inForce = broker.knowledgeBase().latestPlan().orElseThrow();
+        assertEquals(JSON.readTree(off.body()).path("planVersion").asLong(), inForce.version());
+        inForce.bindings().forEach((k, shares) -> shares.forEach(sh -> assertTrue(!k.task().equals(left)
+                || sh.implementation().pattern() != io.moses.model.Implementation.Pattern.PARALLEL, "no par for " + k + ": " + sh)));
+    }
+
     /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */
     static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);

@@ -79,6 +79,22 @@ final class CompositeStore {
                 rs -> new TaskRef(rs.getString(1), rs.getString(2)), composite));
     }
 
+    /** The tasks declared idempotent (a second call is safe). */
+    Set<TaskRef> idempotentTasks() {
+        return db.tx("list idempotent tasks", c -> Set.copyOf(query(c,
+                "SELECT composite, name FROM task WHERE idempotent = TRUE", rs -> new TaskRef(rs.getString(1), rs.getString(2)))));
+    }
+
+    /** Says whether a second call of {@code t} is safe; registers the task if new. */
+    void putTaskIdempotent(TaskRef t, boolean idempotent) {
+        task("task", t);
+        db.upsert("set idempotent of task '" + t + "'", c -> {
+            ensureTask(c, t);
+            update(c, "UPDATE task SET idempotent = ? WHERE composite = ? AND name = ?", idempotent, t.composite(), t.name());
+            return null;
+        });
+    }
+
     /** Registers a task if new; a concurrent registration of the same task is not an error. */
     static void ensureTask(Connection c, TaskRef t) throws SQLException {
         if (exists(c, "SELECT 1 FROM task WHERE composite = ? AND name = ?", t.composite(), t.name())) return;

@@ -64,6 +64,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     @Override public boolean removeCompositeService(String name) { return composites.removeCompositeService(name); }
     @Override public List<TaskRef> tasks() { return composites.tasks(); }
     @Override public List<TaskRef> tasks(String composite) { return composites.tasks(composite); }
+    @Override public java.util.Set<TaskRef> idempotentTasks() { return composites.idempotentTasks(); }
+    @Override public void putTaskIdempotent(TaskRef task, boolean idempotent) { composites.putTaskIdempotent(task, idempotent); }
 
     // ---- concrete services
 

@@ -46,6 +46,15 @@ public interface KnowledgeBase extends AutoCloseable {
 
     List<TaskRef> tasks(String composite);
 
+    /**
+     * The tasks whose second call is safe (docs/model.md, "Idempotent tasks"); every other task
+     * is not idempotent, the default.
+     */
+    java.util.Set<TaskRef> idempotentTasks();
+
+    /** Says whether a second call of {@code task} is safe; registers the task if new. */
+    void putTaskIdempotent(TaskRef task, boolean idempotent);
+
     // ---- concrete services (the task is registered if new)
 
     void addConcreteService(ConcreteService service);

@@ -33,8 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A seed file (YAML, or JSON, which is YAML too): service classes, users, concrete services and
- * optionally an initial plan, loaded at start ({@code ./moses run --seed FILE}). The format is
+ * A seed file (YAML, or JSON, which is YAML too): service classes, users, concrete services,
+ * which tasks are idempotent and optionally an initial plan, loaded at start ({@code ./moses run --seed FILE}). The format is
  * documented by example in {@code bpel-processes/trip-planner/seed.yaml}.
  *
  * <p>String values may contain {@code ${NAME}}, replaced by the caller's variables (for example
@@ -51,10 +51,13 @@ public final class Seed {
     private final List<ServiceClass> classes;
     private final List<User> users;
     private final List<ConcreteService> services;
+    private final Map<TaskRef, Boolean> idempotent;
     private final Plan plan;
 
-    private Seed(String source, List<ServiceClass> classes, List<User> users, List<ConcreteService> services, Plan plan) {
+    private Seed(String source, List<ServiceClass> classes, List<User> users, List<ConcreteService> services,
+                 Map<TaskRef, Boolean> idempotent, Plan plan) {
         this.source = source;
+        this.idempotent = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(idempotent));
         this.classes = List.copyOf(classes);
         this.users = List.copyOf(users);
         this.services = List.copyOf(services);
@@ -103,6 +106,11 @@ public final class Seed {
         return services;
     }
 
+    /** Whether a second call of each task the seed names under {@code tasks:} is safe. */
+    public Map<TaskRef, Boolean> idempotent() {
+        return idempotent;
+    }
+
     /** The initial plan (version 0 until published), if the seed has one. */
     public Optional<Plan> plan() {
         return Optional.ofNullable(plan);
@@ -119,6 +127,7 @@ public final class Seed {
         classes.forEach(kb::putServiceClass);
         users.forEach(kb::putUser);
         services.forEach(kb::putConcreteService);
+        idempotent.forEach(kb::putTaskIdempotent);
         Optional<Plan> published = Optional.empty();
         if (plan != null && kb.latestPlanVersion() == 0) published = Optional.of(kb.publish(plan));
         LOG.info("seed {} applied: {} classes, {} users, {} concrete services{}", source, classes.size(), users.size(), services.size(),
@@ -149,8 +158,19 @@ public final class Seed {
 
         Seed seed(JsonNode root) {
             if (!root.isObject()) throw error("", "the top level must be a mapping (classes:, users:, services:, plan:)");
-            fields(root, "", Set.of("composite", "classes", "users", "services", "plan"));
+            fields(root, "", Set.of("composite", "classes", "users", "services", "tasks", "plan"));
             String defaultComposite = root.has("composite") ? string(root, "", "composite") : null;
+
+            Map<TaskRef, Boolean> idempotent = new LinkedHashMap<>();
+            int t = 0;
+            for (JsonNode n : list(root, "tasks")) {
+                String p = "tasks[" + t++ + "]";
+                fields(n, p, Set.of("task", "composite", "idempotent"));
+                TaskRef task = task(n, p, defaultComposite);
+                JsonNode v = n.get("idempotent");
+                if (v == null || !v.isBoolean()) throw error(p + ".idempotent", " must be true or false");
+                if (idempotent.put(task, v.asBoolean()) != null) throw error(p + ".task", ": a second entry for task " + task);
+            }
 
             List<ServiceClass> classes = new ArrayList<>();
             Set<String> classNames = new HashSet<>();
@@ -195,11 +215,11 @@ public final class Seed {
                         number(n, p, "availability"), number(n, p, "cost"), number(n, p, "maxRate")), mapping)));
             }
 
-            Plan plan = root.has("plan") && !root.get("plan").isNull() ? plan(root.get("plan"), defaultComposite) : null;
-            return new Seed(source, classes, users, services, plan);
+            Plan plan = root.has("plan") && !root.get("plan").isNull() ? plan(root.get("plan"), defaultComposite, idempotent) : null;
+            return new Seed(source, classes, users, services, idempotent, plan);
         }
 
-        private Plan plan(JsonNode n, String defaultComposite) {
+        private Plan plan(JsonNode n, String defaultComposite, Map<TaskRef, Boolean> idempotent) {
             String p = "plan";
             fields(n, p, Set.of("reason", "bindings"));
             String reason = n.has("reason") ? string(n, p, "reason") : "initial plan from " + source;
@@ -216,6 +236,11 @@ public final class Seed {
                     fields(s, sp, Set.of("implementation", "fraction"));
                     String impl = string(s, sp, "implementation");
                     Implementation implementation = build(sp + ".implementation", () -> Implementation.parse(impl));
+                    // 1-out-of-n sends the same call to every member: for a task that is not
+                    // idempotent (a payment) that is a second charge (docs/model.md, "Idempotent tasks")
+                    if (implementation.pattern() == Implementation.Pattern.PARALLEL && !idempotent.getOrDefault(key.task(), false))
+                        throw error(sp + ".implementation", ": " + impl + " calls every member at once, but task " + key.task().name()
+                                + " is not idempotent (declare it under tasks: with idempotent: true if a second call is safe)");
                     shares.add(new Plan.Share(implementation, number(s, sp, "fraction")));
                 }
                 if (bindings.put(key, shares) != null) throw error(bp, ": a second binding for class " + key.serviceClass() + " and task " + key.task());

@@ -430,6 +430,23 @@ abstract class KnowledgeBaseContract {
         assertTrue(kb.tasks().contains(FLIGHT), "tasks outlive the structure");
     }
 
+    @Test
+    void aTaskIsNotIdempotentUntilSaidSoAndTheFlagSurvivesItsServices() {
+        seedBasics();
+        assertTrue(kb.idempotentTasks().isEmpty(), "the default: no task is idempotent");
+        TaskRef weather = new TaskRef(TP, "weather.getForecast"); // not registered yet: registered now
+        kb.putTaskIdempotent(weather, true);
+        kb.putTaskIdempotent(FLIGHT, true);
+        assertEquals(java.util.Set.of(weather, FLIGHT), kb.idempotentTasks());
+        assertTrue(kb.tasks().contains(weather));
+        kb.putTaskIdempotent(FLIGHT, false);
+        assertEquals(java.util.Set.of(weather), kb.idempotentTasks());
+        kb.putConcreteService(new ConcreteService("w1", weather, URI.create("http://127.0.0.1:1/w1"), new ProviderSla(0.1, 0.99, 1, 10), null));
+        assertEquals(java.util.Set.of(weather), kb.idempotentTasks(), "registering a service keeps its task's flag");
+        KnowledgeBaseException bad = assertThrows(KnowledgeBaseException.class, () -> kb.putTaskIdempotent(new TaskRef(TP, ""), true));
+        assertEquals(KnowledgeBaseException.Kind.INVALID, bad.kind());
+    }
+
     // ------------------------------------------------------------------ plans
 
     @Test

@@ -59,6 +59,40 @@ class SeedTest {
     }
 
     @Test
+    void theTripPlannersSearchesAreIdempotentItsBookingsAndPaymentAreNotAndItsPlanHasNoParForThem() {
+        Seed seed = Seed.load(TRIP_PLANNER_SEED, Map.of("STUBS", STUBS));
+        Set<String> idempotent = seed.idempotent().entrySet().stream().filter(Map.Entry::getValue).map(e -> e.getKey().name())
+                .collect(Collectors.toSet());
+        assertEquals(Set.of("flight.findFlight", "hotel.findHotel", "weather.getForecast"), idempotent);
+        assertEquals(new TreeSet<>(TASKS), seed.idempotent().keySet().stream().map(TaskRef::name).collect(Collectors.toCollection(TreeSet::new)));
+        seed.plan().orElseThrow().bindings().forEach((k, shares) -> shares.forEach(sh -> assertTrue(
+                idempotent.contains(k.task().name()) || sh.implementation().pattern() != Implementation.Pattern.PARALLEL, k + ": " + sh)));
+        try (KnowledgeBase kb = Mdal.open("mem:", Credentials.NONE)) {
+            seed.applyTo(kb);
+            assertEquals(idempotent, kb.idempotentTasks().stream().map(TaskRef::name).collect(Collectors.toSet()));
+        }
+    }
+
+    @Test
+    void aSeedPlanWithParForATaskThatIsNotIdempotentIsRefusedNamingTheField() {
+        String seed = """
+                composite: Shop
+                tasks:
+                  - {task: stock.check, idempotent: true}
+                plan:
+                  bindings:
+                    - {class: gold, task: stock.check, shares: [{implementation: "par(s1,s2)", fraction: 1.0}]}
+                    - {class: gold, task: card.charge, shares: [{implementation: "par(c1,c2)", fraction: 1.0}]}
+                """;
+        KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(seed, "shop.yaml", Map.of()));
+        assertEquals("shop.yaml: plan.bindings[1].shares[0].implementation: par(c1,c2) calls every member at once, but task card.charge"
+                + " is not idempotent (declare it under tasks: with idempotent: true if a second call is safe)", e.getMessage());
+        KnowledgeBaseException notBoolean = assertThrows(KnowledgeBaseException.class,
+                () -> Seed.parse("composite: Shop\ntasks:\n  - {task: card.charge, idempotent: maybe}\n", "shop.yaml", Map.of()));
+        assertEquals("shop.yaml: tasks[0].idempotent must be true or false", notBoolean.getMessage());
+    }
+
+    @Test
     void applyingTheSeedFillsTheKnowledgeBaseAndKeepsALaterPlan() {
         Seed seed = Seed.load(TRIP_PLANNER_SEED, Map.of("STUBS", STUBS));
         try (KnowledgeBase kb = Mdal.open("mem:", Credentials.NONE)) {

@@ -38,14 +38,27 @@ import java.util.Set;
  *                         profile for availability, cost and capacity (may be empty; a value
  *                         that is not a number is ignored)
  * @param settings         weights, margin, objective, pattern caps, time limit
+ * @param idempotent       the tasks whose second call is safe; every other task gets no 1-out-of-n
+ *                         implementation (docs/model.md, "Idempotent tasks")
  */
 public record PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
                             List<ConcreteService> services, Set<String> down,
                             Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
                             Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
-                            Map<String, Map<TaskRef, Double>> visits, Settings settings) {
+                            Map<String, Map<TaskRef, Double>> visits, Settings settings, Set<TaskRef> idempotent) {
+
+    /** An input in which no task is idempotent (the default). */
+    public PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
+                         List<ConcreteService> services, Set<String> down,
+                         Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
+                         Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
+                         Map<String, Map<TaskRef, Double>> visits, Settings settings) {
+        this(composites, classes, classLoad, services, down, observed, successSamples, failureDetection, profiles, visits,
+                settings, Set.of());
+    }
 
     public PlanningInput {
+        idempotent = Set.copyOf(idempotent);
         composites = List.copyOf(composites);
         classes = List.copyOf(classes);
         classLoad = Map.copyOf(classLoad);
@@ -79,6 +92,11 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
             if (!compositeNames.add(c.name())) throw new IllegalArgumentException("composites: duplicate composite " + c.name());
     }
 
+    /** True when a second call of {@code task} is safe. */
+    public boolean idempotent(TaskRef task) {
+        return idempotent.contains(task);
+    }
+
     public double load(String serviceClass) {
         return classLoad.getOrDefault(serviceClass, 0.0);
     }
@@ -94,18 +112,18 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         Map<String, Double> m = new HashMap<>(classLoad);
         m.put(serviceClass, load);
         return new PlanningInput(composites, classes, m, services, down, observed, successSamples, failureDetection,
-                profiles, visits, settings);
+                profiles, visits, settings, idempotent);
     }
 
     /** The same input planning only {@code c} (a subset of its composites). */
     public PlanningInput withComposites(List<CompositeService> c) {
         return new PlanningInput(c, classes, classLoad, services, down, observed, successSamples, failureDetection,
-                profiles, visits, settings);
+                profiles, visits, settings, idempotent);
     }
 
         public PlanningInput withSettings(Settings s) {
         return new PlanningInput(composites, classes, classLoad, services, down, observed, successSamples,
-                failureDetection, profiles, visits, s);
+                failureDetection, profiles, visits, s, idempotent);
     }
 
     public static Builder builder() {
@@ -192,6 +210,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         private final Map<String, Visits.Profile> profiles = new HashMap<>();
         private final Map<String, Map<TaskRef, Double>> visits = new HashMap<>();
         private Settings settings = Settings.defaults();
+        private final Set<TaskRef> idempotent = new HashSet<>();
 
         public Builder composite(CompositeService c) { composites.add(c); return this; }
         public Builder serviceClass(ServiceClass k, double classLoad) { classes.add(k); load.put(k.name(), classLoad); return this; }
@@ -204,10 +223,11 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         public Builder profile(String serviceClass, Visits.Profile p) { profiles.put(serviceClass, p); return this; }
         public Builder visits(String serviceClass, Map<TaskRef, Double> v) { visits.put(serviceClass, Map.copyOf(v)); return this; }
         public Builder settings(Settings s) { settings = s; return this; }
+        public Builder idempotent(TaskRef task) { idempotent.add(task); return this; }
 
         public PlanningInput build() {
             return new PlanningInput(composites, classes, load, services, down, observed, samples, failure, profiles,
-                    visits, settings);
+                    visits, settings, idempotent);
         }
     }
 }

@@ -54,7 +54,8 @@ class HandInstancesTest {
                 .service(service("s1", T1, 1, 0.9, 1, 1000)).service(service("s2", T1, 1, 0.9, 1, 1000))
                 .service(service("s3", T2, 1, 0.99, 1, 1000))
                 .serviceClass(serviceClass("gold", 4, 0.9, 10, 5), 3).serviceClass(serviceClass("silver", 5, 0.8, 10, 2), 1)
-                .settings(PlanningInput.Settings.defaults().withWeights(0.5, 0.5, 0)).build();
+                .settings(PlanningInput.Settings.defaults().withWeights(0.5, 0.5, 0))
+                .idempotent(T1).build(); // a second call of t1 is safe (IdempotentTasksPlanTest: when it is not)
         PlanResult r = Both.plan(in);
         assertEquals(PlanResult.Status.OPTIMAL, r.status(), r.message());
         Plan p = r.plan();

@@ -84,6 +84,30 @@ public final class ServiceManager {
         }
     }
 
+    /** The tasks whose second call is safe (docs/model.md, "Idempotent tasks"). */
+    public Set<TaskRef> idempotentTasks() {
+        return call(kb::idempotentTasks);
+    }
+
+    /**
+     * Says whether a second call of {@code task} is safe, and re-plans: a task that is no longer
+     * idempotent loses its 1-out-of-n implementations before the call returns. Undone if the
+     * re-plan fails.
+     */
+    public Change setIdempotent(TaskRef task, boolean idempotent) {
+        synchronized (changes) {
+            if (!call(kb::tasks).contains(task))
+                throw new SlaException(SlaException.Code.UNKNOWN_TASK, "no task " + task + " (tasks: " + call(kb::tasks) + ")");
+            boolean before = call(kb::idempotentTasks).contains(task);
+            if (before == idempotent) return new Change(null, planVersion(), task + " is already " + (idempotent ? "" : "not ") + "idempotent");
+            Planning.Replanned p = PlannedChange.apply(planning, () -> kb.putTaskIdempotent(task, idempotent), ServiceManager::translate,
+                    "task " + task + (idempotent ? " declared idempotent" : " declared not idempotent"), Set.of(),
+                    () -> kb.putTaskIdempotent(task, before));
+            log.info("task {} is {}idempotent now, plan {}", task, idempotent ? "" : "not ", p.version());
+            return new Change(null, p.version(), p.note());
+        }
+    }
+
     /** Removes a service; if the plan uses it, a plan without it is put in force first. */
     public Change remove(String name) {
         synchronized (changes) {

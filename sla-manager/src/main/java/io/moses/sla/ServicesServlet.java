@@ -23,12 +23,15 @@ import java.util.Set;
  * {@code GET /admin/services}, {@code POST /admin/services} (a service), {@code PUT
  * /admin/services/NAME} (any of endpoint, responseTime, availability, cost, maxRate, mapping),
  * {@code DELETE /admin/services/NAME}. Refusals: 400, 404, 409, 503 with {@code {"error", "code"}}.
+ * A service's {@code idempotent} is its task's (docs/model.md, "Idempotent tasks"): given with a
+ * POST or PUT, it says so for the task (and re-plans).
  */
 public final class ServicesServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Set<String> FIELDS = Set.of("name", "composite", "task", "endpoint", "responseTime", "availability", "cost",
-            "maxRate", "mapping");
-    private static final Set<String> UPDATE_FIELDS = Set.of("endpoint", "responseTime", "availability", "cost", "maxRate", "mapping");
+            "maxRate", "mapping", "idempotent");
+    private static final Set<String> UPDATE_FIELDS = Set.of("endpoint", "responseTime", "availability", "cost", "maxRate", "mapping",
+            "idempotent");
 
     private final ServiceManager manager;
 
@@ -41,12 +44,16 @@ public final class ServicesServlet extends HttpServlet {
         handle(res, () -> {
             if (name(req) != null) {
                 String n = name(req);
-                return manager.list(null).stream().filter(l -> l.service().name().equals(n)).findFirst().map(l -> toJson(l.service(), l.used()))
+                Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks();
+                return manager.list(null).stream().filter(l -> l.service().name().equals(n)).findFirst()
+                        .map(l -> toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task())))
                         .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + n + "'"));
             }
             ObjectNode out = JSON.createObjectNode();
             ArrayNode list = out.putArray("services");
-            for (ServiceManager.Listed l : manager.list(req.getParameter("composite"))) list.add(toJson(l.service(), l.used()));
+            Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks();
+            for (ServiceManager.Listed l : manager.list(req.getParameter("composite")))
+                list.add(toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task())));
             out.put("planVersion", manager.planVersion());
             return out;
         });
@@ -63,8 +70,11 @@ public final class ServicesServlet extends HttpServlet {
                     number(n, "cost"), number(n, "maxRate")));
             PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : PayloadMapping.IDENTITY;
             String name = text(n, "name", true);
+            Boolean idempotent = flag(n, "idempotent");
+            ServiceManager.Change added = manager.add(ServiceManager.build(() -> new ConcreteService(name, task, endpoint, sla, mapping)));
+            if (idempotent != null) added = withService(manager.setIdempotent(task, idempotent), added.service());
             res.setStatus(201);
-            return change(manager.add(ServiceManager.build(() -> new ConcreteService(name, task, endpoint, sla, mapping))));
+            return change(added);
         });
     }
 
@@ -84,7 +94,15 @@ public final class ServicesServlet extends HttpServlet {
                         n.has("cost") ? number(n, "cost") : old.cost(), n.has("maxRate") ? number(n, "maxRate") : old.maxRate()));
             }
             PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : null;
-            return change(manager.update(name, endpoint, sla, mapping));
+            Boolean idempotent = flag(n, "idempotent");
+            if (idempotent != null && n.size() == 1) { // only the task's flag
+                ConcreteService s = manager.list(null).stream().map(ServiceManager.Listed::service).filter(x -> x.name().equals(name))
+                        .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + name + "'"));
+                return change(withService(manager.setIdempotent(s.task(), idempotent), s));
+            }
+            ServiceManager.Change updated = manager.update(name, endpoint, sla, mapping);
+            if (idempotent != null) updated = withService(manager.setIdempotent(updated.service().task(), idempotent), updated.service());
+            return change(updated);
         });
     }
 
@@ -155,6 +173,17 @@ public final class ServicesServlet extends HttpServlet {
         if (v == null || v.isNull()) throw new SlaException(SlaException.Code.INVALID, field + " is missing");
         if (!v.isNumber()) throw new SlaException(SlaException.Code.INVALID, field + " must be a number, was " + v);
         return v.asDouble();
+    }
+
+    private static Boolean flag(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) return null;
+        if (!v.isBoolean()) throw new SlaException(SlaException.Code.INVALID, field + " must be true or false, was " + v);
+        return v.asBoolean();
+    }
+
+    private static ServiceManager.Change withService(ServiceManager.Change c, ConcreteService s) {
+        return new ServiceManager.Change(s, c.planVersion(), c.message());
     }
 
     private static PayloadMapping mapping(JsonNode m) {
