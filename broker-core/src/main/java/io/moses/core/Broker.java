@@ -142,6 +142,8 @@ public final class Broker implements AutoCloseable {
             presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease());
             policing.update(knowledge.users(), presence.beat());
             http.police(policing, authenticator);
+            io.micrometer.core.instrument.Gauge.builder("moses.policing.replicas", policing, io.moses.core.frontend.RatePolicing::replicas)
+                    .description("live replicas that share each user's agreed rate (each polices rate / this)").register(metrics);
         }
         io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.forwarded", conversations,
                 io.moses.core.cluster.ConversationRouter::forwarded).description("conversation messages forwarded to the replica holding their instance").register(metrics);
