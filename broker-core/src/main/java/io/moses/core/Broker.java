@@ -77,6 +77,10 @@ public final class Broker implements AutoCloseable {
     /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
     private volatile State state = State.STARTING;
 
+    private io.moses.core.frontend.RatePolicy ratePolicy = io.moses.core.frontend.RatePolicy.OFF;
+    private io.moses.core.frontend.RatePolicing policing;
+    private ReplicaPresence presence;
+
     private ServicesServlet servicesServlet;
     private io.moses.sla.ClassesServlet classesServlet;
 
@@ -89,6 +93,12 @@ public final class Broker implements AutoCloseable {
     public Broker(BrokerConfig config, ClusterSettings cluster) {
         this.config = config;
         this.cluster = cluster;
+    }
+
+    /** What to do with requests above each user's agreed rate (before {@link #start}; default: not policed). */
+    public Broker ratePolicy(io.moses.core.frontend.RatePolicy policy) {
+        this.ratePolicy = policy;
+        return this;
     }
 
     public void start() throws Exception {
@@ -127,6 +137,14 @@ public final class Broker implements AutoCloseable {
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
+        if (ratePolicy.polices()) {
+            policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics);
+            presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease());
+            policing.update(knowledge.users(), presence.beat());
+            http.police(policing, authenticator);
+            io.micrometer.core.instrument.Gauge.builder("moses.policing.replicas", policing, io.moses.core.frontend.RatePolicing::replicas)
+                    .description("live replicas that share each user's agreed rate (each polices rate / this)").register(metrics);
+        }
         io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.forwarded", conversations,
                 io.moses.core.cluster.ConversationRouter::forwarded).description("conversation messages forwarded to the replica holding their instance").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.owner.gone", conversations,
@@ -166,6 +184,9 @@ public final class Broker implements AutoCloseable {
                         .routeId("optimizer-lease").process(e -> lease.renew());
                 from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("knowledge-refresh").process(e -> knowledge.refresh());
+                if (policing != null)
+                    from("timer:rate-policing?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
+                            .routeId("rate-policing").process(e -> policing.update(knowledge.users(), presence.beat()));
                 from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("process-sync").process(e -> processSync.poll());
                 // the leader answers the other replicas' plan requests (no database read elsewhere)
@@ -502,6 +523,7 @@ public final class Broker implements AutoCloseable {
         if (http != null) http.close(); // closes the port, waits for requests in flight
         if (camel != null) camel.stop();
         if (processSync != null) processSync.forgetReplica();
+        if (presence != null) presence.leave(); // the others police larger shares from their next heartbeat
         if (lease != null) lease.release(); // another replica takes over at its next renewal
         if (loop != null) loop.close();
         if (conversations != null) conversations.close();

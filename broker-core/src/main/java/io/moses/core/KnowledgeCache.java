@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What this replica knows, in memory: users, concrete services and the plan, refreshed from
- * the knowledge base off the request path. One cheap query per refresh (the latest plan
- * version); the whole plan, services and users are loaded only when it grows. When the
+ * the knowledge base off the request path. Two cheap queries per refresh (the latest plan
+ * version, the subscriptions' version); the whole plan, services and users are loaded only
+ * when the plan changes, the users also when a subscription does. When the
  * database is away the replica keeps serving with what it has and says so once.
  */
 final class KnowledgeCache {
@@ -30,6 +31,8 @@ final class KnowledgeCache {
     private volatile List<io.moses.model.ServiceClass> classes = List.of();
     private volatile Plan plan;
     private volatile long planVersion;
+    /** The users' version when they were loaded: a subscription changed without a new plan reloads them too. */
+    private volatile long subscriptionsVersion = -1;
     private volatile boolean databaseUp = true;
 
     KnowledgeCache(KnowledgeBase kb, AdaptiveBinding binding) {
@@ -41,7 +44,7 @@ final class KnowledgeCache {
     void load() {
         List<ConcreteService> services = kb.concreteServices();
         Plan plan = kb.latestPlan().orElse(null);
-        users.set(kb.users().stream().collect(Collectors.toUnmodifiableMap(User::name, Function.identity())));
+        loadUsers();
         classes = kb.serviceClasses();
         binding.update(plan, services, kb.idempotentTasks());
         this.services = services;
@@ -56,9 +59,10 @@ final class KnowledgeCache {
             if (!databaseUp) {
                 databaseUp = true;
                 log.info("knowledge base is back ({})", kb.description());
-                users.set(kb.users().stream().collect(Collectors.toUnmodifiableMap(User::name, Function.identity())));
+                loadUsers();
             }
             if (latest != planVersion) load();
+            else if (kb.subscriptionsVersion() != subscriptionsVersion) loadUsers();
         } catch (KnowledgeBaseException e) {
             if (databaseUp) {
                 databaseUp = false;
@@ -69,6 +73,12 @@ final class KnowledgeCache {
         }
     }
 
+    private void loadUsers() {
+        long version = kb.subscriptionsVersion(); // read first: a change made meanwhile is loaded at the next refresh
+        users.set(kb.users().stream().collect(Collectors.toUnmodifiableMap(User::name, Function.identity())));
+        subscriptionsVersion = version;
+    }
+
     /** The Adaptation Manager's binding this replica serves with. */
     AdaptiveBinding binding() {
         return binding;
@@ -76,6 +86,10 @@ final class KnowledgeCache {
 
     User user(String name) {
         return users.get().get(name);
+    }
+
+    java.util.Collection<User> users() {
+        return users.get().values();
     }
 
     boolean hasUsers() {

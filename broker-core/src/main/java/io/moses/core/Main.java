@@ -17,17 +17,20 @@ public final class Main {
     public static void main(String[] args) {
         BrokerConfig config;
         ClusterSettings cluster;
+        io.moses.core.frontend.RatePolicy rates;
         try {
             ClusterSettings.Parsed c = ClusterSettings.parse(args);
             cluster = c.settings();
-            config = parse(c.rest());
+            io.moses.core.frontend.RatePolicy.Parsed r = io.moses.core.frontend.RatePolicy.parse(c.rest());
+            rates = r.policy();
+            config = parse(r.rest());
         } catch (IllegalArgumentException e) {
             System.err.println("moses run: " + e.getMessage());
             System.err.println(usage());
             System.exit(2);
             return;
         }
-        Broker broker = new Broker(config, cluster);
+        Broker broker = new Broker(config, cluster).ratePolicy(rates);
         try {
             broker.start();
         } catch (Exception e) {
@@ -59,6 +62,7 @@ public final class Main {
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
+                                 [--over-rate off|reject] [--rate-burst SECONDS]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
@@ -69,7 +73,11 @@ public final class Main {
                   --registration  open (default): anyone may Subscribe at /manage/sla;
                             closed: only an operator subscribes new users
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
-                            more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After""";
+                            more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
+                  --over-rate  reject: a user's composite requests above its agreed rate get HTTP 429 with
+                            Retry-After (in a cluster each replica polices rate / live replicas);
+                            off (default): not policed. --rate-burst: seconds of the agreed rate a user
+                            may send at once (0.1 to 60, default 2)""";
     }
 
     static BrokerConfig parse(String[] args) {

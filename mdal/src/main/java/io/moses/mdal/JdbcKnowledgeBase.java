@@ -32,6 +32,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final SlaEventStore slaEvents;
     private final LeaseStore leases;
     private final ReplicaWindowStore replicaWindows;
+    private final ReplicaPresenceStore replicaPresence;
     private final ProcessUnitStore processUnits;
     private final ReplanRequestStore replanRequests;
     private final ConversationStore conversations;
@@ -49,6 +50,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.slaEvents = new SlaEventStore(db);
         this.leases = new LeaseStore(db);
         this.replicaWindows = new ReplicaWindowStore(db);
+        this.replicaPresence = new ReplicaPresenceStore(db);
         this.processUnits = new ProcessUnitStore(db);
         this.replanRequests = new ReplanRequestStore(db);
         this.conversations = new ConversationStore(db);
@@ -137,6 +139,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         replicaWindows.putReplicaWindows(replica, windows);
     }
     @Override public List<ReplicaWindow> replicaWindows(Instant since) { return replicaWindows.replicaWindows(since); }
+    @Override public int replicaHeartbeat(String replica, Instant now, Duration ttl) { return replicaPresence.heartbeat(replica, now, ttl); }
+    @Override public void leaveReplicas(String replica) { replicaPresence.leave(replica); }
 
     // ---- deployment units
 

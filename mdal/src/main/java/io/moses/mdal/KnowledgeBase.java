@@ -180,6 +180,15 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Every replica's windows written at or after {@code since}. */
     List<ReplicaWindow> replicaWindows(Instant since);
 
+    /**
+     * Records that {@code replica} is alive at {@code now} and returns how many replicas (itself
+     * included) were seen alive within {@code ttl} before it (V9; the agreed rates' shares).
+     */
+    int replicaHeartbeat(String replica, Instant now, java.time.Duration ttl);
+
+    /** Removes {@code replica}'s presence at once (a replica that stops). */
+    void leaveReplicas(String replica);
+
     // ---- the cluster's deployment units (issue 21)
 
     /** The deployment units every replica applies, and which version each replica has applied. */

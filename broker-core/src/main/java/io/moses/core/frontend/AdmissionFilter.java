@@ -8,7 +8,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,7 +26,6 @@ import org.slf4j.LoggerFactory;
  */
 final class AdmissionFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(AdmissionFilter.class);
-    private static final String SOAP12 = "application/soap+xml";
 
     private final Admission admission;
     private final Semaphore permits;
@@ -92,26 +90,6 @@ final class AdmissionFilter implements Filter {
         }
         String reason = "the broker is overloaded: " + admission.maxInFlight() + " composite requests are running and "
                 + admission.maxQueued() + " waiting; retry after 1 s";
-        String type = req.getContentType();
-        boolean soap12 = type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith(SOAP12);
-        byte[] body = (soap12 ? soap12Fault(reason) : soap11Fault(reason)).getBytes(StandardCharsets.UTF_8);
-        res.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
-        res.setHeader("Retry-After", "1");
-        res.setContentType((soap12 ? SOAP12 : "text/xml") + "; charset=utf-8");
-        res.setContentLength(body.length);
-        res.getOutputStream().write(body);
-    }
-
-    private static String soap11Fault(String reason) {
-        return "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><soap:Fault>"
-                + "<faultcode>soap:Server</faultcode><faultstring>" + reason + "</faultstring>"
-                + "</soap:Fault></soap:Body></soap:Envelope>";
-    }
-
-    private static String soap12Fault(String reason) {
-        return "<soap:Envelope xmlns:soap=\"http://www.w3.org/2003/05/soap-envelope\"><soap:Body><soap:Fault>"
-                + "<soap:Code><soap:Value>soap:Receiver</soap:Value></soap:Code>"
-                + "<soap:Reason><soap:Text xml:lang=\"en\">" + reason + "</soap:Text></soap:Reason>"
-                + "</soap:Fault></soap:Body></soap:Envelope>";
+        FaultReplies.send(req, res, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "1", false, reason);
     }
 }

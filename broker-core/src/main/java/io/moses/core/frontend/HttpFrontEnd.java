@@ -34,6 +34,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     /** The management services (/manage/...) on their own bus: their paths never mix with composites'. */
     private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
+    private final PolicingFilter policing = new PolicingFilter();
 
     /**
      * @param host         address to bind
@@ -70,6 +71,8 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
+        // before the admission bound: a request over its user's rate takes no place and waits in no queue
+        context.addFilter(new FilterHolder(policing), "/services/*", null);
         context.addFilter(new FilterHolder(new AdmissionFilter(admission)), "/services/*", null);
         managementBus = BusFactory.newInstance().createBus();
         managementBus.setProperty("faultStackTraceEnabled", "false");
@@ -85,6 +88,11 @@ public final class HttpFrontEnd implements AutoCloseable {
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
         jetty.setHandler(new GracefulHandler(context));
         jetty.setStopTimeout(10_000);
+    }
+
+    /** Enforces each user's agreed rate on composite requests (HTTP 429 above it); not policed until called. */
+    public void police(RatePolicing rates, Authenticator authenticator) {
+        policing.police(rates, authenticator);
     }
 
     public void mount(String path, HttpServlet servlet) {

@@ -1,0 +1,82 @@
+package io.moses.core.frontend;
+
+import io.moses.model.User;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * In front of the admission bound: a composite request (POST) of an authenticated user above
+ * the user's agreed rate ({@link RatePolicing}) is refused with HTTP 429, a SOAP fault that
+ * names the agreed rate, and {@code Retry-After}, before its body is read: it takes no place
+ * in the engine, starts no process and counts in none of the class's SLA figures. Requests
+ * that fail authentication pass on, for the endpoint to answer with its fault.
+ */
+final class PolicingFilter implements Filter {
+    private static final Logger log = LoggerFactory.getLogger(PolicingFilter.class);
+    static final int TOO_MANY_REQUESTS = 429;
+
+    private volatile RatePolicing policing;
+    private volatile Authenticator authenticator = Authenticator.ANONYMOUS;
+    /** Users over their rate now, for one log line when each starts (and the count when it stops). */
+    private final ConcurrentHashMap<String, Long> over = new ConcurrentHashMap<>();
+
+    void police(RatePolicing policing, Authenticator authenticator) {
+        this.authenticator = authenticator;
+        this.policing = policing;
+    }
+
+    /** A small body is read and dropped, so the caller's connection stays open for its next request; a large one closes it. */
+    private static void keepConnection(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        long length = req.getContentLengthLong();
+        if (length < 0 || length > DRAIN_MAX) {
+            res.setHeader("Connection", "close");
+            return;
+        }
+        req.getInputStream().readNBytes((int) length);
+    }
+
+    private static final int DRAIN_MAX = 64 * 1024;
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        RatePolicing p = policing;
+        HttpServletRequest http = (HttpServletRequest) req;
+        if (p == null || !"POST".equals(http.getMethod())) {
+            chain.doFilter(req, res);
+            return;
+        }
+        User user;
+        try {
+            user = authenticator.userOf(http.getHeader("Authorization"));
+        } catch (AuthenticationException e) {
+            user = null; // the endpoint answers with the reason
+        }
+        if (user == null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        RatePolicing.Excess excess = p.take(user);
+        if (excess == null) {
+            Long n = over.isEmpty() ? null : over.remove(user.name());
+            if (n != null) log.info("user {} is within its agreed rate again; {} requests were refused with 429", user.name(), n);
+            chain.doFilter(req, res);
+            return;
+        }
+        if (over.merge(user.name(), 1L, Long::sum) == 1L)
+            log.warn("user {} ({}) sends above its agreed rate of {} req/s; refusing the excess with 429", user.name(),
+                    user.serviceClass(), RatePolicing.fmt(user.rate()));
+        HttpServletResponse response = (HttpServletResponse) res;
+        keepConnection(http, response);
+        FaultReplies.send(http, response, TOO_MANY_REQUESTS, Long.toString(excess.retryAfterSeconds()), true,
+                excess.reason());
+    }
+}
