@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * a task that is not idempotent is called once per invoke, whatever the pattern and the failure;
  * an idempotent one survives a provider that hangs. Real HTTP stubs, calls counted at the stubs.
  */
+@Tag("e2e")
 class IdempotentTasksTest {
     /** Short enough to keep the test quick, long enough for a loaded machine to answer a healthy stub. */
     static final Duration HANG_TIMEOUT = Duration.ofMillis(300);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * services and a broker with the trip planner's seed as real processes, calls counted at the
  * stubs. The seed's bookings and payment are not idempotent, its searches are.
  */
+@Tag("e2e")
 class IdempotentTasksEndToEndTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static ChildProcess stubs;
