@@ -80,6 +80,8 @@ public final class Broker implements AutoCloseable {
     private io.moses.core.frontend.RatePolicy ratePolicy = io.moses.core.frontend.RatePolicy.OFF;
     private io.moses.core.frontend.RatePolicing policing;
     private ReplicaPresence presence;
+    /** Each class's worth under overload (its price), from the cached classes at each refresh. */
+    private final io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
     private ServicesServlet servicesServlet;
     private io.moses.sla.ClassesServlet classesServlet;
@@ -137,6 +139,8 @@ public final class Broker implements AutoCloseable {
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
+        classWorth.update(knowledge.classes());
+        http.shedByClass(classWorth, authenticator, metrics);
         if (ratePolicy.polices()) {
             policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics);
             presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease());
@@ -183,7 +187,10 @@ public final class Broker implements AutoCloseable {
                 from("timer:optimizer-lease?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
                         .routeId("optimizer-lease").process(e -> lease.renew());
                 from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
-                        .routeId("knowledge-refresh").process(e -> knowledge.refresh());
+                        .routeId("knowledge-refresh").process(e -> {
+                            knowledge.refresh();
+                            classWorth.update(knowledge.classes());
+                        });
                 if (policing != null)
                     from("timer:rate-policing?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
                             .routeId("rate-policing").process(e -> policing.update(knowledge.users(), presence.beat()));

@@ -1,5 +1,8 @@
 package io.moses.core.frontend;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.moses.model.User;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -8,34 +11,49 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Bounds the composite requests in the broker ({@link Admission}): a POST to a composite service
- * takes a permit for its whole run; without one it waits in a bounded queue for a bounded time,
+ * takes a place for its whole run; without one it waits in a bounded line for a bounded time,
  * and past that it gets a 503 SOAP fault with the reason and {@code Retry-After} at once,
  * without its body being read or parsed. GETs (WSDLs) are not counted.
  *
- * <p>Permits are a {@link Semaphore} (parks threads, no monitors); one log line when refusals
- * start and one with their count when they stop.
+ * <p>The line is ordered by what the caller's class is worth ({@link ClassAdmission},
+ * {@link ClassWorth}): under overload the class worth least is refused first. The class is the
+ * one {@link PolicingFilter} resolved for the request, else the authenticator's (memory only);
+ * it is looked up only when no place is free. One log line when refusals start and one with
+ * their count when they stop.
  */
 final class AdmissionFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(AdmissionFilter.class);
+    /** Request attribute: the caller's class as resolved in front of this filter, "" for none. */
+    static final String SERVICE_CLASS = "io.moses.frontend.serviceClass";
+    /** The class label of callers with none (anonymous, failed authentication). */
+    static final String NO_CLASS = "none";
 
     private final Admission admission;
-    private final Semaphore permits;
-    private final AtomicInteger queued = new AtomicInteger();
+    private final ClassAdmission places;
     private final AtomicLong refused = new AtomicLong();
     private volatile boolean refusing;
+    private volatile ClassWorth worth = new ClassWorth();
+    private volatile Authenticator authenticator = Authenticator.ANONYMOUS;
+    private volatile MeterRegistry registry;
+    private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
 
     AdmissionFilter(Admission admission) {
         this.admission = admission;
-        this.permits = new Semaphore(admission.maxInFlight(), true);
+        this.places = new ClassAdmission(admission, System::nanoTime);
+    }
+
+    /** Orders the line by class worth and counts refusals per class in {@code registry} (null: not counted). */
+    void shedByClass(ClassWorth worth, Authenticator authenticator, MeterRegistry registry) {
+        this.authenticator = authenticator;
+        this.registry = registry;
+        this.worth = worth;
     }
 
     @Override
@@ -45,33 +63,32 @@ final class AdmissionFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        if (!admit()) {
-            refuse(http, (HttpServletResponse) res);
-            return;
+        if (places.tryAdmit()) {
+            if (refusing) recovered();
+        } else {
+            String serviceClass = classOf(http);
+            ClassAdmission.Ticket t = places.enter(worth.of(serviceClass));
+            ClassAdmission.Verdict v = t.verdict() == ClassAdmission.Verdict.WAITING ? places.await(t) : t.verdict();
+            if (v != ClassAdmission.Verdict.ADMITTED) {
+                refuse(http, (HttpServletResponse) res, serviceClass, v);
+                return;
+            }
         }
         try {
             chain.doFilter(req, res);
         } finally {
-            permits.release();
+            places.release();
         }
     }
 
-    private boolean admit() {
-        if (permits.tryAcquire()) {
-            if (refusing) recovered();
-            return true;
-        }
-        if (queued.incrementAndGet() > admission.maxQueued()) {
-            queued.decrementAndGet();
-            return false;
-        }
+    private String classOf(HttpServletRequest http) {
+        Object resolved = http.getAttribute(SERVICE_CLASS);
+        if (resolved instanceof String s) return s.isEmpty() ? null : s;
         try {
-            return permits.tryAcquire(admission.maxWait().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } finally {
-            queued.decrementAndGet();
+            User user = authenticator.userOf(http.getHeader("Authorization"));
+            return user == null ? null : user.serviceClass();
+        } catch (AuthenticationException e) {
+            return null; // the least worth; the endpoint answers with the reason if it is admitted
         }
     }
 
@@ -81,15 +98,37 @@ final class AdmissionFilter implements Filter {
         if (n > 0) log.info("overload over: {} composite requests were refused with 503", n);
     }
 
-    private void refuse(HttpServletRequest req, HttpServletResponse res) throws IOException {
+    private void refuse(HttpServletRequest req, HttpServletResponse res, String serviceClass, ClassAdmission.Verdict v)
+            throws IOException {
         refused.incrementAndGet();
+        String label = serviceClass == null ? NO_CLASS : serviceClass;
+        String cause = switch (v) {
+            case DISPLACED -> "displaced";
+            case TIMED_OUT -> "timeout";
+            default -> "full";
+        };
+        count(label, cause);
         if (!refusing) {
             refusing = true;
-            log.warn("overloaded: {} composite requests running and {} waiting; refusing more with 503 until one finishes",
+            log.warn("overloaded: {} composite requests running and {} waiting; refusing more with 503 (least class first) until one finishes",
                     admission.maxInFlight(), admission.maxQueued());
         }
         String reason = "the broker is overloaded: " + admission.maxInFlight() + " composite requests are running and "
-                + admission.maxQueued() + " waiting; retry after 1 s";
+                + admission.maxQueued() + " waiting; "
+                + switch (v) {
+                    case DISPLACED -> "this request of class " + label + " was shed for a request of a higher class; ";
+                    case TIMED_OUT -> "this request of class " + label + " waited " + admission.maxWait().toMillis() + " ms; ";
+                    default -> "none waiting is of a class below " + label + "; ";
+                }
+                + "retry after 1 s";
         FaultReplies.send(req, res, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "1", false, reason);
+    }
+
+    private void count(String serviceClass, String cause) {
+        MeterRegistry r = registry;
+        if (r == null) return;
+        shed.computeIfAbsent(serviceClass + '\0' + cause, k -> Counter.builder("moses.admission.shed").tags("class", serviceClass, "cause", cause)
+                .description("composite requests refused with 503 under overload, by the caller's class and why").register(r))
+                .increment();
     }
 }

@@ -35,6 +35,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
     private final PolicingFilter policing = new PolicingFilter();
+    private final AdmissionFilter admission;
 
     /**
      * @param host         address to bind
@@ -73,7 +74,8 @@ public final class HttpFrontEnd implements AutoCloseable {
         context.addServlet(holder, "/services/*");
         // before the admission bound: a request over its user's rate takes no place and waits in no queue
         context.addFilter(new FilterHolder(policing), "/services/*", null);
-        context.addFilter(new FilterHolder(new AdmissionFilter(admission)), "/services/*", null);
+        this.admission = new AdmissionFilter(admission);
+        context.addFilter(new FilterHolder(this.admission), "/services/*", null);
         managementBus = BusFactory.newInstance().createBus();
         managementBus.setProperty("faultStackTraceEnabled", "false");
         managementBus.setProperty("exceptionMessageCauseEnabled", "false");
@@ -93,6 +95,15 @@ public final class HttpFrontEnd implements AutoCloseable {
     /** Enforces each user's agreed rate on composite requests (HTTP 429 above it); not policed until called. */
     public void police(RatePolicing rates, Authenticator authenticator) {
         policing.police(rates, authenticator);
+    }
+
+    /**
+     * Under overload, refuses the class worth least first and serves waiting requests highest
+     * class first (by {@code worth}), counting refusals per class in {@code registry}; until
+     * called every caller is worth the same (first come first served).
+     */
+    public void shedByClass(ClassWorth worth, Authenticator authenticator, io.micrometer.core.instrument.MeterRegistry registry) {
+        admission.shedByClass(worth, authenticator, registry);
     }
 
     public void mount(String path, HttpServlet servlet) {

@@ -60,6 +60,7 @@ final class PolicingFilter implements Filter {
         } catch (AuthenticationException e) {
             user = null; // the endpoint answers with the reason
         }
+        http.setAttribute(AdmissionFilter.SERVICE_CLASS, user == null ? "" : user.serviceClass()); // reused under overload
         if (user == null) {
             chain.doFilter(req, res);
             return;

@@ -1,0 +1,147 @@
+package io.moses.core.frontend;
+
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+/**
+ * The admission bound ({@link Admission}) with a wait line ordered by class worth: places in the
+ * engine go to waiting requests highest worth first, first come first served within a worth.
+ * When the line is full, a newcomer worth more than the least worth waiting takes the place of
+ * the last of those (that request is {@link Verdict#DISPLACED}); one worth no more is
+ * {@link Verdict#REFUSED} at once. A waiter not given a place within {@code maxWait} is
+ * {@link Verdict#TIMED_OUT}.
+ *
+ * <p>One monitor guards the counts and the line, held for a few map operations per request; a
+ * waiting thread parks on its own and is unparked when its verdict is given. The clock is
+ * injectable, so the order, displacement and timeouts are unit-tested without threads.
+ */
+final class ClassAdmission {
+    enum Verdict { WAITING, ADMITTED, REFUSED, DISPLACED, TIMED_OUT }
+
+    /** One request's claim on a place: {@link #verdict} is final once it is not {@code WAITING}. */
+    static final class Ticket {
+        final double worth;
+        final long deadline;
+        private final Thread thread;
+        private volatile Verdict verdict;
+
+        private Ticket(double worth, long deadline, Thread thread, Verdict verdict) {
+            this.worth = worth;
+            this.deadline = deadline;
+            this.thread = thread;
+            this.verdict = verdict;
+        }
+
+        Verdict verdict() {
+            return verdict;
+        }
+    }
+
+    private final Admission admission;
+    private final LongSupplier nanos;
+    /** Waiting tickets by worth; each worth's line is first come first served. */
+    private final TreeMap<Double, ArrayDeque<Ticket>> line = new TreeMap<>();
+    private int waiting;
+    private int running;
+
+    ClassAdmission(Admission admission, LongSupplier nanos) {
+        this.admission = admission;
+        this.nanos = nanos;
+    }
+
+    /** A place at once if one is free and nobody waits (the cheap path: no class needed); else {@link #enter}. */
+    synchronized boolean tryAdmit() {
+        if (running < admission.maxInFlight() && waiting == 0) {
+            running++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * A request of {@code worth} asks for a place: ADMITTED (it holds one until {@link #release}),
+     * REFUSED, or WAITING (then {@link #await} it). A request it displaced gets its verdict here.
+     */
+    Ticket enter(double worth) {
+        Ticket displaced = null;
+        Ticket t;
+        synchronized (this) {
+            if (running < admission.maxInFlight() && waiting == 0) {
+                running++;
+                return new Ticket(worth, 0, null, Verdict.ADMITTED);
+            }
+            if (waiting >= admission.maxQueued()) {
+                Map.Entry<Double, ArrayDeque<Ticket>> least = line.firstEntry();
+                if (least == null || least.getKey() >= worth) return new Ticket(worth, 0, null, Verdict.REFUSED);
+                displaced = least.getValue().pollLast(); // the last in line of the least worth
+                if (least.getValue().isEmpty()) line.remove(least.getKey());
+                waiting--;
+                displaced.verdict = Verdict.DISPLACED;
+            }
+            t = new Ticket(worth, nanos.getAsLong() + admission.maxWait().toNanos(), Thread.currentThread(), Verdict.WAITING);
+            line.computeIfAbsent(worth, w -> new ArrayDeque<>()).addLast(t);
+            waiting++;
+        }
+        if (displaced != null) LockSupport.unpark(displaced.thread);
+        return t;
+    }
+
+    /**
+     * Parks until {@code t} has its verdict or its deadline passes (by the clock); a waiter whose
+     * deadline has passed leaves the line TIMED_OUT. Returns the final verdict.
+     */
+    Verdict await(Ticket t) {
+        while (t.verdict == Verdict.WAITING) {
+            long left = t.deadline - nanos.getAsLong();
+            if (left <= 0) {
+                leave(t);
+                break;
+            }
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                leave(t);
+                break;
+            }
+        }
+        return t.verdict;
+    }
+
+    /** A waiter gives up (deadline or interrupt), unless its verdict came first. */
+    private synchronized void leave(Ticket t) {
+        if (t.verdict != Verdict.WAITING) return;
+        ArrayDeque<Ticket> same = line.get(t.worth);
+        same.remove(t);
+        if (same.isEmpty()) line.remove(t.worth);
+        waiting--;
+        t.verdict = Verdict.TIMED_OUT;
+    }
+
+    /** An admitted request is done: its place goes to the first waiter of the highest worth, if any. */
+    void release() {
+        Ticket next;
+        synchronized (this) {
+            Map.Entry<Double, ArrayDeque<Ticket>> best = line.lastEntry();
+            if (best == null) {
+                running--;
+                return;
+            }
+            next = best.getValue().pollFirst();
+            if (best.getValue().isEmpty()) line.remove(best.getKey());
+            waiting--;
+            next.verdict = Verdict.ADMITTED; // the place passes on: running stays the same
+        }
+        LockSupport.unpark(next.thread);
+    }
+
+    synchronized int waiting() {
+        return waiting;
+    }
+
+    synchronized int running() {
+        return running;
+    }
+}

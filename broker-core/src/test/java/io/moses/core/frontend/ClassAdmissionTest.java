@@ -1,0 +1,165 @@
+package io.moses.core.frontend;
+
+import static io.moses.core.frontend.ClassAdmission.Verdict.ADMITTED;
+import static io.moses.core.frontend.ClassAdmission.Verdict.DISPLACED;
+import static io.moses.core.frontend.ClassAdmission.Verdict.REFUSED;
+import static io.moses.core.frontend.ClassAdmission.Verdict.TIMED_OUT;
+import static io.moses.core.frontend.ClassAdmission.Verdict.WAITING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.model.ServiceClass;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The class-ordered wait line, on a test clock: order, displacement, first come first served within a class, timeouts. */
+class ClassAdmissionTest {
+    private static final double GOLD = 15, SILVER = 8, BRONZE = 4, NONE = ClassWorth.LEAST;
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+    private ClassAdmission places(int inFlight, int queued) {
+        return new ClassAdmission(new Admission(inFlight, queued, Duration.ofSeconds(2)), clock::get);
+    }
+
+    @Test
+    void freePlacesAreTakenAtOnceWhateverTheClass() {
+        ClassAdmission p = places(2, 2);
+        assertEquals(ADMITTED, p.enter(NONE).verdict());
+        assertTrue(p.tryAdmit());
+        assertFalse(p.tryAdmit(), "both places are taken");
+        assertEquals(2, p.running());
+        assertEquals(WAITING, p.enter(GOLD).verdict());
+        assertFalse(p.tryAdmit(), "a newcomer does not jump a waiting request even when a place frees");
+    }
+
+    @Test
+    void waitersAreServedHighestClassFirstAndInArrivalOrderWithinAClass() {
+        ClassAdmission p = places(1, 5);
+        assertTrue(p.tryAdmit());
+        ClassAdmission.Ticket bronze1 = p.enter(BRONZE);
+        ClassAdmission.Ticket gold1 = p.enter(GOLD);
+        ClassAdmission.Ticket bronze2 = p.enter(BRONZE);
+        ClassAdmission.Ticket silver = p.enter(SILVER);
+        ClassAdmission.Ticket gold2 = p.enter(GOLD);
+        List<ClassAdmission.Ticket> expected = List.of(gold1, gold2, silver, bronze1, bronze2);
+        for (int i = 0; i < expected.size(); i++) {
+            p.release();
+            for (int j = 0; j < expected.size(); j++)
+                assertEquals(j <= i ? ADMITTED : WAITING, expected.get(j).verdict(), "after release " + (i + 1) + ", waiter " + j);
+            assertEquals(1, p.running(), "the place passes on");
+        }
+        p.release();
+        assertEquals(0, p.running());
+        assertEquals(0, p.waiting());
+    }
+
+    @Test
+    void aFullLineDisplacesTheLastOfTheLeastClassForAHigherOne() {
+        ClassAdmission p = places(1, 3);
+        assertTrue(p.tryAdmit());
+        ClassAdmission.Ticket bronze1 = p.enter(BRONZE);
+        ClassAdmission.Ticket bronze2 = p.enter(BRONZE);
+        ClassAdmission.Ticket silver = p.enter(SILVER);
+
+        ClassAdmission.Ticket gold = p.enter(GOLD);
+        assertEquals(WAITING, gold.verdict());
+        assertEquals(DISPLACED, bronze2.verdict(), "the last bronze in line makes room");
+        assertEquals(WAITING, bronze1.verdict(), "the bronze that came first keeps its place");
+        assertEquals(DISPLACED, p.await(bronze2), "a displaced waiter's wait is over at once");
+        assertEquals(3, p.waiting());
+
+        ClassAdmission.Ticket silver2 = p.enter(SILVER);
+        assertEquals(DISPLACED, bronze1.verdict(), "bronze goes before any silver");
+        ClassAdmission.Ticket bronze3 = p.enter(BRONZE);
+        assertEquals(REFUSED, bronze3.verdict(), "no class below bronze waits: refused at once");
+        ClassAdmission.Ticket silver3 = p.enter(SILVER);
+        assertEquals(REFUSED, silver3.verdict(), "a class no higher than the least waiting is refused, not swapped");
+        assertEquals(WAITING, silver2.verdict());
+        assertEquals(WAITING, silver.verdict());
+
+        p.release();
+        assertEquals(ADMITTED, gold.verdict());
+        p.release();
+        assertEquals(ADMITTED, silver.verdict(), "within silver, first come first served");
+        assertEquals(WAITING, silver2.verdict());
+    }
+
+    @Test
+    void callersOfNoClassGoFirstEvenBeforeAClassPricedZero() {
+        ClassWorth worth = new ClassWorth();
+        worth.update(List.of(new ServiceClass("free", 3, 0.5, 10, 0), new ServiceClass("gold", 1, 0.9, 10, 15)));
+        assertEquals(0, worth.of("free"));
+        assertEquals(15, worth.of("gold"));
+        assertEquals(NONE, worth.of(null));
+        assertEquals(NONE, worth.of("unknown"));
+        assertTrue(NONE < 0);
+
+        ClassAdmission p = places(1, 1);
+        assertTrue(p.tryAdmit());
+        ClassAdmission.Ticket anonymous = p.enter(worth.of(null));
+        ClassAdmission.Ticket free = p.enter(worth.of("free"));
+        assertEquals(DISPLACED, anonymous.verdict());
+        assertEquals(WAITING, free.verdict());
+    }
+
+    @Test
+    void withoutAQueueEveryoneBeyondTheBoundIsRefused() {
+        ClassAdmission p = places(1, 0);
+        assertTrue(p.tryAdmit());
+        assertEquals(REFUSED, p.enter(GOLD).verdict());
+        assertEquals(REFUSED, p.enter(NONE).verdict());
+    }
+
+    @Test
+    void aWaiterPastItsDeadlineLeavesTheLineAndIsNotGivenAPlace() {
+        ClassAdmission p = places(1, 3);
+        assertTrue(p.tryAdmit());
+        ClassAdmission.Ticket early = p.enter(GOLD);
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        ClassAdmission.Ticket late = p.enter(BRONZE);
+        clock.addAndGet(Duration.ofMillis(1_500).toNanos()); // early has waited 2.5 s, late 1.5 s
+
+        assertEquals(TIMED_OUT, p.await(early), "past the 2 s wait");
+        assertEquals(1, p.waiting());
+        p.release();
+        assertEquals(ADMITTED, late.verdict(), "the place goes to the waiter still in line");
+        assertEquals(ADMITTED, p.await(late));
+        assertEquals(TIMED_OUT, early.verdict(), "a verdict is final");
+        p.release();
+        assertEquals(0, p.running());
+    }
+
+    @Test
+    void aParkedWaiterWakesWhenAPlaceIsReleasedToIt() throws Exception {
+        ClassAdmission p = new ClassAdmission(new Admission(1, 1, Duration.ofMinutes(5)), System::nanoTime);
+        assertTrue(p.tryAdmit());
+        CompletableFuture<ClassAdmission.Verdict> waiter = CompletableFuture.supplyAsync(() -> p.await(p.enter(GOLD)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (p.waiting() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
+            Thread.onSpinWait();
+        }
+        p.release();
+        assertEquals(ADMITTED, waiter.get(60, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aParkedWaiterWakesWhenDisplaced() throws Exception {
+        ClassAdmission p = new ClassAdmission(new Admission(1, 1, Duration.ofMinutes(5)), System::nanoTime);
+        assertTrue(p.tryAdmit());
+        CompletableFuture<ClassAdmission.Verdict> bronze = CompletableFuture.supplyAsync(() -> p.await(p.enter(BRONZE)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (p.waiting() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
+            Thread.onSpinWait();
+        }
+        ClassAdmission.Ticket gold = p.enter(GOLD);
+        assertEquals(DISPLACED, bronze.get(60, TimeUnit.SECONDS));
+        assertEquals(WAITING, gold.verdict());
+    }
+}
