@@ -35,7 +35,7 @@ final class PolicingFilter implements Filter {
     }
 
     /** A small body is read and dropped, so the caller's connection stays open for its next request; a large one closes it. */
-    private static void keepConnection(HttpServletRequest req, HttpServletResponse res) throws IOException {
+    static void keepConnection(HttpServletRequest req, HttpServletResponse res) throws IOException {
         long length = req.getContentLengthLong();
         if (length < 0 || length > DRAIN_MAX) {
             res.setHeader("Connection", "close");

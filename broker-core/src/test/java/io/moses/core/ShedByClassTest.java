@@ -1,0 +1,186 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.core.frontend.Admission;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Overload shed by class, on a real broker whose bound a slow partner saturates over real
+ * sockets: gold (price 15) and bronze (price 4) callers together send more than the bound and
+ * its wait line hold; bronze absorbs the 503s, gold's are near zero. Counts, never timings.
+ */
+@Tag("e2e")
+class ShedByClassTest {
+    private static final int IN_FLIGHT = 2, QUEUED = 4;
+    private static final int GOLD_CALLERS = 4, GOLD_EACH = 10, BRONZE_CALLERS = 8, BRONZE_MOST = 2_000;
+    private final HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+    private EchoPartner partner;
+    private Broker broker;
+    @TempDir Path work;
+
+    private void start() throws Exception {
+        partner = new EchoPartner(200);
+        Files.writeString(work.resolve("seed.yaml"), """
+                composite: EchoPair
+                classes:
+                  - {name: gold, maxResponseTime: 30.0, minAvailability: 0.5, maxCost: 10, price: 15}
+                  - {name: bronze, maxResponseTime: 30.0, minAvailability: 0.5, maxCost: 10, price: 4}
+                users:
+                  - {name: gina, class: gold, rate: 10, password: gina-secret}
+                  - {name: bob, class: bronze, rate: 10, password: bob-secret}
+                services:
+                  - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 200}
+                  - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 200}
+                """);
+        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
+                .withDb("mem:shed-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
+                .withVariables(Map.of("PARTNER", partner.url("")))
+                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
+                // a long wait: every refusal here is for room, none for time
+                .withAdmission(new Admission(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
+        broker = new Broker(config);
+        broker.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (broker != null) broker.close();
+        if (partner != null) partner.close();
+    }
+
+    private HttpResponse<String> pair(String user, String text) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/services/EchoPairService"))
+                .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:test:echo-pair/pair\"")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + user + "-secret")
+                        .getBytes(StandardCharsets.UTF_8)))
+                .timeout(Duration.ofMinutes(5))
+                .POST(HttpRequest.BodyPublishers.ofString(BrokerInProcessTest.pair(text))).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Served and refused requests of one class; a reply other than 200 or 503 fails the test. */
+    private static final class Tally {
+        final AtomicInteger served = new AtomicInteger(), refused = new AtomicInteger(), displaced = new AtomicInteger();
+
+        void count(HttpResponse<String> r, String text) {
+            if (r.statusCode() == 200) {
+                assertTrue(r.body().contains(text + " via /left"), r.body());
+                served.incrementAndGet();
+                return;
+            }
+            assertEquals(503, r.statusCode(), r.body());
+            assertTrue(r.body().contains("the broker is overloaded"), r.body());
+            if (r.body().contains("was shed for a request of a higher class")) displaced.incrementAndGet();
+            refused.incrementAndGet();
+        }
+    }
+
+    @Test
+    void underOverloadBronzeAbsorbsTheRefusalsAndGoldIsServed() throws Exception {
+        start();
+        Tally gold = new Tally(), bronze = new Tally();
+        AtomicBoolean goldDone = new AtomicBoolean();
+        ExecutorService callers = Executors.newFixedThreadPool(GOLD_CALLERS + BRONZE_CALLERS);
+        try {
+            List<CompletableFuture<Void>> bronzeCallers = new ArrayList<>();
+            for (int c = 0; c < BRONZE_CALLERS; c++) {
+                int caller = c;
+                // bronze keeps the bound and the line full until gold is done (bounded in count), backing off briefly after a 503
+                bronzeCallers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < BRONZE_MOST && !goldDone.get(); i++) {
+                        try {
+                            String text = "b" + caller + "-" + i;
+                            HttpResponse<String> r = pair("bob", text);
+                            bronze.count(r, text);
+                            if (r.statusCode() == 503) Thread.sleep(10);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                }, callers));
+            }
+            // gold starts once the partner holds the bound's requests, so it arrives into a full broker
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (partner.calls.get() < IN_FLIGHT || bronze.refused.get() == 0) {
+                assertTrue(System.nanoTime() < deadline, "bronze never saturated the bound: " + partner.calls.get() + " partner calls, "
+                        + bronze.refused.get() + " refused");
+                Thread.sleep(5);
+            }
+            List<CompletableFuture<Void>> goldCallers = new ArrayList<>();
+            for (int c = 0; c < GOLD_CALLERS; c++) {
+                int caller = c;
+                goldCallers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < GOLD_EACH; i++) {
+                        try {
+                            String text = "g" + caller + "-" + i;
+                            gold.count(pair("gina", text), text);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                }, callers));
+            }
+            try {
+                CompletableFuture.allOf(goldCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+            } finally {
+                goldDone.set(true);
+            }
+            CompletableFuture.allOf(bronzeCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+        } finally {
+            callers.shutdownNow();
+        }
+
+        int goldSent = GOLD_CALLERS * GOLD_EACH;
+        String counts = "gold served " + gold.served + ", refused " + gold.refused + "; bronze served " + bronze.served + ", refused "
+                + bronze.refused + " (" + bronze.displaced + " displaced by gold)";
+        System.out.println("shed by class: " + counts);
+        assertEquals(goldSent, gold.served.get() + gold.refused.get(), counts);
+        // gold alone fits the line, so none of its requests need be refused; a generous bound all the same
+        assertTrue(gold.refused.get() <= goldSent / 20, "gold absorbed refusals: " + counts);
+        assertTrue(bronze.refused.get() >= 10 * Math.max(1, gold.refused.get()), "bronze did not absorb the refusals: " + counts);
+        assertTrue(bronze.displaced.get() >= 1, "gold never displaced a waiting bronze request: " + counts);
+        // refused requests started no process: only the served ones called the partners (2 calls each)
+        assertEquals(2 * (gold.served.get() + bronze.served.get()), partner.calls.get(), counts);
+
+        String m = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertEquals(bronze.refused.get(), shed(m, "bronze"), "bronze's shed counters");
+        assertEquals(bronze.displaced.get(), metric(m, "cause=\"displaced\",class=\"bronze\""), "bronze displaced");
+        assertEquals(gold.refused.get(), shed(m, "gold"), "gold's shed counters");
+    }
+
+    private static double metric(String text, String labels) {
+        Matcher m = Pattern.compile("(?m)^moses_admission_shed_total\\{" + Pattern.quote(labels) + "\\} ([0-9.Ee+-]+)$").matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    private static double shed(String text, String serviceClass) {
+        double sum = 0;
+        for (String cause : List.of("full", "displaced", "timeout")) sum += metric(text, "cause=\"" + cause + "\",class=\"" + serviceClass + "\"");
+        return sum;
+    }
+}
