@@ -43,7 +43,7 @@ class ShedByClassTest {
     private Broker broker;
     @TempDir Path work;
 
-    private void start() throws Exception {
+    private void start(io.moses.core.frontend.RatePolicy rates) throws Exception {
         partner = new EchoPartner(200);
         Files.writeString(work.resolve("seed.yaml"), """
                 composite: EchoPair
@@ -51,8 +51,8 @@ class ShedByClassTest {
                   - {name: gold, maxResponseTime: 30.0, minAvailability: 0.5, maxCost: 10, price: 15}
                   - {name: bronze, maxResponseTime: 30.0, minAvailability: 0.5, maxCost: 10, price: 4}
                 users:
-                  - {name: gina, class: gold, rate: 10, password: gina-secret}
-                  - {name: bob, class: bronze, rate: 10, password: bob-secret}
+                  - {name: gina, class: gold, rate: 100000, password: gina-secret}
+                  - {name: bob, class: bronze, rate: 100000, password: bob-secret}
                 services:
                   - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 200}
                   - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 200}
@@ -63,7 +63,7 @@ class ShedByClassTest {
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
                 // a long wait: every refusal here is for room, none for time
                 .withAdmission(new Admission(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
-        broker = new Broker(config);
+        broker = new Broker(config).ratePolicy(rates);
         broker.start();
     }
 
@@ -101,7 +101,18 @@ class ShedByClassTest {
 
     @Test
     void underOverloadBronzeAbsorbsTheRefusalsAndGoldIsServed() throws Exception {
-        start();
+        start(io.moses.core.frontend.RatePolicy.OFF);
+        overload();
+    }
+
+    /** With rates policed (far above what is sent), the class the policing resolved is the one the line uses. */
+    @Test
+    void withRatesPolicedTheClassResolvedForPolicingOrdersTheLine() throws Exception {
+        start(new io.moses.core.frontend.RatePolicy(io.moses.core.frontend.RatePolicy.OverRate.REJECT, 2));
+        overload();
+    }
+
+    private void overload() throws Exception {
         Tally gold = new Tally(), bronze = new Tally();
         AtomicBoolean goldDone = new AtomicBoolean();
         ExecutorService callers = Executors.newFixedThreadPool(GOLD_CALLERS + BRONZE_CALLERS);
