@@ -74,6 +74,7 @@ public final class Main {
                             closed: only an operator subscribes new users
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
                             more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
+                            (the class with the lowest price first; waiting requests served highest class first)
                   --over-rate  reject: a user's composite requests above its agreed rate get HTTP 429 with
                             Retry-After (in a cluster each replica polices rate / live replicas);
                             off (default): not policed. --rate-burst: seconds of the agreed rate a user
