@@ -134,16 +134,20 @@ class ClassAdmissionTest {
         assertEquals(0, p.running());
     }
 
+    private static void awaitQueued(ClassAdmission p) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (p.waiting() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
+            Thread.sleep(1);
+        }
+    }
+
     @Test
     void aParkedWaiterWakesWhenAPlaceIsReleasedToIt() throws Exception {
         ClassAdmission p = new ClassAdmission(new Admission(1, 1, Duration.ofMinutes(5)), System::nanoTime);
         assertTrue(p.tryAdmit());
         CompletableFuture<ClassAdmission.Verdict> waiter = CompletableFuture.supplyAsync(() -> p.await(p.enter(GOLD)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (p.waiting() == 0) {
-            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
-            Thread.onSpinWait();
-        }
+        awaitQueued(p);
         p.release();
         assertEquals(ADMITTED, waiter.get(60, TimeUnit.SECONDS));
     }
@@ -153,11 +157,7 @@ class ClassAdmissionTest {
         ClassAdmission p = new ClassAdmission(new Admission(1, 1, Duration.ofMinutes(5)), System::nanoTime);
         assertTrue(p.tryAdmit());
         CompletableFuture<ClassAdmission.Verdict> bronze = CompletableFuture.supplyAsync(() -> p.await(p.enter(BRONZE)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (p.waiting() == 0) {
-            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
-            Thread.onSpinWait();
-        }
+        awaitQueued(p);
         ClassAdmission.Ticket gold = p.enter(GOLD);
         assertEquals(DISPLACED, bronze.get(60, TimeUnit.SECONDS));
         assertEquals(WAITING, gold.verdict());
