@@ -81,7 +81,7 @@ public final class Broker implements AutoCloseable {
     private io.moses.core.frontend.RatePolicing policing;
     private ReplicaPresence presence;
     /** Each class's worth under overload (its price), from the cached classes at each refresh. */
-    private final io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
+    private io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
     private ServicesServlet servicesServlet;
     private io.moses.sla.ClassesServlet classesServlet;
@@ -100,6 +100,12 @@ public final class Broker implements AutoCloseable {
     /** What to do with requests above each user's agreed rate (before {@link #start}; default: not policed). */
     public Broker ratePolicy(io.moses.core.frontend.RatePolicy policy) {
         this.ratePolicy = policy;
+        return this;
+    }
+
+    /** The order in which classes are refused under overload (before {@link #start}; default: by price). */
+    public Broker classWorth(io.moses.core.frontend.ClassWorth worth) {
+        this.classWorth = worth;
         return this;
     }
 

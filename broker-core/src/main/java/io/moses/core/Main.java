@@ -18,19 +18,22 @@ public final class Main {
         BrokerConfig config;
         ClusterSettings cluster;
         io.moses.core.frontend.RatePolicy rates;
+        io.moses.core.frontend.ClassWorth worth;
         try {
             ClusterSettings.Parsed c = ClusterSettings.parse(args);
             cluster = c.settings();
             io.moses.core.frontend.RatePolicy.Parsed r = io.moses.core.frontend.RatePolicy.parse(c.rest());
             rates = r.policy();
-            config = parse(r.rest());
+            io.moses.core.frontend.ClassWorth.Parsed w = io.moses.core.frontend.ClassWorth.parse(r.rest());
+            worth = w.worth();
+            config = parse(w.rest());
         } catch (IllegalArgumentException e) {
             System.err.println("moses run: " + e.getMessage());
             System.err.println(usage());
             System.exit(2);
             return;
         }
-        Broker broker = new Broker(config, cluster).ratePolicy(rates);
+        Broker broker = new Broker(config, cluster).ratePolicy(rates).classWorth(worth);
         try {
             broker.start();
         } catch (Exception e) {
@@ -62,6 +65,7 @@ public final class Main {
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
+                                 [--class-priority CLASS=N,...]
                                  [--over-rate off|reject] [--rate-burst SECONDS]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
@@ -74,7 +78,9 @@ public final class Main {
                             closed: only an operator subscribes new users
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
                             more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
-                            (the class with the lowest price first; waiting requests served highest class first)
+                            (the class worth least first; waiting requests served highest class first).
+                            --class-priority gold=2,silver=1: the order classes are refused in (a class not
+                            named: 0); the price per request breaks ties. Default: by price
                   --over-rate  reject: a user's composite requests above its agreed rate get HTTP 429 with
                             Retry-After (in a cluster each replica polices rate / live replicas);
                             off (default): not policed. --rate-burst: seconds of the agreed rate a user

@@ -93,8 +93,8 @@ class ClassAdmissionTest {
     void callersOfNoClassGoFirstEvenBeforeAClassPricedZero() {
         ClassWorth worth = new ClassWorth();
         worth.update(List.of(new ServiceClass("free", 3, 0.5, 10, 0), new ServiceClass("gold", 1, 0.9, 10, 15)));
-        assertEquals(0, worth.of("free"));
-        assertEquals(15, worth.of("gold"));
+        assertTrue(worth.of("free") < worth.of("gold"));
+        assertTrue(worth.of("free") >= 0);
         assertEquals(NONE, worth.of(null));
         assertEquals(NONE, worth.of("unknown"));
         assertTrue(NONE < 0);
@@ -105,6 +105,38 @@ class ClassAdmissionTest {
         ClassAdmission.Ticket free = p.enter(worth.of("free"));
         assertEquals(DISPLACED, anonymous.verdict());
         assertEquals(WAITING, free.verdict());
+    }
+
+    @Test
+    void anOperatorsPriorityRanksBeforeThePriceAndThePriceBreaksTies() {
+        List<ServiceClass> classes = List.of(new ServiceClass("gold", 1, 0.9, 20, 15), new ServiceClass("silver", 2, 0.8, 20, 8),
+                new ServiceClass("bronze", 3, 0.5, 20, 4), new ServiceClass("bronze2", 3, 0.5, 20, 4));
+        ClassWorth byPrice = new ClassWorth();
+        byPrice.update(classes);
+        assertTrue(byPrice.of("bronze") < byPrice.of("silver") && byPrice.of("silver") < byPrice.of("gold"));
+        assertEquals(byPrice.of("bronze"), byPrice.of("bronze2"), "equal price, equal worth");
+
+        ClassWorth.Parsed parsed = ClassWorth.parse(new String[] {"--port", "0", "--class-priority", "bronze=2, silver=1"});
+        assertEquals(List.of("--port", "0"), List.of(parsed.rest()));
+        assertEquals(java.util.Map.of("bronze", 2.0, "silver", 1.0), parsed.worth().priorities());
+        ClassWorth w = parsed.worth();
+        w.update(classes);
+        assertTrue(w.of("gold") < w.of("silver"), "gold (priority 0) below silver (1) despite its price");
+        assertTrue(w.of("silver") < w.of("bronze"));
+        assertTrue(w.of("bronze2") < w.of("gold"), "priority 0, price 4 below priority 0, price 15");
+        assertTrue(NONE < w.of("bronze2"));
+    }
+
+    @Test
+    void aPriorityOutOfRangeIsRefusedWithTheOptionsName() {
+        for (String bad : new String[] {"gold", "gold=", "gold=high", "gold=-1", "=2", " =2", "gold=NaN"}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> ClassWorth.parse(new String[] {"--class-priority", bad}), bad);
+            assertTrue(e.getMessage().startsWith("--class-priority"), e.getMessage());
+        }
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ClassWorth.parse(new String[] {"--class-priority"}));
+        assertTrue(e.getMessage().startsWith("--class-priority"), e.getMessage());
     }
 
     @Test
