@@ -37,11 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("e2e")
 class ShedByClassTest {
     private static final int IN_FLIGHT = 2, QUEUED = 4;
-    private static final int GOLD_CALLERS = 4, GOLD_EACH = 10, BRONZE_CALLERS = 8, BRONZE_MOST = 2_000;
+    private static final int HIGH_CALLERS = 4, HIGH_EACH = 10, LOW_CALLERS = 8, LOW_MOST = 2_000;
     private final HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
     private EchoPartner partner;
     private Broker broker;
     @TempDir Path work;
+    private io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
     private void start(io.moses.core.frontend.RatePolicy rates) throws Exception {
         partner = new EchoPartner(200);
@@ -63,7 +64,7 @@ class ShedByClassTest {
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
                 // a long wait: every refusal here is for room, none for time
                 .withAdmission(new Admission(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
-        broker = new Broker(config).ratePolicy(rates);
+        broker = new Broker(config).ratePolicy(rates).classWorth(classWorth);
         broker.start();
     }
 
@@ -102,31 +103,43 @@ class ShedByClassTest {
     @Test
     void underOverloadBronzeAbsorbsTheRefusalsAndGoldIsServed() throws Exception {
         start(io.moses.core.frontend.RatePolicy.OFF);
-        overload();
+        overload(GOLD, BRONZE);
     }
 
     /** With rates policed (far above what is sent), the class the policing resolved is the one the line uses. */
     @Test
     void withRatesPolicedTheClassResolvedForPolicingOrdersTheLine() throws Exception {
         start(new io.moses.core.frontend.RatePolicy(io.moses.core.frontend.RatePolicy.OverRate.REJECT, 2));
-        overload();
+        overload(GOLD, BRONZE);
     }
 
-    private void overload() throws Exception {
-        Tally gold = new Tally(), bronze = new Tally();
-        AtomicBoolean goldDone = new AtomicBoolean();
-        ExecutorService callers = Executors.newFixedThreadPool(GOLD_CALLERS + BRONZE_CALLERS);
+    /** The operator's priority before the price: with bronze ranked above gold, gold absorbs the refusals. */
+    @Test
+    void anOperatorsPriorityComesBeforeThePrice() throws Exception {
+        classWorth = new io.moses.core.frontend.ClassWorth(Map.of("bronze", 1.0));
+        start(io.moses.core.frontend.RatePolicy.OFF);
+        overload(BRONZE, GOLD);
+    }
+
+    private record Caller(String user, String serviceClass) {}
+
+    private static final Caller GOLD = new Caller("gina", "gold"), BRONZE = new Caller("bob", "bronze");
+
+    private void overload(Caller high, Caller low) throws Exception {
+        Tally higher = new Tally(), lower = new Tally();
+        AtomicBoolean higherDone = new AtomicBoolean();
+        ExecutorService callers = Executors.newFixedThreadPool(HIGH_CALLERS + LOW_CALLERS);
         try {
-            List<CompletableFuture<Void>> bronzeCallers = new ArrayList<>();
-            for (int c = 0; c < BRONZE_CALLERS; c++) {
+            List<CompletableFuture<Void>> lowerCallers = new ArrayList<>();
+            for (int c = 0; c < LOW_CALLERS; c++) {
                 int caller = c;
-                // bronze keeps the bound and the line full until gold is done (bounded in count), backing off briefly after a 503
-                bronzeCallers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < BRONZE_MOST && !goldDone.get(); i++) {
+                // the lower class keeps the bound and the line full until the higher is done (bounded in count), backing off briefly after a 503
+                lowerCallers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < LOW_MOST && !higherDone.get(); i++) {
                         try {
                             String text = "b" + caller + "-" + i;
-                            HttpResponse<String> r = pair("bob", text);
-                            bronze.count(r, text);
+                            HttpResponse<String> r = pair(low.user, text);
+                            lower.count(r, text);
                             if (r.statusCode() == 503) Thread.sleep(10);
                         } catch (Exception e) {
                             throw new IllegalStateException(e);
@@ -134,21 +147,21 @@ class ShedByClassTest {
                     }
                 }, callers));
             }
-            // gold starts once the partner holds the bound's requests, so it arrives into a full broker
+            // the higher class starts once the partner holds the bound's requests, so it arrives into a full broker
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (partner.calls.get() < IN_FLIGHT || bronze.refused.get() == 0) {
-                assertTrue(System.nanoTime() < deadline, "bronze never saturated the bound: " + partner.calls.get() + " partner calls, "
-                        + bronze.refused.get() + " refused");
+            while (partner.calls.get() < IN_FLIGHT || lower.refused.get() == 0) {
+                assertTrue(System.nanoTime() < deadline, low.serviceClass + " never saturated the bound: " + partner.calls.get() + " partner calls, "
+                        + lower.refused.get() + " refused");
                 Thread.sleep(5);
             }
-            List<CompletableFuture<Void>> goldCallers = new ArrayList<>();
-            for (int c = 0; c < GOLD_CALLERS; c++) {
+            List<CompletableFuture<Void>> higherCallers = new ArrayList<>();
+            for (int c = 0; c < HIGH_CALLERS; c++) {
                 int caller = c;
-                goldCallers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < GOLD_EACH; i++) {
+                higherCallers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < HIGH_EACH; i++) {
                         try {
                             String text = "g" + caller + "-" + i;
-                            gold.count(pair("gina", text), text);
+                            higher.count(pair(high.user, text), text);
                         } catch (Exception e) {
                             throw new IllegalStateException(e);
                         }
@@ -156,32 +169,32 @@ class ShedByClassTest {
                 }, callers));
             }
             try {
-                CompletableFuture.allOf(goldCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+                CompletableFuture.allOf(higherCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
             } finally {
-                goldDone.set(true);
+                higherDone.set(true);
             }
-            CompletableFuture.allOf(bronzeCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+            CompletableFuture.allOf(lowerCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
         } finally {
             callers.shutdownNow();
         }
 
-        int goldSent = GOLD_CALLERS * GOLD_EACH;
-        String counts = "gold served " + gold.served + ", refused " + gold.refused + "; bronze served " + bronze.served + ", refused "
-                + bronze.refused + " (" + bronze.displaced + " displaced by gold)";
+        int higherSent = HIGH_CALLERS * HIGH_EACH;
+        String counts = high.serviceClass + " served " + higher.served + ", refused " + higher.refused + "; " + low.serviceClass + " served " + lower.served + ", refused "
+                + lower.refused + " (" + lower.displaced + " displaced)";
         System.out.println("shed by class: " + counts);
-        assertEquals(goldSent, gold.served.get() + gold.refused.get(), counts);
-        // gold alone fits the line, so none of its requests need be refused; a generous bound all the same
-        assertTrue(gold.refused.get() <= goldSent / 20, "gold absorbed refusals: " + counts);
-        assertTrue(bronze.refused.get() >= 10 * Math.max(1, gold.refused.get()), "bronze did not absorb the refusals: " + counts);
-        assertTrue(bronze.displaced.get() >= 1, "gold never displaced a waiting bronze request: " + counts);
+        assertEquals(higherSent, higher.served.get() + higher.refused.get(), counts);
+        // the higher class alone fits the line, so none of its requests need be refused; a generous bound all the same
+        assertTrue(higher.refused.get() <= higherSent / 20, high.serviceClass + " absorbed refusals: " + counts);
+        assertTrue(lower.refused.get() >= 10 * Math.max(1, higher.refused.get()), low.serviceClass + " did not absorb the refusals: " + counts);
+        assertTrue(lower.displaced.get() >= 1, "no waiting " + low.serviceClass + " request was displaced: " + counts);
         // refused requests started no process: only the served ones called the partners (2 calls each)
-        assertEquals(2 * (gold.served.get() + bronze.served.get()), partner.calls.get(), counts);
+        assertEquals(2 * (higher.served.get() + lower.served.get()), partner.calls.get(), counts);
 
         String m = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-        assertEquals(bronze.refused.get(), shed(m, "bronze"), "bronze's shed counters");
-        assertEquals(bronze.displaced.get(), metric(m, "cause=\"displaced\",class=\"bronze\""), "bronze displaced");
-        assertEquals(gold.refused.get(), shed(m, "gold"), "gold's shed counters");
+        assertEquals(lower.refused.get(), shed(m, low.serviceClass), low.serviceClass + " shed counters");
+        assertEquals(lower.displaced.get(), metric(m, "cause=\"displaced\",class=\"" + low.serviceClass + "\""), low.serviceClass + " displaced");
+        assertEquals(higher.refused.get(), shed(m, high.serviceClass), high.serviceClass + " shed counters");
     }
 
     private static double metric(String text, String labels) {
