@@ -80,7 +80,7 @@ public final class Broker implements AutoCloseable {
     private io.moses.core.frontend.RatePolicy ratePolicy = io.moses.core.frontend.RatePolicy.OFF;
     private io.moses.core.frontend.RatePolicing policing;
     private ReplicaPresence presence;
-    /** Each class's worth under overload (its price), from the cached classes at each refresh. */
+    /** Each class's worth under overload (the operator's priority, then its price), ranked from the cached classes at each refresh. */
     private io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
     private ServicesServlet servicesServlet;

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * Bounds the composite requests in the broker ({@link Admission}): a POST to a composite service
  * takes a place for its whole run; without one it waits in a bounded line for a bounded time,
  * and past that it gets a 503 SOAP fault with the reason and {@code Retry-After} at once,
- * without its body being parsed (a small one is read and dropped to keep the connection). GETs (WSDLs) are not counted.
+ * without its body being parsed (a small one is read and dropped to keep the connection).
+ * GETs (WSDLs) are not counted.
  *
  * <p>The line is ordered by what the caller's class is worth ({@link ClassAdmission},
  * {@link ClassWorth}): under overload the class worth least is refused first. The class is the
