@@ -6,8 +6,9 @@ import java.time.Duration;
  * How many composite requests the broker runs at once, and how many more may wait for a turn.
  * Past saturation more requests in the engine only add threads and lock contention: throughput
  * falls while every request gets slower. Beyond {@code maxInFlight + maxQueued} (or after
- * {@code maxWait} in the queue) a request is refused at once with HTTP 503, a SOAP fault that
- * says why, and {@code Retry-After}, before its body is even parsed.
+ * {@code maxWait} in the queue) a request is refused at once (the class worth least first:
+ * {@link ClassAdmission}) with HTTP 503, a SOAP fault that says why, and {@code Retry-After},
+ * before its body is even parsed.
  *
  * @param maxInFlight composite requests running at once (each holds a request thread and a process instance)
  * @param maxQueued   requests that may wait for one of them to finish
