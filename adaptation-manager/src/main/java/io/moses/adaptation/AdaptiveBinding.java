@@ -187,9 +187,10 @@ public final class AdaptiveBinding implements InvokeHandler {
     /**
      * Brings a service the WS Monitor ejected back into selection (a successful probe); true if it
      * was ejected. A service ejected for failed calls stays out (false): only its trial call
-     * brings it back.
+     * brings it back, due at once if the WS Monitor had found it down.
      */
     public boolean reinstate(String service, String why) {
+        health.probeAnswered(service);
         return health.reinstate(service, why);
     }
 

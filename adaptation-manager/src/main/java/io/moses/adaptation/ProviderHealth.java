@@ -48,6 +48,8 @@ final class ProviderHealth {
         final Readmission readmission = new Readmission();
         /** Ejected for failed calls: only a call that is answered brings it back, not a probe. */
         volatile boolean outForCalls;
+        /** The WS Monitor found it down (its probe fails): no trial call until a probe answers. */
+        volatile boolean probeDown;
 
         State(String name, int maxInFlight, long now) {
             this.name = name;
@@ -135,6 +137,7 @@ final class ProviderHealth {
     boolean eject(String service, String why) {
         State s = state(service);
         synchronized (s) {
+            s.probeDown = true;
             if (s.ejected) return false;
             s.ejected = true;
             s.ejectedAt = java.time.Instant.now();
@@ -176,11 +179,26 @@ final class ProviderHealth {
         return readmit(s, why);
     }
 
+    /**
+     * A probe of the service answered. One out for failed calls that the WS Monitor had found down
+     * (restarted, or back on the network) gets its trial call now, not at the end of a back-off
+     * that grew while it was down; one whose probe never failed keeps its schedule.
+     */
+    void probeAnswered(String service) {
+        State s = states.get(service);
+        if (s == null) return;
+        synchronized (s) {
+            if (s.probeDown && s.outForCalls) s.readmission.dueNow(clock.getAsLong());
+            s.probeDown = false;
+        }
+    }
+
     private boolean readmit(State s, String why) {
         synchronized (s) {
             if (!s.ejected) return false;
             s.ejected = false;
             s.outForCalls = false;
+            s.probeDown = false;
             s.consecutiveFailures.set(0);
             ejectedCount.decrementAndGet();
         }
@@ -194,7 +212,7 @@ final class ProviderHealth {
      */
     boolean tryTrial(String service) {
         State s = states.get(service);
-        return s != null && s.ejected && s.outForCalls && s.readmission.tryTrial(clock.getAsLong());
+        return s != null && s.ejected && s.outForCalls && !s.probeDown && s.readmission.tryTrial(clock.getAsLong());
     }
 
     /** True if {@code service} is ejected and was ejected before {@code instant}. */

@@ -52,6 +52,11 @@ final class Readmission {
         return trial;
     }
 
+    /** A probe found the service back after it was down: the next call may be the trial, whatever the back-off. */
+    synchronized void dueNow(long now) {
+        if (now - dueAt < 0) dueAt = now;
+    }
+
     /** The trial said nothing of the provider (cancelled, refused locally): the next call may be one. */
     synchronized void trialUndecided() {
         trialInFlight = false;

@@ -133,6 +133,35 @@ class HungProviderReadmissionTest {
         assertTrue(stubs().calls("recovers") - atReadmission >= 4, "its share of the next ten calls: " + (stubs().calls("recovers") - atReadmission));
     }
 
+    @Test
+    void whileTheWsMonitorFindsItDownNoTrialIsSentAndItsProbeBackUpMakesTheTrialDueAtOnce() throws Exception {
+        stubs().set("stopped", 0, Behaviour.HANG);
+        stubs().set("other", 0, Behaviour.REPLY);
+        AdaptiveBinding b = binding("stopped", "other");
+        List<String> readmissions = new CopyOnWriteArrayList<>();
+        b.onReadmitted((s, why) -> readmissions.add(s + ": " + why));
+        long start = System.nanoTime();
+        while (!b.ejected().contains("stopped") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        // its probes time out too (a stopped process): the WS Monitor finds it down
+        assertFalse(b.eject("stopped", "the WS Monitor finds it down"), "already out for its calls");
+        int atEjection = stubs().calls("stopped");
+        long down = System.nanoTime();
+        int requests = 0;
+        // well past the first back-off (1 s) and a second one (2 s)
+        while (requests < 40 || seconds(down) < 4) {
+            assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+            requests++;
+        }
+        assertEquals(atEjection, stubs().calls("stopped"), "no trial while its probe fails (" + requests + " requests)");
+
+        stubs().set("stopped", 0, Behaviour.REPLY);
+        assertFalse(b.reinstate("stopped", "the WS Monitor finds it back up"), "the probe alone does not bring it back");
+        assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        assertEquals(atEjection + 1, stubs().calls("stopped"), "the next request was its trial");
+        assertEquals(List.of("stopped: its trial call was answered"), readmissions);
+        assertEquals(Set.of(), b.ejected());
+    }
+
     private static double seconds(long since) {
         return (System.nanoTime() - since) / 1e9;
     }
