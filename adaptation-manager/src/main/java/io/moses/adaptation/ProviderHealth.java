@@ -82,7 +82,7 @@ final class ProviderHealth {
         this.onEjected = listener;
     }
 
-    /** Called with (service, why) when a service ejected for failed calls is back: a call to it worked. */
+    /** Called with (service, why) when a service ejected for failed calls is back: its trial call was answered. */
     void onReadmitted(BiConsumer<String, String> listener) {
         this.onReadmitted = listener;
     }
@@ -113,10 +113,10 @@ final class ProviderHealth {
                 // a SOAP fault is an answer too (often a business fault): it neither counts as a
                 // failure nor leaves a service out for failed calls
                 if (kind == ServiceCall.Kind.OK) s.consecutiveFailures.set(0);
-                if (s.outForCalls) {
-                    String why = s.readmission.callEnded(clock.getAsLong(), true) ? "its trial call was answered" : "a call to it was answered";
-                    if (readmit(s, why)) onReadmitted.accept(service, why);
-                }
+                // only its trial: a call sent before the ejection that is answered late is no
+                // evidence that the provider answers now
+                if (s.outForCalls && s.readmission.callEnded(clock.getAsLong(), true) && readmit(s, "its trial call was answered"))
+                    onReadmitted.accept(service, "its trial call was answered");
                 return false;
             }
             case FAILURE, TIMEOUT -> {

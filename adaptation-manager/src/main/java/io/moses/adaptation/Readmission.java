@@ -37,19 +37,21 @@ final class Readmission {
 
     /**
      * A call to the service ended, with an answer or with a failure that blames the provider;
-     * returns true if it was the trial. A failed trial doubles the back-off.
+     * returns true if it was the trial (calls are not told apart: any call that ends while the
+     * trial is in flight stands for it). An answered trial readmits; a failed one doubles the
+     * back-off.
      */
     synchronized boolean callEnded(long now, boolean answered) {
-        boolean trial = trialInFlight;
+        if (!trialInFlight) return false;
         trialInFlight = false;
         if (answered) {
             readmitted = true;
             readmittedAt = now;
-        } else if (trial) {
+        } else {
             backoff = Math.min(2 * backoff, MAX_NANOS);
             dueAt = now + backoff;
         }
-        return trial;
+        return true;
     }
 
     /** A probe found the service back after it was down: the next call may be the trial, whatever the back-off. */

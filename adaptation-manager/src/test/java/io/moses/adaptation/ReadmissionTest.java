@@ -35,6 +35,8 @@ class ReadmissionTest {
     void aTrialThatSaysNothingIsDueAgainAndAProviderThatFlapsResumesItsBackOff() {
         Readmission r = new Readmission();
         r.ejected(0);
+        assertFalse(r.callEnded(S / 2, true), "a call sent before the ejection, answered late, is not a trial");
+        assertFalse(r.tryTrial(S / 2), "nor does it shorten the back-off");
         assertTrue(r.tryTrial(S));
         r.trialUndecided(); // cancelled or refused locally
         assertTrue(r.tryTrial(S), "due again at once");
@@ -48,5 +50,19 @@ class ReadmissionTest {
         assertTrue(r.callEnded(8 * S, true));
         r.ejected(8 * S + Readmission.MAX_NANOS); // a long good spell in between
         assertEquals(1000, r.backoffMillis(), "starts over");
+    }
+
+    @Test
+    void aProbeThatFindsTheServiceBackMakesTheTrialDueAtOnce() {
+        Readmission r = new Readmission();
+        r.ejected(0);
+        for (long now = S; now < 40 * S; now = r.dueAt()) {
+            assertTrue(r.tryTrial(now));
+            r.callEnded(now, false);
+        }
+        long now = r.dueAt() - 10 * S;
+        assertFalse(r.tryTrial(now));
+        r.dueNow(now);
+        assertTrue(r.tryTrial(now), "back up: no wait for the back-off grown while it was down");
     }
 }
