@@ -34,7 +34,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a service that failed {@link Options#ejectAfter()} times in a row is ejected: its share
  *       goes to the plan's other implementations of the task, else to the task's other services,
- *       until a new plan that uses it or a successful probe ({@link #reinstate}) brings it back;
+ *       until a trial call is answered: one user call, after a back-off that doubles with every
+ *       failed trial ({@link Readmission}); a probe that answers does not bring it back, since a
+ *       provider that hangs may still serve its WSDL. A service the WS Monitor ejected comes
+ *       back with a successful probe or a new plan that uses it ({@link #reinstate});
  *   <li>an implementation whose every member failed without processing the request
  *       ({@link FailureKind#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
  *       refused locally) is retried at once on another provider of the task;
@@ -181,9 +184,22 @@ public final class AdaptiveBinding implements InvokeHandler {
         return health.eject(service, why);
     }
 
-    /** Brings an ejected service back into selection (a successful probe); true if it was ejected. */
+    /**
+     * Brings a service the WS Monitor ejected back into selection (a successful probe); true if it
+     * was ejected. A service ejected for failed calls stays out (false): only its trial call
+     * brings it back, due at once if the WS Monitor had found it down.
+     */
     public boolean reinstate(String service, String why) {
+        health.probeAnswered(service);
         return health.reinstate(service, why);
+    }
+
+    /**
+     * Called with (service, why) when a service ejected for failed calls is back in selection
+     * because a call to it (its trial) was answered.
+     */
+    public void onReadmitted(BiConsumer<String, String> listener) {
+        health.onReadmitted(listener);
     }
 
     /** The services ejected from selection now. */
@@ -266,6 +282,27 @@ public final class AdaptiveBinding implements InvokeHandler {
     @Override
     public CompletionStage<InvokeOutcome> invoke(Invocation inv) {
         Compiled c = current.get();
+        String trial = health.anyEjected() ? trialTarget(c, inv.task()) : null;
+        if (trial == null) return bind(inv, c);
+        Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
+        if (!c.idempotent().contains(inv.task()))
+            // a second call is not safe: the trial is the invoke's call (a circuit breaker's half-open risk)
+            return run(inv, c, key, Implementation.single(trial), new ArrayList<>(), null, false);
+        // as an exploration, a trial of an idempotent task must not fail the user's request: on
+        // anything but a reply, the binding's own choice answers (the second call of the invoke)
+        return run(inv, c, key, Implementation.single(trial), new ArrayList<>(), null, true).thenCompose(out ->
+                out instanceof InvokeOutcome.Reply ? CompletableFuture.completedFuture(out) : bind(inv, c).toCompletableFuture());
+    }
+
+    /** A service of the task out for failed calls whose trial call is due: this call is its trial. */
+    private String trialTarget(Compiled c, TaskRef task) {
+        for (String s : c.byTask().getOrDefault(task, List.of()))
+            if (health.tryTrial(s)) return s;
+        return null;
+    }
+
+    /** Binds the invoke by the plan (or statically), with the reactions between plans. */
+    private CompletionStage<InvokeOutcome> bind(Invocation inv, Compiled c) {
         Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
         SmoothWeightedRoundRobin<Implementation> selector = key == null ? null : c.selectors().get(key);
         if (selector != null) {

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * slowdown before the slow replies arrive), consecutive failures, and whether the service is
  * ejected from selection. Ejection is outlier detection: {@code ejectAfter} failures in a row
  * that blame the provider take it out of selection at once, without waiting for a new plan;
- * a reply resets the count. A new plan that uses the service, or a successful probe, brings
- * it back ({@link #reinstate}).
+ * a reply resets the count. A service ejected by the WS Monitor comes back with a successful
+ * probe or a new plan that uses it ({@link #reinstate}); one ejected for failed calls comes back
+ * only on evidence that calls work: a trial call after its back-off ({@link Readmission}).
  */
 final class ProviderHealth {
     private static final Logger log = LoggerFactory.getLogger(ProviderHealth.class);
@@ -30,6 +31,7 @@ final class ProviderHealth {
     private final Map<String, State> states = new ConcurrentHashMap<>();
     private final AtomicInteger ejectedCount = new AtomicInteger();
     private volatile BiConsumer<String, String> onEjected = (s, why) -> {};
+    private volatile BiConsumer<String, String> onReadmitted = (s, why) -> {};
 
     /** One concrete service's state on the request path. */
     static final class State {
@@ -42,6 +44,12 @@ final class ProviderHealth {
         volatile boolean ejected;
         /** Wall-clock time of the ejection: only a plan solved after it may bring the service back. */
         volatile java.time.Instant ejectedAt = java.time.Instant.MIN;
+        /** When the trial call of a service out for failed calls is due. */
+        final Readmission readmission = new Readmission();
+        /** Ejected for failed calls: only a call that is answered brings it back, not a probe. */
+        volatile boolean outForCalls;
+        /** The WS Monitor found it down (its probe fails): no trial call until a probe answers. */
+        volatile boolean probeDown;
 
         State(String name, int maxInFlight, long now) {
             this.name = name;
@@ -74,6 +82,11 @@ final class ProviderHealth {
         this.onEjected = listener;
     }
 
+    /** Called with (service, why) when a service ejected for failed calls is back: its trial call was answered. */
+    void onReadmitted(BiConsumer<String, String> listener) {
+        this.onReadmitted = listener;
+    }
+
     /** True if any service is ejected: the request path skips every check otherwise. */
     boolean anyEjected() {
         return ejectedCount.get() > 0;
@@ -96,27 +109,35 @@ final class ProviderHealth {
     boolean observe(String service, ServiceCall.Kind kind) {
         State s = state(service);
         switch (kind) {
-            case OK -> {
-                s.consecutiveFailures.set(0);
+            case OK, FAULT -> {
+                // a SOAP fault is an answer too (often a business fault): it neither counts as a
+                // failure nor leaves a service out for failed calls
+                if (kind == ServiceCall.Kind.OK) s.consecutiveFailures.set(0);
+                // only its trial: a call sent before the ejection that is answered late is no
+                // evidence that the provider answers now
+                if (s.outForCalls && s.readmission.callEnded(clock.getAsLong(), true) && readmit(s, "its trial call was answered"))
+                    onReadmitted.accept(service, "its trial call was answered");
                 return false;
             }
             case FAILURE, TIMEOUT -> {
+                if (s.outForCalls) s.readmission.callEnded(clock.getAsLong(), false);
                 int n = s.consecutiveFailures.incrementAndGet();
-                if (ejectAfter > 0 && n >= ejectAfter) return eject(service, n + " consecutive failures");
+                if (ejectAfter > 0 && n >= ejectAfter) return ejectForCalls(s, n + " consecutive failures");
                 return false;
             }
             default -> {
-                // a SOAP fault is an answer (often a business fault); cancelled and locally
-                // refused calls say nothing about the provider
+                // cancelled and locally refused calls say nothing about the provider
+                if (s.outForCalls) s.readmission.trialUndecided();
                 return false;
             }
         }
     }
 
-    /** Takes a service out of selection; returns true if it was in. */
+    /** Takes a service out of selection (the WS Monitor found it down); returns true if it was in. */
     boolean eject(String service, String why) {
         State s = state(service);
         synchronized (s) {
+            s.probeDown = true;
             if (s.ejected) return false;
             s.ejected = true;
             s.ejectedAt = java.time.Instant.now();
@@ -127,18 +148,71 @@ final class ProviderHealth {
         return true;
     }
 
-    /** Brings a service back into selection; returns true if it was ejected. */
+    /**
+     * Takes a service out for failed calls: only a call that works brings it back, the first
+     * trial after {@link Readmission}'s back-off. Returns true if it was in selection; a service
+     * already out (the WS Monitor's) is now out for its calls too.
+     */
+    private boolean ejectForCalls(State s, String why) {
+        synchronized (s) {
+            if (s.outForCalls) return false;
+            s.outForCalls = true;
+            s.readmission.ejected(clock.getAsLong());
+            if (s.ejected) return false; // the WS Monitor's already: no second line, no second re-plan
+            s.ejected = true;
+            s.ejectedAt = java.time.Instant.now();
+            ejectedCount.incrementAndGet();
+        }
+        log.info("concrete service {} ejected from selection: {}; a trial call in {} ms", s.name, why, s.readmission.backoffMillis());
+        onEjected.accept(s.name, why);
+        return true;
+    }
+
+    /**
+     * Brings a service back into selection on outside evidence (a probe that answered, a plan
+     * solved after the ejection); returns true if it was ejected. A service out for failed calls
+     * stays out: a WSDL that answers says nothing of calls that hang (it waits for its trial call).
+     */
     boolean reinstate(String service, String why) {
         State s = states.get(service);
-        if (s == null) return false;
+        if (s == null || s.outForCalls) return false;
+        return readmit(s, why);
+    }
+
+    /**
+     * A probe of the service answered. One out for failed calls that the WS Monitor had found down
+     * (restarted, or back on the network) gets its trial call now, not at the end of a back-off
+     * that grew while it was down; one whose probe never failed keeps its schedule.
+     */
+    void probeAnswered(String service) {
+        State s = states.get(service);
+        if (s == null) return;
+        synchronized (s) {
+            if (s.probeDown && s.outForCalls) s.readmission.dueNow(clock.getAsLong());
+            s.probeDown = false;
+        }
+    }
+
+    private boolean readmit(State s, String why) {
         synchronized (s) {
             if (!s.ejected) return false;
             s.ejected = false;
+            s.outForCalls = false;
+            s.probeDown = false;
             s.consecutiveFailures.set(0);
             ejectedCount.decrementAndGet();
         }
-        log.info("concrete service {} back in selection: {}", service, why);
+        log.info("concrete service {} back in selection: {}", s.name, why);
         return true;
+    }
+
+    /**
+     * Whether this call is the trial call of {@code service}, out for failed calls and due for
+     * one now; at most one trial is in flight per service.
+     */
+    boolean tryTrial(String service) {
+        State s = states.get(service);
+        return s != null && s.ejected && s.outForCalls && !s.probeDown && s.readmission.tryTrial(clock.getAsLong());
     }
 
     /** True if {@code service} is ejected and was ejected before {@code instant}. */

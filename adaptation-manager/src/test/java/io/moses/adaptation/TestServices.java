@@ -19,7 +19,9 @@ final class TestServices implements AutoCloseable {
      * REFUSE: HTTP 503 with a SOAP fault (a provider, or a gateway in front of it, that may have
      * processed the call); UNAVAILABLE: HTTP 503 with no body (declined before processing);
      * GARBAGE: 200 with a body that is not XML; HANG: accepts the request, never answers (until
-     * the services close).
+     * the services close). Whatever the behaviour, a GET (the WS Monitor's probe of
+     * {@code ?wsdl}) is answered at once, as a provider's web server serves its static WSDL while
+     * its SOAP handler hangs; probes are counted apart from calls.
      */
     enum Behaviour { REPLY, FAULT, DROP, REFUSE, UNAVAILABLE, GARBAGE, HANG }
 
@@ -29,6 +31,7 @@ final class TestServices implements AutoCloseable {
     private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
     final Map<String, Settings> settings = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> probes = new ConcurrentHashMap<>();
     final Map<String, String> lastRequest = new ConcurrentHashMap<>();
 
     TestServices() throws IOException {
@@ -36,6 +39,14 @@ final class TestServices implements AutoCloseable {
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/", ex -> {
             String name = ex.getRequestURI().getPath().substring(1);
+            if ("GET".equals(ex.getRequestMethod())) {
+                probes.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+                byte[] wsdl = "<definitions xmlns='http://schemas.xmlsoap.org/wsdl/'/>".getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, wsdl.length);
+                ex.getResponseBody().write(wsdl);
+                ex.close();
+                return;
+            }
             calls.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
             lastRequest.put(name, new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             Settings s = settings.getOrDefault(name, new Settings(0, Behaviour.REPLY));
@@ -103,6 +114,12 @@ final class TestServices implements AutoCloseable {
 
     int calls(String name) {
         AtomicInteger n = calls.get(name);
+        return n == null ? 0 : n.get();
+    }
+
+    /** GETs of the service's WSDL (the WS Monitor's probes) so far. */
+    int probes(String name) {
+        AtomicInteger n = probes.get(name);
         return n == null ? 0 : n.get();
     }
 

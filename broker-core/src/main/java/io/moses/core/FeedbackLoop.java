@@ -129,6 +129,8 @@ final class FeedbackLoop implements AutoCloseable {
         if (settings.qosMonitor()) binding.explore(java.time.Duration.ofMillis(2 * settings.monitorMillis()));
         // consecutive failures on the request path: a plan without it at once, not after the probes
         binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
+        // back after its trial call: a plan that may use it again
+        binding.onReadmitted((service, why) -> replanner.request("concrete service " + service + " back in selection (" + why + ")"));
     }
 
     /**
@@ -311,7 +313,8 @@ final class FeedbackLoop implements AutoCloseable {
         Map<String, URI> endpoints = new HashMap<>();
         for (ConcreteService s : knowledge.services()) endpoints.put(s.name(), s.endpoint());
         ws.probe(endpoints);
-        // an ejected service that answered its probe is back in selection (and in the plan)
+        // a service the WS Monitor ejected that answered its probe is back in selection (and in
+        // the plan); one ejected for failed calls waits for its trial call (the binding refuses)
         java.util.Set<String> answering = ws.answering();
         for (String s : binding.ejected())
             if (answering.contains(s) && !ws.down().contains(s) && binding.reinstate(s, "it answered a probe"))
