@@ -53,6 +53,8 @@ final class FeedbackLoop implements AutoCloseable {
     static final int EXPLORED_SAMPLES = 3;
     /** Samples (replies, censored included) the last monitor period needs to stand for the service's response time. */
     static final int LATEST_SAMPLES = 5;
+    /** The shortest wait for a WS Monitor probe's answer before it counts as failed. */
+    static final long PROBE_TIMEOUT_MILLIS = 2_000;
 
     // a short window: the plan must follow a service that changes within seconds
     private final QosMonitor qos;
@@ -113,7 +115,10 @@ final class FeedbackLoop implements AutoCloseable {
         this.visitsDrift = new DriftDetector<>(settings.visitsDrift(), 0.1, settings.holdMillis());
         // an SLA break (observed R above R_max, or A below A_min) is a drift of 0 from 0
         this.slaBreaks = new DriftDetector<>(0, 1, settings.holdMillis());
-        this.ws = new WsMonitor(Duration.ofMillis(Math.max(200, settings.probeMillis() / 2)), 2, 2,
+        // a probe's timeout is generous: a WSDL slower than that is the QoS Monitor's business, and
+        // at half a short period (250 ms) a loaded machine once timed out every probe twice in a row
+        // and took every provider down at once; a dead provider refuses, which acts at once
+        this.ws = new WsMonitor(Duration.ofMillis(Math.max(PROBE_TIMEOUT_MILLIS, settings.probeMillis())), 2, 2,
                 (service, up) -> {
                     if (up) {
                         // back up: its failures while down no longer describe it
