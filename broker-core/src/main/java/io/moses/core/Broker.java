@@ -147,14 +147,15 @@ public final class Broker implements AutoCloseable {
         http.forwardConversations(conversations);
         classWorth.update(knowledge.classes());
         http.shedByClass(classWorth, authenticator, metrics);
-        if (ratePolicy.polices()) {
-            policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics);
-            presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease());
-            policing.update(knowledge.users(), presence.beat());
-            http.police(policing, authenticator);
-            io.micrometer.core.instrument.Gauge.builder("moses.policing.replicas", policing, io.moses.core.frontend.RatePolicing::replicas)
-                    .description("live replicas that share each user's agreed rate (each polices rate / this)").register(metrics);
-        }
+        // always there: a class may police its users' rates whatever the broker's default (beats only while any is policed)
+        policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics);
+        presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease());
+        policing.overRates(knowledge.overRates());
+        policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);
+        policing.onEpisode(new OverRateEvents(kb)::record);
+        http.police(policing, authenticator);
+        io.micrometer.core.instrument.Gauge.builder("moses.policing.replicas", policing, io.moses.core.frontend.RatePolicing::replicas)
+                .description("live replicas that share each user's agreed rate (each polices rate / this)").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.forwarded", conversations,
                 io.moses.core.cluster.ConversationRouter::forwarded).description("conversation messages forwarded to the replica holding their instance").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.owner.gone", conversations,
@@ -197,9 +198,11 @@ public final class Broker implements AutoCloseable {
                             knowledge.refresh();
                             classWorth.update(knowledge.classes());
                         });
-                if (policing != null)
-                    from("timer:rate-policing?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
-                            .routeId("rate-policing").process(e -> policing.update(knowledge.users(), presence.beat()));
+                from("timer:rate-policing?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
+                        .routeId("rate-policing").process(e -> {
+                            policing.overRates(knowledge.overRates());
+                            policing.update(knowledge.users(), policing.polices() ? presence.beat() : policing.replicas());
+                        });
                 from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                         .routeId("process-sync").process(e -> processSync.poll());
                 // the leader answers the other replicas' plan requests (no database read elsewhere)

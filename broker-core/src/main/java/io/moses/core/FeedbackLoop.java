@@ -173,10 +173,13 @@ final class FeedbackLoop implements AutoCloseable {
         return null;
     }
 
-    /** Every finished composite request (on its thread: cheap). */
+    /**
+     * Every finished composite request (on its thread: cheap). Best-effort excess is left out of
+     * the class's figures (the SLA check, the console): its class never promised it anything.
+     */
     void completed(CompletedRequest r) {
         if (r.serviceClass() == null) return;
-        classes.record(r.serviceClass(), r.nanos() / 1e9, r.succeeded());
+        if (!r.bestEffort()) classes.record(r.serviceClass(), r.nanos() / 1e9, r.succeeded());
         if (settings.pathAnalyzer() && r.succeeded()) paths.record(r.serviceClass(), r.composite(), r.invokes());
     }
 

@@ -29,6 +29,8 @@ final class KnowledgeCache {
     private final AtomicReference<Map<String, User>> users = new AtomicReference<>(Map.of());
     private volatile List<ConcreteService> services = List.of();
     private volatile List<io.moses.model.ServiceClass> classes = List.of();
+    /** The classes' own policies above the agreed rate; loaded with the users (a change bumps the subscriptions' version). */
+    private volatile Map<String, io.moses.model.OverRate> overRates = Map.of();
     private volatile Plan plan;
     private volatile long planVersion;
     /** The users' version when they were loaded: a subscription changed without a new plan reloads them too. */
@@ -76,6 +78,7 @@ final class KnowledgeCache {
     private void loadUsers() {
         long version = kb.subscriptionsVersion(); // read first: a change made meanwhile is loaded at the next refresh
         users.set(kb.users().stream().collect(Collectors.toUnmodifiableMap(User::name, Function.identity())));
+        overRates = Map.copyOf(kb.classOverRates());
         subscriptionsVersion = version;
     }
 
@@ -90,6 +93,10 @@ final class KnowledgeCache {
 
     java.util.Collection<User> users() {
         return users.get().values();
+    }
+
+    Map<String, io.moses.model.OverRate> overRates() {
+        return overRates;
     }
 
     boolean hasUsers() {

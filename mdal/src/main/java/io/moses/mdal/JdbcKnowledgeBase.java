@@ -91,6 +91,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     @Override public Optional<ServiceClass> serviceClass(String name) { return classes.serviceClass(name); }
     @Override public List<ServiceClass> serviceClasses() { return classes.serviceClasses(); }
     @Override public boolean removeServiceClass(String name) { return classes.removeServiceClass(name); }
+    @Override public java.util.Map<String, io.moses.model.OverRate> classOverRates() { return classes.classOverRates(); }
+    @Override public void putClassOverRate(String serviceClass, io.moses.model.OverRate o) { classes.putClassOverRate(serviceClass, o); }
 
     // ---- users, their roles and subscriptions
 

@@ -87,6 +87,15 @@ public interface KnowledgeBase extends AutoCloseable {
     /** CONFLICT while users subscribe to it. */
     boolean removeServiceClass(String name);
 
+    /** The classes that name their own policy for requests above their users' agreed rates (the others follow the broker's). */
+    java.util.Map<String, io.moses.model.OverRate> classOverRates();
+
+    /**
+     * Sets a class's own policy for requests above the agreed rate (null: the broker's); bumps
+     * subscriptionsVersion() so every replica reloads it. NOT_FOUND for an unknown class.
+     */
+    void putClassOverRate(String serviceClass, io.moses.model.OverRate overRate);
+
     // ---- users (passwordHash must come from PasswordHasher); every change bumps subscriptionsVersion()
 
     void addUser(User user);

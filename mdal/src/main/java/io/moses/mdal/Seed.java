@@ -52,11 +52,13 @@ public final class Seed {
     private final List<User> users;
     private final List<ConcreteService> services;
     private final Map<TaskRef, Boolean> idempotent;
+    private final Map<String, io.moses.model.OverRate> overRates;
     private final Plan plan;
 
     private Seed(String source, List<ServiceClass> classes, List<User> users, List<ConcreteService> services,
-                 Map<TaskRef, Boolean> idempotent, Plan plan) {
+                 Map<TaskRef, Boolean> idempotent, Map<String, io.moses.model.OverRate> overRates, Plan plan) {
         this.source = source;
+        this.overRates = Map.copyOf(overRates);
         this.idempotent = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(idempotent));
         this.classes = List.copyOf(classes);
         this.users = List.copyOf(users);
@@ -111,6 +113,11 @@ public final class Seed {
         return idempotent;
     }
 
+    /** The classes that name their own policy for requests above their users' agreed rates ({@code overRate:}). */
+    public Map<String, io.moses.model.OverRate> overRates() {
+        return overRates;
+    }
+
     /** The initial plan (version 0 until published), if the seed has one. */
     public Optional<Plan> plan() {
         return Optional.ofNullable(plan);
@@ -125,6 +132,7 @@ public final class Seed {
      */
     public Optional<Plan> applyTo(KnowledgeBase kb) {
         classes.forEach(kb::putServiceClass);
+        for (ServiceClass k : classes) kb.putClassOverRate(k.name(), overRates.get(k.name())); // none named: the broker's default
         users.forEach(kb::putUser);
         services.forEach(kb::putConcreteService);
         idempotent.forEach(kb::putTaskIdempotent);
@@ -173,13 +181,22 @@ public final class Seed {
             }
 
             List<ServiceClass> classes = new ArrayList<>();
+            Map<String, io.moses.model.OverRate> overRates = new LinkedHashMap<>();
             Set<String> classNames = new HashSet<>();
             int i = 0;
             for (JsonNode n : list(root, "classes")) {
                 String p = "classes[" + i++ + "]";
-                fields(n, p, Set.of("name", "maxResponseTime", "minAvailability", "maxCost", "price"));
+                fields(n, p, Set.of("name", "maxResponseTime", "minAvailability", "maxCost", "price", "overRate"));
                 String name = string(n, p, "name");
                 if (!classNames.add(name)) throw error(p + ".name", ": duplicate class '" + name + "'");
+                if (n.has("overRate")) {
+                    String v = string(n, p, "overRate");
+                    try {
+                        overRates.put(name, io.moses.model.OverRate.parse("overRate", v));
+                    } catch (IllegalArgumentException e) {
+                        throw error(p + ".overRate", " must be off, reject or best-effort, was '" + v + "'");
+                    }
+                }
                 classes.add(build(p, () -> new ServiceClass(name, number(n, p, "maxResponseTime"), number(n, p, "minAvailability"),
                         number(n, p, "maxCost"), number(n, p, "price"))));
             }
@@ -216,7 +233,7 @@ public final class Seed {
             }
 
             Plan plan = root.has("plan") && !root.get("plan").isNull() ? plan(root.get("plan"), defaultComposite, idempotent) : null;
-            return new Seed(source, classes, users, services, idempotent, plan);
+            return new Seed(source, classes, users, services, idempotent, overRates, plan);
         }
 
         private Plan plan(JsonNode n, String defaultComposite, Map<TaskRef, Boolean> idempotent) {

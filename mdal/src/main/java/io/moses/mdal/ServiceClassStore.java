@@ -97,6 +97,27 @@ final class ServiceClassStore {
         });
     }
 
+    java.util.Map<String, io.moses.model.OverRate> classOverRates() {
+        return db.tx("list the classes' over-rate policies", c -> {
+            java.util.Map<String, io.moses.model.OverRate> m = new java.util.TreeMap<>();
+            for (String[] row : query(c, "SELECT name, over_rate FROM service_class WHERE over_rate IS NOT NULL ORDER BY name",
+                    rs -> new String[] {rs.getString(1), rs.getString(2)}))
+                m.put(row[0], io.moses.model.OverRate.parse("serviceClass.overRate", row[1]));
+            return m;
+        });
+    }
+
+    void putClassOverRate(String name, io.moses.model.OverRate overRate) {
+        db.tx("set the over-rate policy of service class '" + name + "'", c -> {
+            UserStore.bumpSubscriptions(c);
+            int n = overRate == null ? update(c, "UPDATE service_class SET over_rate = NULL WHERE name = ?", name)
+                    : update(c, "UPDATE service_class SET over_rate = ? WHERE name = ?", overRate.label(), name);
+            if (n == 0)
+                throw KnowledgeBaseException.notFound("serviceClass.name: no service class '" + name + "'");
+            return null;
+        });
+    }
+
     static void requireClass(Connection c, String field, String className) throws SQLException {
         if (!exists(c, "SELECT 1 FROM service_class WHERE name = ?", className))
             throw KnowledgeBaseException.invalid(field + ": unknown service class '" + className + "'");

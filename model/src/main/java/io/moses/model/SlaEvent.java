@@ -2,7 +2,7 @@ package io.moses.model;
 
 import java.time.Instant;
 
-/** Something that happened to an SLA: a violation, a rejected admission, a period at risk. */
+/** Something that happened to an SLA: a violation, a rejected admission, a period at risk, a user above its agreed rate. */
 public record SlaEvent(Instant at, Kind kind, String serviceClass, String user, String detail) {
-    public enum Kind { VIOLATION, REJECTION, AT_RISK }
+    public enum Kind { VIOLATION, REJECTION, AT_RISK, OVER_RATE }
 }

@@ -357,6 +357,12 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      */
     @Override
     public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout) {
+        return invoke(service, operation, body, serviceClass, timeout, false);
+    }
+
+    @Override
+    public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout,
+                                   boolean bestEffort) {
         Provided target = provided.get(service);
         if (target == null) return new CompositeOutcome.Failure("no deployed service " + service, true);
         SoapBinding.OperationBinding op = target.binding().operation(operation);
@@ -415,7 +421,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         } finally {
             try {
                 completed.accept(new CompletedRequest(target.service().composite(), serviceClass,
-                        outcome instanceof CompositeOutcome.Reply, System.nanoTime() - start, callers.invokes(mexId)));
+                        outcome instanceof CompositeOutcome.Reply, System.nanoTime() - start, callers.invokes(mexId), bestEffort));
             } catch (RuntimeException e) {
                 log.warn("request listener failed: {}", e.toString());
             }

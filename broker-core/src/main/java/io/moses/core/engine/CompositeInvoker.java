@@ -16,4 +16,13 @@ public interface CompositeInvoker {
      * caller of {@code serviceClass}; waits at most {@code timeout} for the reply.
      */
     CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout);
+
+    /**
+     * The same for a request above its user's agreed rate served best-effort when
+     * {@code bestEffort}: it runs like any other, but counts in none of the class's SLA figures.
+     */
+    default CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout,
+                                    boolean bestEffort) {
+        return invoke(service, operation, body, serviceClass, timeout);
+    }
 }

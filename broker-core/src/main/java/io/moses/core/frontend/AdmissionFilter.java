@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * <p>The line is ordered by what the caller's class is worth ({@link ClassAdmission},
  * {@link ClassWorth}): under overload the class worth least is refused first. The class is the
  * one {@link PolicingFilter} resolved for the request, else the authenticator's (memory only);
- * it is looked up only when no place is free. One log line when refusals start and one with
- * their count when they stop.
+ * it is looked up only when no place is free. A request {@link PolicingFilter} marked best-effort
+ * (above its user's agreed rate) is worth least and takes a place only with spare capacity
+ * ({@link ClassAdmission#bestEffortPlaces}); refused, it gets a 503 that says so. One log line
+ * when refusals start and one with their count when they stop.
  */
 final class AdmissionFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(AdmissionFilter.class);
@@ -50,6 +52,11 @@ final class AdmissionFilter implements Filter {
         this.places = new ClassAdmission(admission, System::nanoTime);
     }
 
+    /** Best-effort requests run only while fewer than {@code places} requests do. */
+    void bestEffortPlaces(int places) {
+        this.places.bestEffortPlaces(places);
+    }
+
     /** Orders the line by class worth and counts refusals per class in {@code registry} (null: not counted). */
     void shedByClass(ClassWorth worth, Authenticator authenticator, MeterRegistry registry) {
         this.authenticator = authenticator;
@@ -64,7 +71,15 @@ final class AdmissionFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        if (places.tryAdmit()) {
+        RatePolicing.Excess excess = (RatePolicing.Excess) http.getAttribute(PolicingFilter.BEST_EFFORT);
+        if (excess != null) {
+            ClassAdmission.Ticket t = places.enter(ClassWorth.BEST_EFFORT);
+            ClassAdmission.Verdict v = t.verdict() == ClassAdmission.Verdict.WAITING ? places.await(t) : t.verdict();
+            if (v != ClassAdmission.Verdict.ADMITTED) {
+                refuseBestEffort(http, (HttpServletResponse) res, excess, v);
+                return;
+            }
+        } else if (places.tryAdmit()) {
             if (refusing) recovered();
         } else {
             String serviceClass = classOf(http);
@@ -99,16 +114,37 @@ final class AdmissionFilter implements Filter {
         if (n > 0) log.info("overload over: {} composite requests were refused with 503", n);
     }
 
-    private void refuse(HttpServletRequest req, HttpServletResponse res, String serviceClass, ClassAdmission.Verdict v)
+    private void refuseBestEffort(HttpServletRequest req, HttpServletResponse res, RatePolicing.Excess excess, ClassAdmission.Verdict v)
             throws IOException {
-        refused.incrementAndGet();
-        String label = serviceClass == null ? NO_CLASS : serviceClass;
-        String cause = switch (v) {
+        req.setAttribute(PolicingFilter.REFUSED, v);
+        count(excess.user().serviceClass(), cause(v));
+        String reason = "no spare capacity for requests above the agreed rate: user " + excess.user().name() + " (class "
+                + excess.user().serviceClass() + ") agreed " + RatePolicing.fmt(excess.user().rate()) + " req/s, and requests above it run only while "
+                + places.bestEffortPlaces() + " of the " + admission.maxInFlight() + " places are free of other work; "
+                + switch (v) {
+                    case DISPLACED -> "this one was shed for a conforming request; ";
+                    case TIMED_OUT -> "this one waited " + admission.maxWait().toMillis() + " ms; ";
+                    default -> "the wait line is full; ";
+                }
+                + "retry after 1 s";
+        PolicingFilter.keepConnection(req, res);
+        FaultReplies.send(req, res, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "1", false, reason);
+    }
+
+    private static String cause(ClassAdmission.Verdict v) {
+        return switch (v) {
             case DISPLACED -> "displaced";
             case TIMED_OUT -> "timeout";
             default -> "full";
         };
-        count(label, cause);
+    }
+
+    private void refuse(HttpServletRequest req, HttpServletResponse res, String serviceClass, ClassAdmission.Verdict v)
+            throws IOException {
+        req.setAttribute(PolicingFilter.REFUSED, v);
+        refused.incrementAndGet();
+        String label = serviceClass == null ? NO_CLASS : serviceClass;
+        count(label, cause(v));
         if (!refusing) {
             refusing = true;
             log.warn("overloaded: {} composite requests running and {} waiting; refusing more with 503 (least class first) until one finishes",

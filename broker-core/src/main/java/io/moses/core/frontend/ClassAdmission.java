@@ -14,6 +14,13 @@ import java.util.function.LongSupplier;
  * {@link Verdict#REFUSED} at once. A waiter not given a place within {@code maxWait} is
  * {@link Verdict#TIMED_OUT}.
  *
+ * <p>Best-effort requests (a user's excess above its agreed rate, worth {@link ClassWorth#BEST_EFFORT},
+ * below every class) take a place only while fewer than {@link #bestEffortPlaces} are running and
+ * no other request waits: the rest of the places are kept for conforming requests, which can
+ * never be made to wait behind excess that already runs for more than the time one takes.
+ * Otherwise they wait last in line, are the first a full line displaces, and get a place freed
+ * only while the running count is within their limit.
+ *
  * <p>One monitor guards the counts and the line, held for a few map operations per request; a
  * waiting thread parks on its own and is unparked when its verdict is given. The clock is
  * injectable, so the order, displacement and timeouts are unit-tested without threads.
@@ -46,10 +53,26 @@ final class ClassAdmission {
     private final TreeMap<Double, ArrayDeque<Ticket>> line = new TreeMap<>();
     private int waiting;
     private int running;
+    private int bestEffortPlaces;
 
     ClassAdmission(Admission admission, LongSupplier nanos) {
         this.admission = admission;
         this.nanos = nanos;
+        this.bestEffortPlaces = RatePolicy.OFF.bestEffortPlaces(admission.maxInFlight());
+    }
+
+    /** How many running requests best-effort ones may join (1 to maxInFlight). */
+    synchronized void bestEffortPlaces(int places) {
+        bestEffortPlaces = Math.max(1, Math.min(admission.maxInFlight(), places));
+    }
+
+    private int limit(double worth) {
+        return worth == ClassWorth.BEST_EFFORT ? bestEffortPlaces : admission.maxInFlight();
+    }
+
+    /** A place for {@code worth} at once: running below its limit and nobody of its worth or more waiting. */
+    private boolean freeFor(double worth) {
+        return running < limit(worth) && (line.isEmpty() || line.lastKey() < worth);
     }
 
     /** A place at once if one is free and nobody waits (the cheap path: no class needed); else {@link #enter}. */
@@ -69,7 +92,7 @@ final class ClassAdmission {
         Ticket displaced = null;
         Ticket t;
         synchronized (this) {
-            if (running < admission.maxInFlight() && waiting == 0) {
+            if (freeFor(worth)) {
                 running++;
                 return new Ticket(worth, 0, null, Verdict.ADMITTED);
             }
@@ -120,12 +143,15 @@ final class ClassAdmission {
         t.verdict = Verdict.TIMED_OUT;
     }
 
-    /** An admitted request is done: its place goes to the first waiter of the highest worth, if any. */
+    /**
+     * An admitted request is done: its place goes to the first waiter of the highest worth, if
+     * any (a best-effort one only if the running count without this one is below its limit).
+     */
     void release() {
         Ticket next;
         synchronized (this) {
             Map.Entry<Double, ArrayDeque<Ticket>> best = line.lastEntry();
-            if (best == null) {
+            if (best == null || running > limit(best.getKey())) {
                 running--;
                 return;
             }
@@ -139,6 +165,10 @@ final class ClassAdmission {
 
     synchronized int waiting() {
         return waiting;
+    }
+
+    synchronized int bestEffortPlaces() {
+        return bestEffortPlaces;
     }
 
     synchronized int running() {

@@ -13,12 +13,15 @@ import java.util.Map;
  * What a request is worth to the broker when it must refuse some: its class's rank, by the
  * priority the operator set ({@code --class-priority}; a class it does not name has priority 0),
  * then by price per request. A caller with no class (anonymous, failed authentication, a class
- * not known yet) is worth least, below every class. Ranked off the request path from the cached
+ * not known yet) is worth less than every class, and a request above its user's agreed rate
+ * served best-effort less than any other. Ranked off the request path from the cached
  * classes; the request path reads one immutable map.
  */
 public final class ClassWorth {
     /** The worth of a request of no known class: below every class's rank (ranks start at 0). */
     static final double LEAST = -1;
+    /** The worth of a request above its user's agreed rate served best-effort: below every caller's. */
+    static final double BEST_EFFORT = -2;
     static final String OPTION = "--class-priority";
 
     private final Map<String, Double> priorities;

@@ -75,7 +75,9 @@ final class CompositeEndpoint implements Provider<DOMSource> {
                     return relayed.payload() == null ? null : new DOMSource(relayed.payload());
                 }
             }
-            CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout);
+            CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout,
+                    mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http
+                            && http.getAttribute(PolicingFilter.BEST_EFFORT) != null);
             if (result instanceof CompositeOutcome.Reply r) {
                 outcome = "ok";
                 return r.body() == null ? null : new DOMSource(r.body());

@@ -36,6 +36,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final List<EndpointImpl> endpoints = new ArrayList<>();
     private final PolicingFilter policing = new PolicingFilter();
     private final AdmissionFilter admission;
+    private final int maxInFlight;
 
     /**
      * @param host         address to bind
@@ -75,6 +76,7 @@ public final class HttpFrontEnd implements AutoCloseable {
         // before the admission bound: a request over its user's rate takes no place and waits in no queue
         context.addFilter(new FilterHolder(policing), "/services/*", null);
         this.admission = new AdmissionFilter(admission);
+        this.maxInFlight = admission.maxInFlight();
         context.addFilter(new FilterHolder(this.admission), "/services/*", null);
         managementBus = BusFactory.newInstance().createBus();
         managementBus.setProperty("faultStackTraceEnabled", "false");
@@ -92,8 +94,12 @@ public final class HttpFrontEnd implements AutoCloseable {
         jetty.setStopTimeout(10_000);
     }
 
-    /** Enforces each user's agreed rate on composite requests (HTTP 429 above it); not policed until called. */
+    /**
+     * Enforces each user's agreed rate on composite requests (HTTP 429 above it, or served
+     * best-effort with spare capacity, by its class's policy); not policed until called.
+     */
     public void police(RatePolicing rates, Authenticator authenticator) {
+        admission.bestEffortPlaces(rates.policy().bestEffortPlaces(maxInFlight));
         policing.police(rates, authenticator);
     }
 

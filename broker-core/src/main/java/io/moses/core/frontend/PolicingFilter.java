@@ -15,14 +15,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * In front of the admission bound: a composite request (POST) of an authenticated user above
- * the user's agreed rate ({@link RatePolicing}) is refused with HTTP 429, a SOAP fault that
- * names the agreed rate, and {@code Retry-After}, before its body is read: it takes no place
- * in the engine, starts no process and counts in none of the class's SLA figures. Requests
+ * the user's agreed rate ({@link RatePolicing}) is, by its class's policy, refused with HTTP 429,
+ * a SOAP fault that names the agreed rate, and {@code Retry-After}, before its body is read (it
+ * takes no place in the engine, starts no process and counts in none of the class's SLA
+ * figures); or passed on marked best-effort ({@link #BEST_EFFORT}), for the admission bound to
+ * admit only with spare capacity and the engine to leave out of the class's figures. Requests
  * that fail authentication pass on, for the endpoint to answer with its fault.
  */
 final class PolicingFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(PolicingFilter.class);
     static final int TOO_MANY_REQUESTS = 429;
+    /** Request attribute: the {@link RatePolicing.Excess} of a request above its user's rate to be served best-effort. */
+    static final String BEST_EFFORT = "io.moses.frontend.bestEffort";
+    /** Request attribute set by the admission bound when it refused the request (any value). */
+    static final String REFUSED = "io.moses.frontend.refused";
 
     private volatile RatePolicing policing;
     private volatile Authenticator authenticator = Authenticator.ANONYMOUS;
@@ -68,13 +74,22 @@ final class PolicingFilter implements Filter {
         RatePolicing.Excess excess = p.take(user);
         if (excess == null) {
             Long n = over.isEmpty() ? null : over.remove(user.name());
-            if (n != null) log.info("user {} is within its agreed rate again; {} requests were refused with 429", user.name(), n);
+            if (n != null) log.info("user {} is within its agreed rate again; {} requests were above it", user.name(), n);
             chain.doFilter(req, res);
             return;
         }
         if (over.merge(user.name(), 1L, Long::sum) == 1L)
-            log.warn("user {} ({}) sends above its agreed rate of {} req/s; refusing the excess with 429", user.name(),
-                    user.serviceClass(), RatePolicing.fmt(user.rate()));
+            log.warn("user {} ({}) sends above its agreed rate of {} req/s; {}", user.name(), user.serviceClass(),
+                    RatePolicing.fmt(user.rate()), excess.bestEffort() ? "serving the excess best-effort" : "refusing the excess with 429");
+        if (excess.bestEffort()) {
+            http.setAttribute(BEST_EFFORT, excess);
+            try {
+                chain.doFilter(req, res);
+            } finally {
+                p.bestEffort(excess, http.getAttribute(REFUSED) == null);
+            }
+            return;
+        }
         HttpServletResponse response = (HttpServletResponse) res;
         keepConnection(http, response);
         FaultReplies.send(http, response, TOO_MANY_REQUESTS, Long.toString(excess.retryAfterSeconds()), true,

@@ -4,23 +4,35 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.moses.model.User;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * Each user's agreed rate {@code l_u}, enforced: a token bucket per user that fills at the user's
  * share of it on this replica ({@code l_u / replicas}) and holds at most {@link RatePolicy#burstSeconds}
- * of that share (at least one request). A request takes a token or is over the rate.
+ * of that share (at least one request). A request takes a token or is over the rate; what is
+ * done then is its class's policy ({@link #overRates}), else the broker's ({@link RatePolicy#overRate}):
+ * a class whose policy is off is not policed at all.
  *
  * <p>The request path reads only memory: the user as the authenticator found it in the users
- * cache (so a changed subscription takes effect at the cache's next refresh) and the number
- * of live replicas, set off the request path by {@link #update}. Each bucket is its own lock,
- * held for a few arithmetic operations; users never wait on each other.
+ * cache (so a changed subscription takes effect at the cache's next refresh), the classes'
+ * policies and the number of live replicas, set off the request path by {@link #update}. Each
+ * bucket is its own lock, held for a few arithmetic operations; users never wait on each other.
+ *
+ * <p>A user above its rate for longer than {@link #EPISODE_WINDOW_NANOS} (its excess requests
+ * coming with gaps shorter than that) is an over-rate episode, reported once to the listener
+ * ({@link #onEpisode}) from {@link #update}, off the request path.
  */
 public final class RatePolicing {
+    /** How long a user must run above its rate before it is reported, and the quiet gap that ends an episode: 5 s. */
+    static final long EPISODE_WINDOW_NANOS = 5_000_000_000L;
+
     private final RatePolicy policy;
     private final LongSupplier nanos;
     private final MeterRegistry registry;
@@ -28,21 +40,38 @@ public final class RatePolicing {
     private final ConcurrentHashMap<String, Tally> userTallies = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Tally> classTallies = new ConcurrentHashMap<>();
     private volatile int replicas = 1;
+    private volatile Map<String, RatePolicy.OverRate> classPolicies = Map.of();
+    private volatile Consumer<Episode> episodes = e -> {};
 
-    /** A request over the rate: the rate the user agreed, this replica's share of it, and when a token is back. */
-    public record Excess(User user, double share, int replicas, long retryAfterSeconds) {
+    /**
+     * A request over the rate: the rate the user agreed, this replica's share of it, when a
+     * token is back, and whether it is to be served best-effort (else refused).
+     */
+    public record Excess(User user, double share, int replicas, long retryAfterSeconds, boolean bestEffort) {
         String reason() {
             String s = "over the agreed rate: user " + user.name() + " (class " + user.serviceClass() + ") agreed "
                     + fmt(user.rate()) + " req/s";
             if (replicas > 1) s += " (" + fmt(share) + " req/s on each of " + replicas + " replicas)";
-            return s + "; requests above it are refused; retry after " + retryAfterSeconds + " s";
+            return s + (bestEffort ? "; requests above it are served only with spare capacity"
+                    : "; requests above it are refused") + "; retry after " + retryAfterSeconds + " s";
         }
     }
 
-    /** Conforming and rejected requests of one user or class. */
+    /** A user that has run above its agreed rate for the episode window: how long so far and how many requests above it. */
+    public record Episode(User user, RatePolicy.OverRate overRate, double seconds, long excessRequests) {
+        public String detail() {
+            return "user " + user.name() + " (class " + user.serviceClass() + ") has sent above its agreed rate of " + fmt(user.rate())
+                    + " req/s for " + String.format(java.util.Locale.ROOT, "%.1f", seconds) + " s: " + excessRequests + " requests above it, "
+                    + (overRate == RatePolicy.OverRate.BEST_EFFORT ? "served only with spare capacity" : "refused with 429");
+        }
+    }
+
+    /** Conforming, rejected (429), excess served best-effort and excess shed (503) requests of one user or class. */
     public static final class Tally {
         final LongAdder conforming = new LongAdder();
         final LongAdder rejected = new LongAdder();
+        final LongAdder excess = new LongAdder();
+        final LongAdder shed = new LongAdder();
 
         public long conforming() {
             return conforming.sum();
@@ -50,6 +79,16 @@ public final class RatePolicing {
 
         public long rejected() {
             return rejected.sum();
+        }
+
+        /** Requests above the rate admitted best-effort. */
+        public long excess() {
+            return excess.sum();
+        }
+
+        /** Requests above the rate refused best-effort for want of spare capacity. */
+        public long shed() {
+            return shed.sum();
         }
     }
 
@@ -77,17 +116,58 @@ public final class RatePolicing {
         Set<String> names = new HashSet<>();
         for (User u : users) names.add(u.name());
         buckets.keySet().retainAll(names);
+        long now = nanos.getAsLong();
+        for (Bucket b : buckets.values()) {
+            Episode e = b.episodeToReport(now);
+            if (e == null) continue;
+            try {
+                episodes.accept(e);
+            } catch (RuntimeException ex) {
+                // the listener logs its own failures; the next episode is reported all the same
+            }
+        }
     }
 
     public int replicas() {
         return replicas;
     }
 
-    /** Takes a token of {@code user}'s bucket: null when the request conforms, else what it exceeds. */
+    /** Off the request path: the classes that name their own policy (the others follow the broker's). */
+    public void overRates(Map<String, io.moses.model.OverRate> byClass) {
+        Map<String, RatePolicy.OverRate> m = new HashMap<>();
+        byClass.forEach((k, o) -> m.put(k, RatePolicy.OverRate.of(o)));
+        classPolicies = Map.copyOf(m);
+    }
+
+    /** The policy for requests above the rate of a user of {@code serviceClass}. */
+    public RatePolicy.OverRate overRate(String serviceClass) {
+        RatePolicy.OverRate own = classPolicies.get(serviceClass);
+        return own != null ? own : policy.overRate();
+    }
+
+    /** Whether any class is policed (the broker's default or a class's own policy is not off). */
+    public boolean polices() {
+        if (policy.polices()) return true;
+        for (RatePolicy.OverRate o : classPolicies.values()) if (o != RatePolicy.OverRate.OFF) return true;
+        return false;
+    }
+
+    /** Where over-rate episodes are reported (from {@link #update}, off the request path). */
+    public void onEpisode(Consumer<Episode> listener) {
+        this.episodes = listener;
+    }
+
+    /**
+     * Takes a token of {@code user}'s bucket: null when the request conforms (or its class is
+     * not policed), else what it exceeds. A best-effort excess is counted when its admission is
+     * known ({@link #bestEffort}).
+     */
     public Excess take(User user) {
+        RatePolicy.OverRate mode = overRate(user.serviceClass());
+        if (mode == RatePolicy.OverRate.OFF) return null;
         int n = replicas;
         Bucket b = buckets.computeIfAbsent(user.name(), k -> new Bucket());
-        long retryAfter = b.take(user.rate(), n, policy.burstSeconds(), nanos.getAsLong());
+        long retryAfter = b.take(user, n, policy.burstSeconds(), nanos.getAsLong(), mode);
         Tally ut = tally(userTallies, user.name(), "moses.policing.user.requests", "user");
         Tally ct = tally(classTallies, user.serviceClass(), "moses.policing.class.requests", "class");
         if (retryAfter == 0) {
@@ -95,9 +175,20 @@ public final class RatePolicing {
             ct.conforming.increment();
             return null;
         }
-        ut.rejected.increment();
-        ct.rejected.increment();
-        return new Excess(user, user.rate() / n, n, retryAfter);
+        boolean bestEffort = mode == RatePolicy.OverRate.BEST_EFFORT;
+        if (!bestEffort) {
+            ut.rejected.increment();
+            ct.rejected.increment();
+        }
+        return new Excess(user, user.rate() / n, n, retryAfter, bestEffort);
+    }
+
+    /** A best-effort excess was admitted ({@code served}) or refused for want of spare capacity. */
+    public void bestEffort(Excess e, boolean served) {
+        Tally ut = tally(userTallies, e.user().name(), "moses.policing.user.requests", "user");
+        Tally ct = tally(classTallies, e.user().serviceClass(), "moses.policing.class.requests", "class");
+        (served ? ut.excess : ut.shed).increment();
+        (served ? ct.excess : ct.shed).increment();
     }
 
     public Tally user(String name) {
@@ -118,6 +209,11 @@ public final class RatePolicing {
                         .description("composite requests within the agreed rate").register(registry);
                 FunctionCounter.builder(metric, nt, x -> x.rejected.sum()).tags(label, k, "verdict", "rejected")
                         .description("composite requests refused above the agreed rate (HTTP 429)").register(registry);
+                FunctionCounter.builder(metric, nt, x -> x.excess.sum()).tags(label, k, "verdict", "excess")
+                        .description("composite requests above the agreed rate admitted best-effort").register(registry);
+                FunctionCounter.builder(metric, nt, x -> x.shed.sum()).tags(label, k, "verdict", "shed")
+                        .description("composite requests above the agreed rate refused best-effort for want of spare capacity (HTTP 503)")
+                        .register(registry);
             }
             return nt;
         });
@@ -126,7 +222,8 @@ public final class RatePolicing {
     /**
      * One user's tokens. Its rate and capacity follow the agreed rate and the replica count
      * it is given at each take, so a changed subscription or cluster re-rates it in place
-     * (keeping the tokens it has, up to the new capacity).
+     * (keeping the tokens it has, up to the new capacity). It also keeps the user's current
+     * over-rate episode.
      */
     private static final class Bucket {
         private double agreed = Double.NaN;
@@ -135,9 +232,20 @@ public final class RatePolicing {
         private double capacity;
         private double tokens;
         private long last;
+        private User user;
+        private RatePolicy.OverRate mode;
+        /** The current episode: its first and latest excess request, how many, and whether it was reported. */
+        private boolean over;
+        private long overSince;
+        private long lastOver;
+        private long excess;
+        private boolean reported;
 
         /** 0 when a token was taken, else the seconds until one is back (at least 1). */
-        synchronized long take(double agreedRate, int n, double burstSeconds, long now) {
+        synchronized long take(User u, int n, double burstSeconds, long now, RatePolicy.OverRate mode) {
+            double agreedRate = u.rate();
+            user = u;
+            this.mode = mode;
             if (agreedRate != agreed || n != replicas) {
                 boolean first = Double.isNaN(agreed);
                 double share = agreedRate / n;
@@ -154,8 +262,28 @@ public final class RatePolicing {
                 tokens -= 1;
                 return 0;
             }
+            if (!over || now - lastOver > EPISODE_WINDOW_NANOS) { // a new episode
+                over = true;
+                overSince = now;
+                excess = 0;
+                reported = false;
+            }
+            lastOver = now;
+            excess++;
             if (perNano <= 0) return 60; // an agreed rate of 0: no request conforms until the subscription changes
             return Math.max(1, (long) Math.ceil((1 - tokens) / (perNano * 1e9)));
+        }
+
+        /** The episode, once, when it has lasted the window; an episode quiet for the window is over. */
+        synchronized Episode episodeToReport(long now) {
+            if (!over) return null;
+            if (now - lastOver > EPISODE_WINDOW_NANOS) {
+                over = false;
+                return null;
+            }
+            if (reported || lastOver - overSince < EPISODE_WINDOW_NANOS) return null;
+            reported = true;
+            return new Episode(user, mode, (lastOver - overSince) / 1e9, excess);
         }
     }
 

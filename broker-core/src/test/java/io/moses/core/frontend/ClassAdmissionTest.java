@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** The class-ordered wait line, on a test clock: order, displacement, first come first served within a class, timeouts. */
 class ClassAdmissionTest {
-    private static final double GOLD = 15, SILVER = 8, BRONZE = 4, NONE = ClassWorth.LEAST;
+    private static final double GOLD = 15, SILVER = 8, BRONZE = 4, NONE = ClassWorth.LEAST, EXCESS = ClassWorth.BEST_EFFORT;
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
     private ClassAdmission places(int inFlight, int queued) {
@@ -164,6 +164,56 @@ class ClassAdmissionTest {
         assertEquals(TIMED_OUT, early.verdict(), "a verdict is final");
         p.release();
         assertEquals(0, p.running());
+    }
+
+    @Test
+    void bestEffortTakesAPlaceOnlyWhileFewerThanItsShareRun() {
+        ClassAdmission p = places(4, 4);
+        p.bestEffortPlaces(2);
+        assertEquals(ADMITTED, p.enter(EXCESS).verdict(), "0 of 4 running: room to spare");
+        assertEquals(ADMITTED, p.enter(EXCESS).verdict(), "1 running: still below 2");
+        ClassAdmission.Ticket third = p.enter(EXCESS);
+        assertEquals(WAITING, third.verdict(), "2 running: the other 2 places are kept for conforming requests");
+        assertEquals(ADMITTED, p.enter(BRONZE).verdict(), "a conforming request takes a free place past waiting excess");
+        assertEquals(ADMITTED, p.enter(NONE).verdict(), "so does a caller of no class");
+        assertEquals(4, p.running());
+        p.release();
+        assertEquals(WAITING, third.verdict(), "3 running after the release: no spare place");
+        assertEquals(3, p.running());
+        p.release();
+        assertEquals(WAITING, third.verdict(), "2 running");
+        p.release();
+        assertEquals(ADMITTED, third.verdict(), "1 running: the freed place goes to the excess");
+        assertEquals(2, p.running());
+    }
+
+    @Test
+    void bestEffortIsServedLastAndDisplacedFirst() {
+        ClassAdmission p = places(1, 3);
+        p.bestEffortPlaces(1);
+        assertTrue(p.tryAdmit());
+        ClassAdmission.Ticket excess1 = p.enter(EXCESS);
+        ClassAdmission.Ticket anonymous = p.enter(NONE);
+        ClassAdmission.Ticket excess2 = p.enter(EXCESS);
+        assertEquals(REFUSED, p.enter(EXCESS).verdict(), "a full line of excess takes no more excess");
+        ClassAdmission.Ticket bronze = p.enter(BRONZE);
+        assertEquals(DISPLACED, excess2.verdict(), "a conforming newcomer displaces the last excess waiting");
+        assertEquals(WAITING, excess1.verdict());
+        ClassAdmission.Ticket gold = p.enter(GOLD);
+        assertEquals(DISPLACED, excess1.verdict(), "excess goes before even a caller of no class");
+        assertEquals(WAITING, anonymous.verdict());
+        ClassAdmission.Ticket excess3 = p.enter(EXCESS);
+        assertEquals(REFUSED, excess3.verdict());
+        p.release();
+        assertEquals(ADMITTED, gold.verdict());
+        p.release();
+        assertEquals(ADMITTED, bronze.verdict());
+        p.release();
+        assertEquals(ADMITTED, anonymous.verdict());
+        ClassAdmission.Ticket excess4 = p.enter(EXCESS);
+        assertEquals(WAITING, excess4.verdict(), "1 running, and excess may run only while none does");
+        p.release();
+        assertEquals(ADMITTED, excess4.verdict(), "served from the line last, once the broker is idle");
     }
 
     private static void awaitQueued(ClassAdmission p) throws InterruptedException {

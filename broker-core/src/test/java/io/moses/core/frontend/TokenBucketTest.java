@@ -63,4 +63,72 @@ class TokenBucketTest {
         assertNotNull(policing.take(none));
         assertNull(policing.take(CARL));
     }
+
+    @Test
+    void aClassesOwnPolicyOverridesTheBrokersAndBestEffortExcessIsCountedWhenItsAdmissionIsKnown() {
+        User gina = new User("gina", "gold", 1, "hash");
+        User free = new User("fred", "free", 1, "hash");
+        policing.overRates(java.util.Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT, "free", io.moses.model.OverRate.OFF));
+        assertEquals(RatePolicy.OverRate.REJECT, policing.overRate("gold"), "a class naming none follows the broker");
+        assertEquals(8, conforming(CARL, 8));
+        RatePolicing.Excess e = policing.take(CARL);
+        assertTrue(e.bestEffort(), "bronze serves its excess best-effort");
+        assertTrue(e.reason().contains("served only with spare capacity"), e.reason());
+        assertEquals(0, policing.user("carl").rejected());
+        policing.bestEffort(e, true);
+        policing.bestEffort(policing.take(CARL), false);
+        assertEquals(1, policing.user("carl").excess());
+        assertEquals(1, policing.serviceClass("bronze").shed());
+        assertEquals(8, policing.serviceClass("bronze").conforming());
+
+        assertEquals(2, conforming(gina, 10));
+        assertEquals(8, policing.user("gina").rejected(), "gold follows the broker's reject");
+        assertEquals(100, conforming(free, 100), "a class whose policy is off is not policed");
+        assertEquals(null, policing.user("fred"), "nor counted");
+        assertTrue(policing.polices());
+        RatePolicing off = new RatePolicing(RatePolicy.OFF, null, now::get);
+        assertTrue(!off.polices());
+        off.overRates(java.util.Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT));
+        assertTrue(off.polices(), "one class's policy polices with the broker's default off");
+    }
+
+    @Test
+    void aUserAboveItsRateForTheWindowIsReportedOncePerEpisode() {
+        List<RatePolicing.Episode> reported = new java.util.ArrayList<>();
+        policing.onEpisode(reported::add);
+        assertEquals(8, conforming(CARL, 8));
+        for (int i = 0; i < 5; i++) { // 10 requests a second for 5 s against 4 req/s: above it throughout
+            conforming(CARL, 10);
+            advanceMillis(1_000);
+            policing.update(List.of(CARL), 1);
+        }
+        conforming(CARL, 10);
+        policing.update(List.of(CARL), 1);
+        assertEquals(1, reported.size(), "above the rate for 5 s: " + reported);
+        RatePolicing.Episode e = reported.get(0);
+        assertEquals("carl", e.user().name());
+        assertTrue(e.seconds() >= 5 && e.excessRequests() >= 20, e.toString());
+        assertTrue(e.detail().contains("user carl (class bronze) has sent above its agreed rate of 4 req/s"), e.detail());
+        for (int i = 0; i < 5; i++) {
+            conforming(CARL, 10);
+            advanceMillis(1_000);
+            policing.update(List.of(CARL), 1);
+        }
+        assertEquals(1, reported.size(), "the same episode is reported once");
+
+        advanceMillis(6_000); // quiet for longer than the window: the episode is over
+        policing.update(List.of(CARL), 1);
+        for (int i = 0; i < 3; i++) {
+            conforming(CARL, 30);
+            advanceMillis(1_000);
+            policing.update(List.of(CARL), 1);
+        }
+        assertEquals(1, reported.size(), "a new episode of 3 s is not reported yet");
+        for (int i = 0; i < 3; i++) {
+            conforming(CARL, 10);
+            advanceMillis(1_000);
+            policing.update(List.of(CARL), 1);
+        }
+        assertEquals(2, reported.size(), "the second episode, past the window");
+    }
 }
