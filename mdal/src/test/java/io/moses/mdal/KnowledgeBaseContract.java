@@ -593,6 +593,28 @@ abstract class KnowledgeBaseContract {
     }
 
     @Test
+    void aClassMayNameItsOwnOverRatePolicyAndAUserAboveItsRateIsAnSlaEvent() {
+        kb.addServiceClass(gold());
+        kb.addServiceClass(new ServiceClass("silver", 3, 0.95, 6, 7));
+        assertEquals(java.util.Map.of(), kb.classOverRates(), "none named: every class follows the broker");
+        long v = kb.subscriptionsVersion();
+        kb.putClassOverRate("silver", io.moses.model.OverRate.BEST_EFFORT);
+        kb.putClassOverRate("gold", io.moses.model.OverRate.REJECT);
+        assertTrue(kb.subscriptionsVersion() > v, "every replica reloads it");
+        assertEquals(java.util.Map.of("gold", io.moses.model.OverRate.REJECT, "silver", io.moses.model.OverRate.BEST_EFFORT), kb.classOverRates());
+        kb.putClassOverRate("gold", null);
+        assertEquals(java.util.Map.of("silver", io.moses.model.OverRate.BEST_EFFORT), kb.classOverRates());
+        kb.putServiceClass(new ServiceClass("silver", 4, 0.95, 6, 7));
+        assertEquals(java.util.Map.of("silver", io.moses.model.OverRate.BEST_EFFORT), kb.classOverRates(), "a changed SLA keeps the policy");
+        KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> kb.putClassOverRate("platinum", io.moses.model.OverRate.OFF));
+        assertEquals(KnowledgeBaseException.Kind.NOT_FOUND, e.kind());
+
+        Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
+        kb.recordSlaEvent(new SlaEvent(t0, SlaEvent.Kind.OVER_RATE, "silver", "carl", "above 0.5 req/s for 5.0 s"));
+        assertEquals(List.of(new SlaEvent(t0, SlaEvent.Kind.OVER_RATE, "silver", "carl", "above 0.5 req/s for 5.0 s")), kb.slaEvents(t0, 10));
+    }
+
+    @Test
     void slaEventsAreKeptInTimeOrder() {
         Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
         kb.recordSlaEvent(new SlaEvent(t0.plusSeconds(2), SlaEvent.Kind.REJECTION, "gold", "bob", "rate 5 refused; counter-offer 3.2"));

@@ -169,6 +169,24 @@ class SeedTest {
     }
 
     @Test
+    void aClassMayNameItsOwnOverRatePolicyAndABadOneIsRefusedNamingTheField() {
+        String two = "classes: [{name: gold, maxResponseTime: 1, minAvailability: 0.9, maxCost: 1, price: 2},"
+                + " {name: bronze, maxResponseTime: 1, minAvailability: 0.9, maxCost: 1, price: 1, overRate: POLICY}]\n";
+        Seed seed = Seed.parse(two.replace("POLICY", "best-effort"), "test.yaml", Map.of());
+        assertEquals(Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT), seed.overRates());
+        assertEquals("test.yaml: classes[1].overRate must be off, reject or best-effort, was 'maybe'",
+                refusal(two.replace("POLICY", "maybe"), Map.of()));
+        assertTrue(refusal(two.replace("POLICY", "[reject]"), Map.of()).contains("classes[1].overRate must be a string"));
+        try (KnowledgeBase kb = Mdal.open("mem:", Credentials.NONE)) {
+            kb.putServiceClass(new io.moses.model.ServiceClass("gold", 1, 0.9, 1, 2));
+            kb.putClassOverRate("gold", io.moses.model.OverRate.OFF);
+            seed.applyTo(kb);
+            assertEquals(Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT), kb.classOverRates(),
+                    "the seed states every class's policy: gold, naming none, follows the broker again");
+        }
+    }
+
+    @Test
     void aUserMayBeAnOperator() {
         Seed seed = Seed.parse(CLASS + "users: [{name: o, class: gold, rate: 0, password: p, role: operator}, "
                 + "{name: u, class: gold, rate: 1, password: q}]", "test.yaml", Map.of());
