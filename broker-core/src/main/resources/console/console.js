@@ -133,10 +133,13 @@ function renderOverview() {
   fill('classes', state.classes.map(k => {
     const o = k.observed;
     const met = o ? (o.responseTimeMet && o.availabilityMet) : null;
+    const p = k.policing || {}; // this replica's counts since it started
     return el('tr', { 'data-class': k.name }, td(k.name), td(num(k.maxResponseTime, 3), 'num'), td(num(k.minAvailability, 4), 'num'),
       td(num(k.maxCost, 2), 'num'), td(num(k.price, 2), 'num'), td(o ? o.requests : 0, 'num'),
       td(o ? num(o.responseTime, 3) : '–', 'num'), td(o ? num(o.availability, 4) : '–', 'num'),
-      td(met === null ? badge('no data', 'none') : badge(met ? 'met' : 'broken')));
+      td(met === null ? badge('no data', 'none') : badge(met ? 'met' : 'broken')),
+      td(p.overRate || '–'), td(p.conforming === undefined ? '–' : p.conforming, 'num'), td(p.excess === undefined ? '–' : p.excess, 'num'),
+      td(p.shed === undefined ? '–' : p.shed, 'num'), td(p.rejected === undefined ? '–' : p.rejected, 'num'));
   }));
 
   fill('services', state.services.map(c => {

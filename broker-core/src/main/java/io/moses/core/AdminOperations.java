@@ -27,4 +27,9 @@ interface AdminOperations {
 
     /** Takes a concrete service out of every replica's plans or puts it back in; false when nothing changed. */
     boolean holdOut(String service, boolean out, String operator);
+
+    /** A class's policy above the agreed rate and its requests by verdict on this replica (conforming, excess, shed, rejected). */
+    default Map<String, Object> policing(String serviceClass) {
+        return Map.of();
+    }
 }

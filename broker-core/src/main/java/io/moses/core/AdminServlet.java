@@ -136,6 +136,8 @@ final class AdminServlet extends HttpServlet {
             m.put("minAvailability", k.minAvailability());
             m.put("maxCost", k.maxCost());
             m.put("price", k.price());
+            Map<String, Object> policing = ops.policing(k.name());
+            if (!policing.isEmpty()) m.put("policing", policing);
             LiveView.ServiceClass o = live.classes().get(k.name());
             if (o != null && o.requests() > 0) {
                 Map<String, Object> observed = new LinkedHashMap<>();

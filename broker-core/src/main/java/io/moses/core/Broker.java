@@ -293,6 +293,11 @@ public final class Broker implements AutoCloseable {
             public boolean holdOut(String service, boolean out, String operator) {
                 return operatorActions.holdOut(service, out, operator);
             }
+
+            @Override
+            public Map<String, Object> policing(String serviceClass) {
+                return policing == null ? Map.of() : policing.describe(serviceClass);
+            }
         };
     }
 

@@ -2,6 +2,7 @@ package io.moses.sla;
 
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
+import io.moses.model.OverRate;
 import io.moses.model.ServiceClass;
 import io.moses.model.User;
 import io.moses.optimizer.OptimizationEngine;
@@ -47,20 +48,56 @@ public final class ClassManager {
         });
     }
 
+    /** The classes that name their own policy for requests above their users' agreed rates (the others follow the broker's). */
+    public java.util.Map<String, OverRate> overRates() {
+        return call(kb::classOverRates);
+    }
+
     public synchronized Change add(ServiceClass k) {
+        return add(k, null);
+    }
+
+    /** Adds a class with its own policy above the agreed rate ({@code null}: the broker's); both or neither are stored. */
+    public synchronized Change add(ServiceClass k, OverRate overRate) {
         if (!NAME.matcher(k.name()).matches())
             throw new SlaException(SlaException.Code.INVALID, "name must be 1 to 100 letters, digits, '.', '_' or '-', was '" + k.name() + "'");
         if (call(() -> kb.serviceClass(k.name())).isPresent())
             throw new SlaException(SlaException.Code.DUPLICATE_CLASS, "service class '" + k.name() + "' already exists");
-        Planning.Replanned p = PlannedChange.apply(planning, () -> kb.addServiceClass(k), ClassManager::translate,
-                "service class " + k.name() + " added", Set.of(), () -> kb.removeServiceClass(k.name()));
+        Planning.Replanned p = PlannedChange.apply(planning, () -> {
+            kb.addServiceClass(k);
+            if (overRate != null) {
+                try {
+                    kb.putClassOverRate(k.name(), overRate);
+                } catch (KnowledgeBaseException e) {
+                    kb.removeServiceClass(k.name()); // nothing half-applied
+                    throw e;
+                }
+            }
+        }, ClassManager::translate, "service class " + k.name() + " added", Set.of(), () -> kb.removeServiceClass(k.name()));
         log.info("service class added: {}, plan {}", k, p.version());
         return new Change(k, p.version(), p.note());
     }
 
     public synchronized Change update(ServiceClass next) {
+        return update(next, false, null);
+    }
+
+    /**
+     * Changes a class's SLA and, when {@code setOverRate}, its own policy above the agreed rate
+     * ({@code null}: the broker's again); both or neither are stored. A policy alone needs no re-plan.
+     */
+    public synchronized Change update(ServiceClass next, boolean setOverRate, OverRate overRate) {
         ServiceClass before = call(() -> kb.serviceClass(next.name()))
                 .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS, "no service class '" + next.name() + "'"));
+        if (before.equals(next)) {
+            if (setOverRate) call(() -> {
+                kb.putClassOverRate(next.name(), overRate);
+                return null;
+            });
+            log.info("service class {}: requests above the agreed rate {}", next.name(), overRate == null ? "follow the broker's policy" : overRate.label());
+            return new Change(next, call(kb::latestPlanVersion), setOverRate ? "over-rate policy set; the plan is unchanged" : "nothing changed");
+        }
+        OverRate overRateBefore = call(kb::classOverRates).get(next.name());
         PlanningInput in = planning.input();
         if (in.load(next.name()) > 0) {
             List<ServiceClass> classes = new ArrayList<>();
@@ -74,8 +111,20 @@ public final class ClassManager {
                 throw new SlaException(SlaException.Code.IMPOSSIBLE_SLA, "the plan cannot keep " + describe(next) + " for the "
                         + String.format("%.4g", in.load(next.name())) + " req/s its users subscribed (" + r.message() + ")");
         }
-        Planning.Replanned p = PlannedChange.apply(planning, () -> kb.updateServiceClass(next.name(), k -> next), ClassManager::translate,
-                "service class " + next.name() + " changed", Set.of(), () -> kb.putServiceClass(before));
+        Planning.Replanned p = PlannedChange.apply(planning, () -> {
+            kb.updateServiceClass(next.name(), k -> next);
+            if (setOverRate) {
+                try {
+                    kb.putClassOverRate(next.name(), overRate);
+                } catch (KnowledgeBaseException e) {
+                    kb.putServiceClass(before); // nothing half-applied
+                    throw e;
+                }
+            }
+        }, ClassManager::translate, "service class " + next.name() + " changed", Set.of(), () -> {
+            kb.putServiceClass(before);
+            if (setOverRate) kb.putClassOverRate(next.name(), overRateBefore);
+        });
         log.info("service class changed: {} -> {}, plan {}", before, next, p.version());
         return new Change(next, p.version(), p.note());
     }

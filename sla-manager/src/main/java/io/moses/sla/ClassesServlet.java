@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.moses.model.OverRate;
 import io.moses.model.ServiceClass;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -15,13 +16,14 @@ import java.util.Set;
 /**
  * Service classes in the admin API, as JSON (behind the broker's operator check): {@code GET
  * /admin/classes}, {@code POST /admin/classes} (name, maxResponseTime, minAvailability, maxCost,
- * price), {@code PUT /admin/classes/NAME} (any of the four values), {@code DELETE
- * /admin/classes/NAME}. Refusals: 400, 404, 409 (duplicate, in use, an SLA the plan cannot keep),
+ * price, and optionally overRate: off, reject or best-effort), {@code PUT /admin/classes/NAME}
+ * (any of the four values and overRate, null for the broker's policy), {@code DELETE
+ * /admin/classes/NAME}. Every field is checked before anything is stored. Refusals: 400, 404, 409 (duplicate, in use, an SLA the plan cannot keep),
  * 503, with {@code {"error", "code"}}.
  */
 public final class ClassesServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> VALUES = Set.of("maxResponseTime", "minAvailability", "maxCost", "price");
+    private static final Set<String> VALUES = Set.of("maxResponseTime", "minAvailability", "maxCost", "price", "overRate");
 
     private final ClassManager manager;
 
@@ -33,7 +35,9 @@ public final class ClassesServlet extends HttpServlet {
     protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
         handle(res, 200, () -> {
             ArrayNode out = JSON.createArrayNode();
-            for (ClassManager.Listed l : manager.list()) out.add(toJson(l.serviceClass()).put("subscribers", l.subscribers()));
+            java.util.Map<String, OverRate> overRates = manager.overRates();
+            for (ClassManager.Listed l : manager.list())
+                out.add(withOverRate(toJson(l.serviceClass()), overRates.get(l.serviceClass().name())).put("subscribers", l.subscribers()));
             return out;
         });
     }
@@ -41,12 +45,13 @@ public final class ClassesServlet extends HttpServlet {
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
         handle(res, 201, () -> {
-            JsonNode n = body(req, Set.of("name", "maxResponseTime", "minAvailability", "maxCost", "price"));
+            JsonNode n = body(req, Set.of("name", "maxResponseTime", "minAvailability", "maxCost", "price", "overRate"));
             JsonNode name = n.get("name");
             if (name == null || !name.isTextual()) throw new SlaException(SlaException.Code.INVALID, "name must be a string");
             ServiceClass k = ServiceManager.build(() -> new ServiceClass(name.asText(), number(n, "maxResponseTime", null),
                     number(n, "minAvailability", null), number(n, "maxCost", null), number(n, "price", null)));
-            return change(manager.add(k));
+            OverRate overRate = overRate(n);
+            return withOverRate(change(manager.add(k, overRate)), overRate);
         });
     }
 
@@ -60,7 +65,8 @@ public final class ClassesServlet extends HttpServlet {
                     .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS, "no service class '" + name + "'"));
             ServiceClass k = ServiceManager.build(() -> new ServiceClass(name, number(n, "maxResponseTime", old.maxResponseTime()),
                     number(n, "minAvailability", old.minAvailability()), number(n, "maxCost", old.maxCost()), number(n, "price", old.price())));
-            return change(manager.update(k));
+            OverRate overRate = n.has("overRate") ? overRate(n) : manager.overRates().get(name);
+            return withOverRate(change(manager.update(k, n.has("overRate"), overRate)), overRate);
         });
     }
 
@@ -113,6 +119,26 @@ public final class ClassesServlet extends HttpServlet {
         }
         if (!v.isNumber()) throw new SlaException(SlaException.Code.INVALID, field + " must be a number, was " + v);
         return v.asDouble();
+    }
+
+    /** The class's own policy above the agreed rate; null (absent or JSON null) for the broker's. */
+    private static OverRate overRate(JsonNode n) {
+        JsonNode v = n.get("overRate");
+        if (v == null || v.isNull()) return null;
+        if (!v.isTextual()) throw new SlaException(SlaException.Code.INVALID, "overRate must be off, reject or best-effort, was " + v);
+        try {
+            return OverRate.parse("overRate", v.asText());
+        } catch (IllegalArgumentException e) {
+            throw new SlaException(SlaException.Code.INVALID, e.getMessage());
+        }
+    }
+
+    /** Adds {@code overRate} to a class (or to a change's class), absent when the class follows the broker's policy. */
+    private static ObjectNode withOverRate(JsonNode o, OverRate overRate) {
+        ObjectNode on = (ObjectNode) o;
+        ObjectNode target = on.has("serviceClass") ? (ObjectNode) on.get("serviceClass") : on.has("name") ? on : null;
+        if (target != null && overRate != null) target.put("overRate", overRate.label());
+        return on;
     }
 
     static ObjectNode toJson(ServiceClass k) {

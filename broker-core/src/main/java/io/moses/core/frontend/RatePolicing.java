@@ -191,6 +191,18 @@ public final class RatePolicing {
         (served ? ct.excess : ct.shed).increment();
     }
 
+    /** For the admin API's class rows: the class's policy and its requests on this replica by verdict (since start). */
+    public Map<String, Object> describe(String serviceClass) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("overRate", io.moses.model.OverRate.valueOf(overRate(serviceClass).name()).label());
+        Tally t = classTallies.get(serviceClass);
+        m.put("conforming", t == null ? 0 : t.conforming());
+        m.put("excess", t == null ? 0 : t.excess());
+        m.put("shed", t == null ? 0 : t.shed());
+        m.put("rejected", t == null ? 0 : t.rejected());
+        return m;
+    }
+
     public Tally user(String name) {
         return userTallies.get(name);
     }
