@@ -71,12 +71,13 @@ final class AdmissionFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        RatePolicing.Excess excess = (RatePolicing.Excess) http.getAttribute(PolicingFilter.BEST_EFFORT);
-        if (excess != null) {
+        PolicingFilter.BestEffort bestEffort = (PolicingFilter.BestEffort) http.getAttribute(PolicingFilter.BEST_EFFORT);
+        if (bestEffort != null) {
             ClassAdmission.Ticket t = places.enter(ClassWorth.BEST_EFFORT);
             ClassAdmission.Verdict v = t.verdict() == ClassAdmission.Verdict.WAITING ? places.await(t) : t.verdict();
+            bestEffort.admitted(v == ClassAdmission.Verdict.ADMITTED);
             if (v != ClassAdmission.Verdict.ADMITTED) {
-                refuseBestEffort(http, (HttpServletResponse) res, excess, v);
+                refuseBestEffort(http, (HttpServletResponse) res, bestEffort.excess(), v);
                 return;
             }
         } else if (places.tryAdmit()) {
@@ -116,7 +117,6 @@ final class AdmissionFilter implements Filter {
 
     private void refuseBestEffort(HttpServletRequest req, HttpServletResponse res, RatePolicing.Excess excess, ClassAdmission.Verdict v)
             throws IOException {
-        req.setAttribute(PolicingFilter.REFUSED, v);
         count(excess.user().serviceClass(), cause(v));
         String reason = "no spare capacity for requests above the agreed rate: user " + excess.user().name() + " (class "
                 + excess.user().serviceClass() + ") agreed " + RatePolicing.fmt(excess.user().rate()) + " req/s, and requests above it run only while "
@@ -141,7 +141,6 @@ final class AdmissionFilter implements Filter {
 
     private void refuse(HttpServletRequest req, HttpServletResponse res, String serviceClass, ClassAdmission.Verdict v)
             throws IOException {
-        req.setAttribute(PolicingFilter.REFUSED, v);
         refused.incrementAndGet();
         String label = serviceClass == null ? NO_CLASS : serviceClass;
         count(label, cause(v));

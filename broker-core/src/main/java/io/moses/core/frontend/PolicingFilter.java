@@ -25,10 +25,15 @@ import org.slf4j.LoggerFactory;
 final class PolicingFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(PolicingFilter.class);
     static final int TOO_MANY_REQUESTS = 429;
-    /** Request attribute: the {@link RatePolicing.Excess} of a request above its user's rate to be served best-effort. */
+    /** Request attribute: the {@link BestEffort} of a request above its user's rate to be served best-effort. */
     static final String BEST_EFFORT = "io.moses.frontend.bestEffort";
-    /** Request attribute set by the admission bound when it refused the request (any value). */
-    static final String REFUSED = "io.moses.frontend.refused";
+
+    /** A request above its user's rate to be served best-effort; the admission bound gives its verdict, counted before any reply. */
+    record BestEffort(RatePolicing policing, RatePolicing.Excess excess) {
+        void admitted(boolean admitted) {
+            policing.bestEffort(excess, admitted);
+        }
+    }
 
     private volatile RatePolicing policing;
     private volatile Authenticator authenticator = Authenticator.ANONYMOUS;
@@ -82,12 +87,8 @@ final class PolicingFilter implements Filter {
             log.warn("user {} ({}) sends above its agreed rate of {} req/s; {}", user.name(), user.serviceClass(),
                     RatePolicing.fmt(user.rate()), excess.bestEffort() ? "serving the excess best-effort" : "refusing the excess with 429");
         if (excess.bestEffort()) {
-            http.setAttribute(BEST_EFFORT, excess);
-            try {
-                chain.doFilter(req, res);
-            } finally {
-                p.bestEffort(excess, http.getAttribute(REFUSED) == null);
-            }
+            http.setAttribute(BEST_EFFORT, new BestEffort(p, excess));
+            chain.doFilter(req, res);
             return;
         }
         HttpServletResponse response = (HttpServletResponse) res;
