@@ -383,4 +383,40 @@ class SlaManagerSoapTest {
         assertEquals(200, classes("DELETE", "/admin/classes/platinum", null).statusCode());
         assertTrue(broker.knowledgeBase().serviceClass("platinum").isEmpty());
     }
+
+    @Test
+    @Order(9)
+    void operatorsSetAClassesOwnPolicyAboveTheAgreedRateAndABadOneChangesNothing() throws Exception {
+        String before = broker.knowledgeBase().serviceClasses() + " " + broker.knowledgeBase().classOverRates();
+        HttpResponse<String> bad = classes("PUT", "/admin/classes/gold", "{\"price\": 3, \"overRate\": \"sometimes\"}");
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("overRate must be off, reject or best-effort, was 'sometimes'"), bad.body());
+        assertEquals(400, classes("PUT", "/admin/classes/gold", "{\"overRate\": 2}").statusCode());
+        HttpResponse<String> badNew = classes("POST", "/admin/classes", "{\"name\": \"tin\", \"maxResponseTime\": 2, "
+                + "\"minAvailability\": 0.9, \"maxCost\": 10, \"price\": 1, \"overRate\": \"never\"}");
+        assertEquals(400, badNew.statusCode(), badNew.body());
+        assertTrue(badNew.body().contains("overRate"), badNew.body());
+        assertEquals(before, broker.knowledgeBase().serviceClasses() + " " + broker.knowledgeBase().classOverRates(),
+                "nothing half-applied: neither the price nor the policy");
+
+        HttpResponse<String> set = classes("PUT", "/admin/classes/gold", "{\"overRate\": \"best-effort\"}");
+        assertEquals(200, set.statusCode(), set.body());
+        assertTrue(set.body().contains("\"overRate\" : \"best-effort\""), set.body());
+        assertEquals(io.moses.model.OverRate.BEST_EFFORT, broker.knowledgeBase().classOverRates().get("gold"));
+        assertTrue(classes("GET", "/admin/classes", null).body().contains("\"overRate\" : \"best-effort\""));
+        // the broker polices gold with it from its next refresh: the class table says so
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (!classes("GET", "/admin/compliance", null).body().matches("(?s).*\"name\" ?: ?\"gold\".*?\"overRate\" ?: ?\"best-effort\".*")) {
+            assertTrue(System.nanoTime() < deadline, classes("GET", "/admin/compliance", null).body());
+            Thread.sleep(100);
+        }
+        HttpResponse<String> added = classes("POST", "/admin/classes", "{\"name\": \"tin\", \"maxResponseTime\": 2, "
+                + "\"minAvailability\": 0.9, \"maxCost\": 10, \"price\": 1, \"overRate\": \"reject\"}");
+        assertEquals(201, added.statusCode(), added.body());
+        assertEquals(io.moses.model.OverRate.REJECT, broker.knowledgeBase().classOverRates().get("tin"));
+        HttpResponse<String> cleared = classes("PUT", "/admin/classes/gold", "{\"overRate\": null}");
+        assertEquals(200, cleared.statusCode(), cleared.body());
+        assertTrue(!broker.knowledgeBase().classOverRates().containsKey("gold"), "null: the broker's policy again");
+        assertEquals(200, classes("DELETE", "/admin/classes/tin", null).statusCode());
+    }
 }
