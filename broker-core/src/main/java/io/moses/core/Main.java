@@ -66,7 +66,8 @@ public final class Main {
                                  [--replica NAME] [--lease MS] [--drain MS]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
-                                 [--over-rate off|reject] [--rate-burst SECONDS]
+                                 [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
+                                 [--best-effort-share F]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
@@ -83,8 +84,12 @@ public final class Main {
                             named: 0); the price per request breaks ties. Default: by price
                   --over-rate  reject: a user's composite requests above its agreed rate get HTTP 429 with
                             Retry-After (in a cluster each replica polices rate / live replicas);
-                            off (default): not policed. --rate-burst: seconds of the agreed rate a user
-                            may send at once (0.1 to 60, default 2)""";
+                            best-effort: they are served only with spare capacity, below every class, and
+                            left out of the class's SLA figures; off (default): not policed. A class's
+                            overRate (seed, /admin/classes) overrides it. --rate-burst: seconds of the
+                            agreed rate a user may send at once (0.1 to 60, default 2).
+                            --best-effort-share: best-effort excess runs only while fewer than this
+                            share of --max-in-flight run (above 0 to 1, default 0.5)""";
     }
 
     static BrokerConfig parse(String[] args) {
