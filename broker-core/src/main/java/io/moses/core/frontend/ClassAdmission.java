@@ -16,9 +16,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Best-effort requests (a user's excess above its agreed rate, worth {@link ClassWorth#BEST_EFFORT},
  * below every class) take a place only while fewer than {@link #bestEffortPlaces} are running and
- * no other request waits: the rest of the places are kept for conforming requests, which can
- * never be made to wait behind excess that already runs for more than the time one takes.
- * Otherwise they wait last in line, are the first a full line displaces, and get a place freed
+ * no other request waits: the rest of the places are kept for conforming requests (a running
+ * request cannot be pre-empted, so excess holding the last places would make conforming arrivals
+ * wait for it). Otherwise they wait last in line, are the first a full line displaces, and get a place freed
  * only while the running count is within their limit.
  *
  * <p>One monitor guards the counts and the line, held for a few map operations per request; a

@@ -9,9 +9,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * In front of the admission bound: a composite request (POST) of an authenticated user above
@@ -23,7 +20,6 @@ import org.slf4j.LoggerFactory;
  * that fail authentication pass on, for the endpoint to answer with its fault.
  */
 final class PolicingFilter implements Filter {
-    private static final Logger log = LoggerFactory.getLogger(PolicingFilter.class);
     static final int TOO_MANY_REQUESTS = 429;
     /** Request attribute: the {@link BestEffort} of a request above its user's rate to be served best-effort. */
     static final String BEST_EFFORT = "io.moses.frontend.bestEffort";
@@ -37,8 +33,6 @@ final class PolicingFilter implements Filter {
 
     private volatile RatePolicing policing;
     private volatile Authenticator authenticator = Authenticator.ANONYMOUS;
-    /** Users over their rate now, for one log line when each starts (and the count when it stops). */
-    private final ConcurrentHashMap<String, Long> over = new ConcurrentHashMap<>();
 
     void police(RatePolicing policing, Authenticator authenticator) {
         this.authenticator = authenticator;
@@ -77,15 +71,10 @@ final class PolicingFilter implements Filter {
             return;
         }
         RatePolicing.Excess excess = p.take(user);
-        if (excess == null) {
-            Long n = over.isEmpty() ? null : over.remove(user.name());
-            if (n != null) log.info("user {} is within its agreed rate again; {} requests were above it", user.name(), n);
+        if (excess == null) { // one log line when a user's episode above its rate begins and one when it ends: RatePolicing
             chain.doFilter(req, res);
             return;
         }
-        if (over.merge(user.name(), 1L, Long::sum) == 1L)
-            log.warn("user {} ({}) sends above its agreed rate of {} req/s; {}", user.name(), user.serviceClass(),
-                    RatePolicing.fmt(user.rate()), excess.bestEffort() ? "serving the excess best-effort" : "refusing the excess with 429");
         if (excess.bestEffort()) {
             http.setAttribute(BEST_EFFORT, new BestEffort(p, excess));
             chain.doFilter(req, res);

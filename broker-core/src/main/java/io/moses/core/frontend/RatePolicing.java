@@ -27,9 +27,12 @@ import java.util.function.LongSupplier;
  *
  * <p>A user above its rate for longer than {@link #EPISODE_WINDOW_NANOS} (its excess requests
  * coming with gaps shorter than that) is an over-rate episode, reported once to the listener
- * ({@link #onEpisode}) from {@link #update}, off the request path.
+ * ({@link #onEpisode}) from {@link #update}, off the request path. One log line when an episode
+ * begins and one when it ends (quiet for the window), however often the user's requests
+ * alternate between conforming and excess meanwhile.
  */
 public final class RatePolicing {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RatePolicing.class);
     /** How long a user must run above its rate before it is reported, and the quiet gap that ends an episode: 5 s. */
     static final long EPISODE_WINDOW_NANOS = 5_000_000_000L;
 
@@ -117,7 +120,10 @@ public final class RatePolicing {
         for (User u : users) names.add(u.name());
         buckets.keySet().retainAll(names);
         long now = nanos.getAsLong();
-        for (Bucket b : buckets.values()) {
+        for (var entry : buckets.entrySet()) {
+            Bucket b = entry.getValue();
+            long ended = b.ended(now);
+            if (ended > 0) log.info("user {} is within its agreed rate again; {} requests were above it", entry.getKey(), ended);
             Episode e = b.episodeToReport(now);
             if (e == null) continue;
             try {
@@ -167,7 +173,8 @@ public final class RatePolicing {
         if (mode == RatePolicy.OverRate.OFF) return null;
         int n = replicas;
         Bucket b = buckets.computeIfAbsent(user.name(), k -> new Bucket());
-        long retryAfter = b.take(user, n, policy.burstSeconds(), nanos.getAsLong(), mode);
+        long now = nanos.getAsLong();
+        long retryAfter = b.take(user, n, policy.burstSeconds(), now, mode);
         Tally ut = tally(userTallies, user.name(), "moses.policing.user.requests", "user");
         Tally ct = tally(classTallies, user.serviceClass(), "moses.policing.class.requests", "class");
         if (retryAfter == 0) {
@@ -176,6 +183,9 @@ public final class RatePolicing {
             return null;
         }
         boolean bestEffort = mode == RatePolicy.OverRate.BEST_EFFORT;
+        if (b.began(now))
+            log.warn("user {} ({}) sends above its agreed rate of {} req/s; {}", user.name(), user.serviceClass(), fmt(user.rate()),
+                    bestEffort ? "serving the excess best-effort" : "refusing the excess with 429");
         if (!bestEffort) {
             ut.rejected.increment();
             ct.rejected.increment();
@@ -286,13 +296,21 @@ public final class RatePolicing {
             return Math.max(1, (long) Math.ceil((1 - tokens) / (perNano * 1e9)));
         }
 
-        /** The episode, once, when it has lasted the window; an episode quiet for the window is over. */
+        /** Whether the take at {@code now} began an episode (for one log line per episode). */
+        synchronized boolean began(long now) {
+            return over && overSince == now && excess == 1;
+        }
+
+        /** An episode quiet for the window is over: its count of excess requests, else 0. */
+        synchronized long ended(long now) {
+            if (!over || now - lastOver <= EPISODE_WINDOW_NANOS) return 0;
+            over = false;
+            return excess;
+        }
+
+        /** The episode, once, when it has lasted the window. */
         synchronized Episode episodeToReport(long now) {
             if (!over) return null;
-            if (now - lastOver > EPISODE_WINDOW_NANOS) {
-                over = false;
-                return null;
-            }
             if (reported || lastOver - overSince < EPISODE_WINDOW_NANOS) return null;
             reported = true;
             return new Episode(user, mode, (lastOver - overSince) / 1e9, excess);
