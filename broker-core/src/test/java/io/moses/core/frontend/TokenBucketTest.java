@@ -131,4 +131,22 @@ class TokenBucketTest {
         }
         assertEquals(2, reported.size(), "the second episode, past the window");
     }
+
+    @Test
+    void bestEffortAndItsShareOfThePlacesComeFromTheCommandLineAndBadValuesNameTheOption() {
+        RatePolicy.Parsed p = RatePolicy.parse(new String[] {"--over-rate", "best-effort", "--best-effort-share", "0.25", "--port", "0"});
+        assertEquals(new RatePolicy(RatePolicy.OverRate.BEST_EFFORT, 2, 0.25), p.policy());
+        assertEquals(List.of("--port", "0"), List.of(p.rest()));
+        assertEquals(16, p.policy().bestEffortPlaces(64));
+        assertEquals(1, p.policy().bestEffortPlaces(2), "at least one place");
+        assertEquals(32, RatePolicy.parse(new String[0]).policy().bestEffortPlaces(64), "half by default");
+        for (String[] bad : new String[][] {{"--best-effort-share", "0"}, {"--best-effort-share", "1.5"}, {"--best-effort-share", "half"},
+                {"--best-effort-share"}}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> RatePolicy.parse(bad));
+            assertTrue(e.getMessage().startsWith("--best-effort-share"), e.getMessage());
+        }
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> RatePolicy.parse(new String[] {"--over-rate", "besteffort"}));
+        assertEquals("--over-rate is off, reject or best-effort, got 'besteffort'", e.getMessage());
+    }
 }
