@@ -89,13 +89,13 @@ public final class ClassManager {
     public synchronized Change update(ServiceClass next, boolean setOverRate, OverRate overRate) {
         ServiceClass before = call(() -> kb.serviceClass(next.name()))
                 .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS, "no service class '" + next.name() + "'"));
-        if (before.equals(next)) {
-            if (setOverRate) call(() -> {
+        if (setOverRate && before.equals(next)) { // the policy alone: the plan does not depend on it
+            call(() -> {
                 kb.putClassOverRate(next.name(), overRate);
                 return null;
             });
             log.info("service class {}: requests above the agreed rate {}", next.name(), overRate == null ? "follow the broker's policy" : overRate.label());
-            return new Change(next, call(kb::latestPlanVersion), setOverRate ? "over-rate policy set; the plan is unchanged" : "nothing changed");
+            return new Change(next, call(kb::latestPlanVersion), "over-rate policy set; the plan is unchanged");
         }
         OverRate overRateBefore = call(kb::classOverRates).get(next.name());
         PlanningInput in = planning.input();

@@ -18,7 +18,8 @@ import java.util.Set;
  * /admin/classes}, {@code POST /admin/classes} (name, maxResponseTime, minAvailability, maxCost,
  * price, and optionally overRate: off, reject or best-effort), {@code PUT /admin/classes/NAME}
  * (any of the four values and overRate, null for the broker's policy), {@code DELETE
- * /admin/classes/NAME}. Every field is checked before anything is stored. Refusals: 400, 404, 409 (duplicate, in use, an SLA the plan cannot keep),
+ * /admin/classes/NAME}. Every field is checked before anything is stored. Refusals: 400, 404,
+ * 409 (duplicate, in use, an SLA the plan cannot keep),
  * 503, with {@code {"error", "code"}}.
  */
 public final class ClassesServlet extends HttpServlet {
