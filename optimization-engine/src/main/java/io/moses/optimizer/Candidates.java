@@ -70,7 +70,7 @@ final class Candidates {
             List<Member> ms = new ArrayList<>(members.getOrDefault(t, List.of()));
             ms.sort(Comparator.comparing(m -> m.service().name()));
             List<ImplementationQos> impls = implementations(ms, in.idempotent(t) ? s.maxParallel() : 1, s.maxAlternate(), s.empiricalMinSamples());
-            if (in.idempotent(t)) impls.addAll(Hedge.pairs(ms, s.empiricalMinSamples()));
+            if (in.idempotent(t)) impls.addAll(Hedge.pairs(ms));
             byTask.put(t, impls);
         }
     }

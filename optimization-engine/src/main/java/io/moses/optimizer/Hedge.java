@@ -12,27 +12,30 @@ import java.util.Map;
  * after d, or failed before, it calls b too; the first successful reply wins. d is the
  * {@value #QUANTILE} quantile of a's recent successful latencies, so b is paid for about the
  * slowest 5 % of a's calls (and a's failures). Time, availability and cost come from the raw
- * samples, with the machinery of 1-out-of-n's empirical E[min] ({@link EmpiricalMin}); without
- * {@code empiricalMinSamples} samples of both members there is no distribution to take d from,
- * and no hedged pair.
+ * samples, with the machinery of 1-out-of-n's empirical E[min] ({@link EmpiricalMin}). Without
+ * {@value #MIN_SAMPLES} samples of a there is no distribution to take d from, and no hedged pair.
+ * b, which a hedge calls only for a's slow fraction, may have fewer: then its mean stands for its
+ * distribution, which over-estimates E[min(X_a, d + X_b)] (min is concave in X_b: the safe side).
  */
 final class Hedge {
     /** The quantile of the first member's latencies after which the second is called. */
     static final double QUANTILE = 0.95;
+    /** Samples of a member's successful latencies that give its distribution (20 of them beyond d). */
+    static final int MIN_SAMPLES = 50;
 
     private Hedge() {}
 
-    /** Every ordered pair of distinct members with enough samples. */
-    static List<ImplementationQos> pairs(List<Candidates.Member> ms, int empiricalMin) {
+    /** Every ordered pair of distinct members whose first member has enough samples. */
+    static List<ImplementationQos> pairs(List<Candidates.Member> ms) {
         List<ImplementationQos> out = new ArrayList<>();
         for (Candidates.Member a : ms)
             for (Candidates.Member b : ms)
-                if (a != b && enough(a, empiricalMin) && enough(b, empiricalMin)) out.add(pair(a, b, delay(a.samples())));
+                if (a != b && enough(a)) out.add(pair(a, b, delay(a.samples())));
         return out;
     }
 
-    private static boolean enough(Candidates.Member m, int empiricalMin) {
-        return m.samples() != null && m.samples().length >= empiricalMin;
+    private static boolean enough(Candidates.Member m) {
+        return m.samples() != null && m.samples().length >= MIN_SAMPLES;
     }
 
     /** d: the {@value #QUANTILE} quantile (nearest rank) of the samples, rounded up to 0.1 ms so the plan's text holds it exactly. */
@@ -54,7 +57,7 @@ final class Hedge {
      * </pre>
      */
     static ImplementationQos pair(Candidates.Member a, Candidates.Member b, double d) {
-        double[] xa = a.samples(), xb = b.samples();
+        double[] xa = a.samples(), xb = enough(b) ? b.samples() : new double[]{b.r()};
         double late = 0;
         for (double x : xa) if (x > d) late++;
         late /= xa.length;

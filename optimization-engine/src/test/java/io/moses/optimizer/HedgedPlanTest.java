@@ -80,6 +80,16 @@ class HedgedPlanTest {
         // the pair is faster than a alone, and pays b for about 8 % of the calls (5 % slow, 3 % failed)
         assertTrue(q.responseTime() < a.expectedTime(), q + " vs " + a.expectedTime());
         assertClose(0.03 + 0.97 * 0.05, second / n, 0.03, "share of second calls");
+
+        // b with too few samples for a distribution: its mean stands for it, on the safe side
+        var bMean = QosFormulasTest.member("b", mean(xb), ab, fb, cb, Arrays.copyOf(xb, Hedge.MIN_SAMPLES - 1));
+        ImplementationQos safe = Hedge.pair(a, bMean, d);
+        assertTrue(safe.responseTime() > q.responseTime(), safe + " vs " + q);
+        assertEquals(q.cost(), safe.cost(), 1e-12);
+        // a with too few samples: no hedge with a first
+        var aFew = QosFormulasTest.member("a", 0.1, aa, fa, ca, Arrays.copyOf(xa, Hedge.MIN_SAMPLES - 1));
+        assertEquals(List.of("hedge(b,a;d=" + Hedge.delay(xb) + ")"),
+                Hedge.pairs(List.of(aFew, b)).stream().map(h -> h.implementation().toString()).toList());
     }
 
     @Test
