@@ -141,6 +141,8 @@ class HedgedPlanTest {
         assertEquals(PlanResult.Status.OPTIMAL, r.status(), r.message());
         RandomInstancesTest.check(in, r, "heavy tails");
         Plan p = r.plan();
+        // one class, cost the whole objective: F = 1 - C / C_max, with C checked independently above
+        assertClose(1 - p.predictions().get("gold").cost() / 10, p.objective(), 1e-9, "objective");
         assertClose(0.0, share(p, "gold", T1, i -> i.pattern() == Implementation.Pattern.PARALLEL), 1e-12, "par share");
         assertTrue(share(p, "gold", T1, i -> i.pattern() == HEDGED) > 0.85, p.shares("gold", T1).toString());
         // par would have to be mixed in with the single at this share to reach the same R, paying both calls
