@@ -15,7 +15,8 @@ import java.util.function.Function;
  * Executes one implementation of a task: a single service, 1-out-of-n parallel redundancy
  * (all members at once, first successful reply wins, the others are cancelled), alternate
  * (members in order, moving on at a fault, a connection error or a timeout) or a hedged pair
- * (the second member only when the first has not answered after the plan's delay). Records every
+ * (the second member only when the first has not answered after the plan's delay; the slower
+ * reply is discarded). Records every
  * member's outcome, and tells the caller whether the whole implementation failed without any
  * member processing the request (so it may be sent to another provider).
  *
@@ -142,24 +143,23 @@ final class PatternExecutor {
 
     /**
      * hedge(a,b) (docs/model.md, "Hedged requests"): a at once; b when a has not answered after
-     * {@code delaySeconds}, or at once when a fails before; the first successful reply wins and the
-     * other call is cancelled. So b is called only for a's slow or failed calls.
+     * {@code delaySeconds}, or at once when a fails before; the first successful reply wins. So b
+     * is called only for a's slow or failed calls. The other call is not cancelled: it is paid
+     * already, and its own reply, or its timeout, is a true observation of its provider (a's
+     * latencies keep their tail, from which the next d is taken; a hung a times out and is
+     * ejected as a single would be); its reply is discarded.
      */
     private CompletableFuture<Executed> hedged(Invocation inv, List<ConcreteService> members, double delaySeconds) {
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         List<String> tried = Collections.synchronizedList(new ArrayList<>());
-        Pending[] calls = new Pending[2];
         java.util.concurrent.atomic.AtomicBoolean secondSent = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicInteger running = new AtomicInteger(1);
         class Hedge {
             void send(int i) {
                 Pending p = new Pending(inv, members.get(i));
-                synchronized (calls) {
-                    calls[i] = p;
-                }
                 tried.add(p.service.name());
-                // the other call won while this one was being sent: its reply is not needed
+                // the first call won while the timer sent this one: it need not go on
                 if (result.isDone()) p.call.cancel();
                 p.attempt().thenAccept(a -> ended(i, a));
             }
@@ -173,14 +173,9 @@ final class PatternExecutor {
             void ended(int i, Attempt a) {
                 if (a.succeeded() && result.complete(new Executed(toOutcome(inv, a), false, List.copyOf(tried)))) {
                     record(inv, a, true);
-                    Pending other;
-                    synchronized (calls) {
-                        other = calls[1 - i];
-                    }
-                    if (other != null) other.call.cancel();
                     return;
                 }
-                // a failure, a late reply that is discarded, or a cancelled call (censored, as a 1-out-of-n loser)
+                // a failure, or a late reply that is discarded
                 record(inv, a, false);
                 if (!a.succeeded()) failed.add(a);
                 if (i == 0 && !a.succeeded()) sendSecond();

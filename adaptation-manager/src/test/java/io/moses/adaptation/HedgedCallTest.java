@@ -10,6 +10,7 @@ import static io.moses.adaptation.IdempotentTasksTest.call;
 import static io.moses.adaptation.IdempotentTasksTest.noEjection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.adaptation.TestServices.Behaviour;
 import io.moses.model.ConcreteService;
@@ -62,6 +63,28 @@ class HedgedCallTest {
         assertEquals(1, stubs().calls("spareB"), "no quick first call sent a second one");
         for (int i = 0; i < 5; i++) assertEquals("spareB", by(call(hung)));
         assertEquals(6, stubs().calls("spareB"));
+    }
+
+    @Test
+    void aFirstMemberThatHangsTimesOutBehindTheHedgeAndIsEjected() throws Exception {
+        // the hedge does not cancel a when b answers: a's call runs to its timeout, a failure of a
+        stubs().set("stuckA", 0, Behaviour.HANG);
+        stubs().set("backupB", 0, Behaviour.REPLY);
+        List<ConcreteService> services = List.of(service("stuckA"), service("backupB"));
+        AdaptiveBinding b = binding(plan(Implementation.hedged("stuckA", "backupB", 0.05)), services, Set.of(TASK),
+                Map.of("stuckA", Duration.ofMillis(300)), AdaptiveBinding.Options.defaults().withExplorePeriod(Duration.ZERO));
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        int invokes = 0;
+        while (!b.ejected().contains("stuckA") && System.nanoTime() < deadline) {
+            assertEquals("backupB", by(call(b)), "the hedge answers while stuckA hangs");
+            invokes++;
+        }
+        assertEquals(Set.of("stuckA"), b.ejected(), "three timeouts in a row eject it, as they would a single (" + invokes + " invokes)");
+        // each invoke takes at least d, so the three 300 ms timeouts come within about ten invokes;
+        // had the hedge cancelled stuckA's calls, none would time out (one run took 385 invokes,
+        // until its hung exchanges filled the client's connection pool)
+        assertTrue(invokes <= 100, invokes + " invokes before the ejection");
+        assertEquals("backupB", by(call(b)));
     }
 
     @Test

@@ -117,7 +117,7 @@ class HungProviderBrokerTest {
         waitFor(() -> reasons().stream().anyMatch(r -> r.contains(hung + " back in selection")), 60, "a new plan that may use it again");
     }
 
-    /** A weather service the plan calls on its own or first in an alternate (in a par or a hedge a hung member is cancelled, not waited for). */
+    /** A weather service the plan calls on its own or first in an alternate (a hung member of a par is cancelled, of a hedge waited for only until d). */
     static String weatherCalledFirst() throws Exception {
         JsonNode plan = get("/admin/plan");
         if (plan.path("version").asLong() < 2) return null;
