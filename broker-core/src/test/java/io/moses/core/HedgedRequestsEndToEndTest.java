@@ -20,8 +20,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * hedge(weather-a,weather-b;d=0.15), calls counted at the stubs.
  */
 @Tag("e2e")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the hang ejects weather-a: it goes last
 class HedgedRequestsEndToEndTest {
     static final double DELAY = 0.15;
     static ChildProcess stubs;
@@ -111,6 +115,7 @@ class HedgedRequestsEndToEndTest {
     }
 
     @Test
+    @Order(1)
     void theSecondProviderIsCalledOnlyForTheFirstOnesSlowFraction() throws Exception {
         // weather-a: a heavy tail (lognormal, mean 50 ms, sigma 1.5: about 7 % of its calls take over 150 ms)
         try {
@@ -134,6 +139,7 @@ class HedgedRequestsEndToEndTest {
     }
 
     @Test
+    @Order(2)
     void aFirstProviderThatHangsFailsNoCompositeRequest() throws Exception {
         // weather-a accepts every request and never answers within the invoke timeout
         try {
@@ -145,6 +151,15 @@ class HedgedRequestsEndToEndTest {
             assertEquals(List.of(), failed, "no composite request fails");
             assertEquals(n, byB[0], "weather-b answered every request");
             assertEquals(n, requests("weather-b") - bBefore, "weather-b is called once per request");
+            // the hedge does not cancel weather-a's calls: they time out behind it, and three eject it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String ejected = "";
+            while (!ejected.contains("\"weather-a\"") && System.nanoTime() < deadline) {
+                ejected = JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/health")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body()).path("adaptation").path("ejected").toString();
+                Thread.sleep(100);
+            }
+            assertTrue(ejected.contains("\"weather-a\""), "weather-a ejected: " + ejected);
         } finally {
             resetStubs();
         }
