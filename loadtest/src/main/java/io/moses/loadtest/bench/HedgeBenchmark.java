@@ -30,9 +30,9 @@ import java.util.regex.Pattern;
  * the broker's default 10 s). Per pattern: composite p50 and p99, failures, weather calls per
  * request at each provider and the weather cost per request (the seed's costs, 0.2 and 0.1 per
  * call), counted at the stubs. In the tail scenario the patterns take turns in rounds, so a busy
- * machine weighs on each alike; in the hang scenario each pattern runs once, hedge and par first
- * (their hung calls are cancelled, so weather-a is never ejected), single last (its timeouts
- * eject weather-a after three). Started by loadtest/bench-hedge.sh.
+ * machine weighs on each alike; in the hang scenario each pattern meets a fresh hang for three
+ * phases' time (weather-a answers again and is readmitted by its trial call before the next).
+ * Started by loadtest/bench-hedge.sh.
  */
 public final class HedgeBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -107,11 +107,15 @@ public final class HedgeBenchmark {
                     for (Arm p : patterns) phase(base, stubPort, p, clients, seconds, tailed.computeIfAbsent(p.name(), k -> new Tally()));
                 report("tail: weather-a lognormal mean 50 ms sigma 1.5", tailed);
 
-                AdaptationBenchmark.stub(stubPort, "weather-a", "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}");
+                // each pattern meets a fresh hang: weather-a back and readmitted before the next
                 Map<String, Tally> hung = new LinkedHashMap<>();
-                for (Arm p : List.of(patterns.get(2), patterns.get(1), patterns.get(0)))
+                for (Arm p : patterns) {
+                    AdaptationBenchmark.stub(stubPort, "weather-a", "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}");
                     phase(base, stubPort, p, clients, 3 * seconds, hung.computeIfAbsent(p.name(), k -> new Tally()));
-                report("hang: weather-a accepts calls and answers none (in this order: hedge, par, single)", hung);
+                    AdaptationBenchmark.stub(stubPort, "weather-a", tail);
+                    readmitted(base, patterns.get(0));
+                }
+                report("hang: weather-a accepts calls and answers none (from the start of each pattern's " + 3 * seconds + " s)", hung);
             }
         }
     }
@@ -150,6 +154,22 @@ public final class HedgeBenchmark {
         into.failed += failed.get();
         into.callsA += requests(stubPort, "weather-a") - a0;
         into.callsB += requests(stubPort, "weather-b") - b0;
+    }
+
+    /** Trips as the single pattern's user until weather-a is no longer ejected (its trial call answered); at most 120 s. */
+    static void readmitted(String base, Arm single) throws Exception {
+        long end = System.nanoTime() + 120_000_000_000L;
+        String auth = "Basic " + Base64.getEncoder().encodeToString((single.user() + ":" + single.password()).getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; System.nanoTime() < end; i++) {
+            String ejected = JSON.readTree(AdaptationBenchmark.get(base + "/health")).path("adaptation").path("ejected").toString();
+            if (!ejected.contains("\"weather-a\"")) return;
+            HTTP.send(HttpRequest.newBuilder(URI.create(base + "/services/TripPlannerService")).timeout(Duration.ofSeconds(60))
+                    .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:trip-planner/planTrip\"")
+                    .header("Authorization", auth).POST(HttpRequest.BodyPublishers.ofString(Demo.request(i, single.user()))).build(),
+                    HttpResponse.BodyHandlers.discarding());
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("weather-a not readmitted within 120 s");
     }
 
     static void report(String scenario, Map<String, Tally> tallies) {
