@@ -371,7 +371,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         }
         if (alive == null) return impl;
         if (alive.isEmpty()) return null;
-        return alive.size() == 1 ? Implementation.single(alive.get(0)) : new Implementation(impl.pattern(), alive);
+        return alive.size() == 1 ? Implementation.single(alive.get(0)) : new Implementation(impl.pattern(), alive, impl.hedgeDelay());
     }
 
     /**

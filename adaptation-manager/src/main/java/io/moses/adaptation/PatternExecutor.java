@@ -13,15 +13,17 @@ import java.util.function.Function;
 
 /**
  * Executes one implementation of a task: a single service, 1-out-of-n parallel redundancy
- * (all members at once, first successful reply wins, the others are cancelled) or alternate
- * (members in order, moving on at a fault, a connection error or a timeout). Records every
+ * (all members at once, first successful reply wins, the others are cancelled), alternate
+ * (members in order, moving on at a fault, a connection error or a timeout) or a hedged pair
+ * (the second member only when the first has not answered after the plan's delay; the slower
+ * reply is discarded). Records every
  * member's outcome, and tells the caller whether the whole implementation failed without any
  * member processing the request (so it may be sent to another provider).
  *
  * <p>A task that is not idempotent is never sent twice for one invoke (docs/model.md,
  * "Idempotent tasks"): its alternate moves on only when the member provably did not process the
- * request, and a 1-out-of-n set (which a plan made before the task was declared so may still
- * name) runs as such an alternate.
+ * request, and a 1-out-of-n set or a hedged pair (which a plan made before the task was declared
+ * so may still name) runs as such an alternate.
  */
 final class PatternExecutor {
     private final SoapClient client;
@@ -45,6 +47,8 @@ final class PatternExecutor {
             case SINGLE -> new Pending(inv, members.get(0)).attempt().thenApply(a -> single(inv, a));
             case PARALLEL -> idempotent ? parallel(inv, members) : alternate(inv, members, 0, new ArrayList<>(), false);
             case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>(), idempotent);
+            // a hedge in a plan made before the task was declared not idempotent runs as such an alternate
+            case HEDGED -> idempotent ? hedged(inv, members, impl.hedgeDelay()) : alternate(inv, members, 0, new ArrayList<>(), false);
         };
     }
 
@@ -134,6 +138,61 @@ final class PatternExecutor {
                 }
             });
         }
+        return result;
+    }
+
+    /**
+     * hedge(a,b) (docs/model.md, "Hedged requests"): a at once; b when a has not answered after
+     * {@code delaySeconds}, or at once when a fails before; the first successful reply wins. So b
+     * is called only for a's slow or failed calls. The other call is not cancelled: it is paid
+     * already, and its own reply, or its timeout, is a true observation of its provider (a's
+     * latencies keep their tail, from which the next d is taken; a hung a times out and is
+     * ejected as a single would be); its reply is discarded.
+     */
+    private CompletableFuture<Executed> hedged(Invocation inv, List<ConcreteService> members, double delaySeconds) {
+        CompletableFuture<Executed> result = new CompletableFuture<>();
+        List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
+        List<String> tried = Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean secondSent = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger running = new AtomicInteger(1);
+        class Hedge {
+            void send(int i) {
+                Pending p = new Pending(inv, members.get(i));
+                tried.add(p.service.name());
+                // the first call won while the timer sent this one: it need not go on
+                if (result.isDone()) p.call.cancel();
+                p.attempt().thenAccept(a -> ended(i, a));
+            }
+
+            void sendSecond() {
+                if (result.isDone() || !secondSent.compareAndSet(false, true)) return;
+                running.incrementAndGet();
+                send(1);
+            }
+
+            void ended(int i, Attempt a) {
+                if (a.succeeded() && result.complete(new Executed(toOutcome(inv, a), false, List.copyOf(tried)))) {
+                    record(inv, a, true);
+                    return;
+                }
+                // a failure, or a late reply that is discarded
+                record(inv, a, false);
+                if (!a.succeeded()) failed.add(a);
+                if (i == 0 && !a.succeeded()) sendSecond();
+                if (running.decrementAndGet() == 0 && !result.isDone()) {
+                    List<Attempt> all;
+                    synchronized (failed) {
+                        all = List.copyOf(failed);
+                    }
+                    result.complete(new Executed(allFailed(inv, all), all.stream().allMatch(Attempt::neverProcessed), List.copyOf(tried)));
+                }
+            }
+        }
+        Hedge h = new Hedge();
+        h.send(0);
+        if (!result.isDone())
+            CompletableFuture.delayedExecutor(Math.round(delaySeconds * 1e6), java.util.concurrent.TimeUnit.MICROSECONDS)
+                    .execute(h::sendSecond);
         return result;
     }
 

@@ -91,6 +91,7 @@ class IdempotentTasksTest {
                 stubs().set(second, 0, Behaviour.REPLY);
                 stubs().set(spare, 0, Behaviour.REPLY);
                 Implementation impl = pattern == Implementation.Pattern.SINGLE ? Implementation.single(first)
+                        : pattern == Implementation.Pattern.HEDGED ? Implementation.hedged(first, second, 0.05)
                         : new Implementation(pattern, List.of(first, second));
                 List<ConcreteService> services = List.of(service(first), service(second), service(spare));
                 AdaptiveBinding b = binding(plan(impl), services, Set.of(), Map.of(first, HANG_TIMEOUT), noEjection());

@@ -171,8 +171,8 @@ class FeedbackLoopTest {
     }
 
     /**
-     * A flight service the plan calls on its own or first in an alternate (a slow member of a
-     * 1-out-of-n set is masked: its calls are cancelled, so nobody waits for it).
+     * A flight service the plan calls on its own or first in an alternate or a hedge (a slow member
+     * of a 1-out-of-n set is masked: its calls are cancelled, so nobody waits for it).
      */
     static String flightCalledFirst() throws Exception {
         for (JsonNode b : get("/admin/plan").path("bindings"))
@@ -180,7 +180,8 @@ class FeedbackLoopTest {
                 for (JsonNode s : b.path("shares")) {
                     String impl = s.path("implementation").asText();
                     if (s.path("fraction").asDouble() < 0.2 || impl.startsWith("par(")) continue;
-                    return impl.startsWith("alt(") ? impl.substring(4, impl.indexOf(',')) : impl;
+                    // an alternate's or a hedge's first member is called first, and waited for (a hedge's up to its d)
+                    return impl.startsWith("alt(") || impl.startsWith("hedge(") ? impl.substring(impl.indexOf('(') + 1, impl.indexOf(',')) : impl;
                 }
         throw new AssertionError("no flight service is called on its own: " + get("/admin/plan"));
     }

@@ -57,6 +57,20 @@ class PlanFormatTest {
     }
 
     @Test
+    void aHedgedPairKeepsItsDelayInTheJsonAndTheTableNamesIt() {
+        io.moses.model.Implementation hedge = io.moses.model.Implementation.hedged("flight0", "flight1", 0.1523);
+        Plan p = new Plan(3, java.time.Instant.parse("2026-11-25T08:00:00Z"), java.util.Map.of(new Plan.Key("gold", FLIGHT),
+                List.of(new Plan.Share(hedge, 0.75), new Plan.Share(io.moses.model.Implementation.single("flight0"), 0.25))),
+                java.util.Map.of(), 0.5, "clp", 1, List.of(), "test");
+        String json = PlanFormat.toJson(p);
+        assertTrue(json.contains("\"implementation\":\"hedge(flight0,flight1;d=0.1523)\""), json);
+        assertEquals(p, PlanFormat.fromJson(json));
+        assertTrue(PlanFormat.table(p).contains("hedge(flight0,flight1;d=0.1523): 0.750"), PlanFormat.table(p));
+        var ex = assertThrows(IllegalArgumentException.class, () -> PlanFormat.fromJson(json.replace(";d=0.1523", "")));
+        assertTrue(ex.getMessage().contains("hedge(a,b;d=0.25)"), ex.getMessage());
+    }
+
+    @Test
     void relaxedPlansKeepTheirClassesAtRisk() {
         Plan p = ENGINE.plan(trip(new ServiceClass("hurried", 0.1, 0.9, 100, 10))).plan();
         assertEquals(1, p.atRisk().size());

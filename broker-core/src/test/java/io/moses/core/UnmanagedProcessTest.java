@@ -108,13 +108,13 @@ class UnmanagedProcessTest {
         }
     }
 
-    /** A service the plan gives some class's task on its own (or first in an alternate). */
+    /** A service the plan gives some class's task on its own (or first in an alternate or a hedge). */
     static String serviceCalledFirst() throws Exception {
         for (JsonNode b : get("/admin/plan").path("bindings"))
             for (JsonNode s : b.path("shares")) {
                 String impl = s.path("implementation").asText();
                 if (s.path("fraction").asDouble() >= 0.5 && !impl.startsWith("par(") && b.path("task").asText().startsWith("hotel"))
-                    return impl.startsWith("alt(") ? impl.substring(4, impl.indexOf(',')) : impl;
+                    return impl.startsWith("alt(") || impl.startsWith("hedge(") ? impl.substring(impl.indexOf('(') + 1, impl.indexOf(',')) : impl;
             }
         throw new AssertionError("no hotel service called on its own: " + get("/admin/plan"));
     }

@@ -258,6 +258,9 @@ public final class Seed {
                     if (implementation.pattern() == Implementation.Pattern.PARALLEL && !idempotent.getOrDefault(key.task(), false))
                         throw error(sp + ".implementation", ": " + impl + " calls every member at once, but task " + key.task().name()
                                 + " is not idempotent (declare it under tasks: with idempotent: true if a second call is safe)");
+                    if (implementation.pattern() == Implementation.Pattern.HEDGED && !idempotent.getOrDefault(key.task(), false))
+                        throw error(sp + ".implementation", ": " + impl + " calls its second member while the first may still answer, but task "
+                                + key.task().name() + " is not idempotent (declare it under tasks: with idempotent: true if a second call is safe)");
                     shares.add(new Plan.Share(implementation, number(s, sp, "fraction")));
                 }
                 if (bindings.put(key, shares) != null) throw error(bp, ": a second binding for class " + key.serviceClass() + " and task " + key.task());

@@ -93,6 +93,28 @@ class SeedTest {
     }
 
     @Test
+    void aSeedPlanWithHedgeIsReadWithItsDelayAndRefusedForATaskThatIsNotIdempotent() {
+        String ok = """
+                composite: Shop
+                tasks:
+                  - {task: stock.check, idempotent: true}
+                plan:
+                  bindings:
+                    - {class: gold, task: stock.check, shares: [{implementation: "hedge(s1,s2;d=0.05)", fraction: 1.0}]}
+                """;
+        Plan plan = Seed.parse(ok, "shop.yaml", Map.of()).plan().orElseThrow();
+        assertEquals(List.of(new Plan.Share(Implementation.hedged("s1", "s2", 0.05), 1.0)), plan.bindings().values().iterator().next());
+        KnowledgeBaseException e = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(
+                ok.replace("stock.check, shares", "card.charge, shares"), "shop.yaml", Map.of()));
+        assertEquals("shop.yaml: plan.bindings[0].shares[0].implementation: hedge(s1,s2;d=0.05) calls its second member while the first"
+                + " may still answer, but task card.charge is not idempotent (declare it under tasks: with idempotent: true if a second call is safe)",
+                e.getMessage());
+        KnowledgeBaseException noDelay = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(
+                ok.replace(";d=0.05", ""), "shop.yaml", Map.of()));
+        assertTrue(noDelay.getMessage().contains("hedge(a,b;d=0.25)"), noDelay.getMessage());
+    }
+
+    @Test
     void applyingTheSeedFillsTheKnowledgeBaseAndKeepsALaterPlan() {
         Seed seed = Seed.load(TRIP_PLANNER_SEED, Map.of("STUBS", STUBS));
         try (KnowledgeBase kb = Mdal.open("mem:", Credentials.NONE)) {

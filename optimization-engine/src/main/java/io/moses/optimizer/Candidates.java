@@ -14,10 +14,10 @@ import java.util.Map;
 
 /**
  * The candidate implementations of every task and their QoS (docs/model.md, "Implementations"): single
- * services, 1-out-of-n sets up to {@code maxParallel} members and alternate tuples up to
- * {@code maxAlternate}, over the services that are not down. A task that is not idempotent gets
- * no 1-out-of-n set: it would send one request to several providers (x_J = 0 for those J,
- * docs/model.md, "Idempotent tasks").
+ * services, 1-out-of-n sets up to {@code maxParallel} members, alternate tuples up to
+ * {@code maxAlternate} and hedged pairs, over the services that are not down. A task that is not
+ * idempotent gets no 1-out-of-n set and no hedged pair: they send one request to two providers
+ * (x_J = 0 for those J, docs/model.md, "Idempotent tasks").
  */
 final class Candidates {
     /** What the planner believes of one concrete service now. */
@@ -69,7 +69,9 @@ final class Candidates {
         for (TaskRef t : tasks) {
             List<Member> ms = new ArrayList<>(members.getOrDefault(t, List.of()));
             ms.sort(Comparator.comparing(m -> m.service().name()));
-            byTask.put(t, implementations(ms, in.idempotent(t) ? s.maxParallel() : 1, s.maxAlternate(), s.empiricalMinSamples()));
+            List<ImplementationQos> impls = implementations(ms, in.idempotent(t) ? s.maxParallel() : 1, s.maxAlternate(), s.empiricalMinSamples());
+            if (in.idempotent(t)) impls.addAll(Hedge.pairs(ms));
+            byTask.put(t, impls);
         }
     }
 

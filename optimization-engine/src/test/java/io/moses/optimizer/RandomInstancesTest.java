@@ -93,10 +93,30 @@ class RandomInstancesTest {
     /** docs/model.md, "Implementations", for one implementation: r, a, c and the share of requests per member. */
     record Qos(double r, double a, double c, Map<String, Double> share) {}
 
-    static Qos qos(Implementation impl, Map<String, ConcreteService> byName) {
+    static Qos qos(Implementation impl, Map<String, ConcreteService> byName, Map<String, double[]> samples) {
         List<ConcreteService> ms = impl.members().stream().map(byName::get).toList();
         Map<String, Double> share = new HashMap<>();
         switch (impl.pattern()) {
+            case HEDGED -> {
+                // docs/model.md, "Hedged requests", over every pair of samples (not the engine's survival sum)
+                ConcreteService a = ms.get(0), b = ms.get(1);
+                double[] xa = samples.get(a.name()), xb = samples.get(b.name());
+                if (xb == null || xb.length < 50) xb = new double[]{b.sla().responseTime()}; // few samples: b's mean
+                double d = impl.hedgeDelay(), aa = a.sla().availability(), ab = b.sla().availability();
+                double min = 0, meanA = 0, meanB = 0, late = 0;
+                for (double x : xa) {
+                    meanA += x / xa.length;
+                    if (x > d) late += 1.0 / xa.length;
+                    for (double y : xb) min += Math.min(x, d + y) / ((double) xa.length * xb.length);
+                }
+                for (double y : xb) meanB += y / xb.length;
+                double start = Math.min(F, d);
+                double r = aa * (ab * min + (1 - ab) * meanA) + (1 - aa) * (ab * (start + meanB) + (1 - ab) * Math.max(F, start + F));
+                double second = 1 - aa + aa * late;
+                share.merge(a.name(), 1.0, Double::sum);
+                share.merge(b.name(), second, Double::sum);
+                return new Qos(r, 1 - (1 - aa) * (1 - ab), a.sla().cost() + second * b.sla().cost(), share);
+            }
             case PARALLEL -> {
                 double r = Double.POSITIVE_INFINITY, fail = 1, c = 0;
                 for (ConcreteService m : ms) {
@@ -157,7 +177,7 @@ class RandomInstancesTest {
                 for (Plan.Share s : shares) {
                     assertTrue(s.fraction() >= 0, what + ": negative fraction");
                     sum += s.fraction();
-                    Qos q = qos(s.implementation(), byName);
+                    Qos q = qos(s.implementation(), byName, in.successSamples());
                     rt += s.fraction() * q.r();
                     la += s.fraction() * Math.log(q.a());
                     co += s.fraction() * q.c();

@@ -1,0 +1,167 @@
+package io.moses.core;
+
+import static io.moses.core.IdempotentTasksEndToEndTest.JSON;
+import static io.moses.core.TripPlannerEndToEndTest.HTTP;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hedged requests end to end (docs/model.md, "Hedged requests"): the stub services and a broker
+ * with the trip planner's seed as real processes, gold's weather bound to
+ * hedge(weather-a,weather-b;d=0.15), calls counted at the stubs.
+ */
+@Tag("e2e")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the hang ejects weather-a: it goes last
+class HedgedRequestsEndToEndTest {
+    static final double DELAY = 0.15;
+    static ChildProcess stubs;
+    static ChildProcess broker;
+    static int stubPort;
+    static int brokerPort;
+    @TempDir static Path work;
+
+    @BeforeAll
+    static void start() throws Exception {
+        String seed = Files.readString(Path.of("../bpel-processes/trip-planner/seed.yaml"));
+        String gold = "{class: gold, task: weather.getForecast, shares: [{implementation: \"par(weather-a,weather-b)\", fraction: 1.0}]}";
+        assertTrue(seed.contains(gold), "the trip planner's seed binds gold's weather to par");
+        Path hedged = work.resolve("seed.yaml");
+        Files.writeString(hedged, seed.replace(gold, gold.replace("par(weather-a,weather-b)", "hedge(weather-a,weather-b;d=" + DELAY + ")")));
+        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
+        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        // the seed's plan, no optimizer and no monitors: what is tested is the request path alone
+        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.resolve("broker").toString(),
+                "--deploy", "../bpel-processes/trip-planner", "--seed", hedged.toString(),
+                "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitors", "none", "--optimizer", "off",
+                "--invoke-timeout", "2000"));
+        brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
+        HttpResponse<String> plan = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/admin/plan"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("operator:operator-demo".getBytes()))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertTrue(plan.body().contains("hedge(weather-a,weather-b;d=" + DELAY + ")"), "the plan in force shows the hedge: " + plan.body());
+        for (int i = 0; i < 3; i++) planTrip(); // warm up
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) broker.close();
+        if (stubs != null) stubs.close();
+    }
+
+    static HttpResponse<String> planTrip() throws Exception {
+        return TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, "http://127.0.0.1:" + brokerPort);
+    }
+
+    static void setStub(String service, String json) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    static void resetStubs() throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/reset"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    /** SOAP requests that reached the stub so far. */
+    static long requests(String service) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readTree(r.body()).path("requests").asLong();
+    }
+
+    /** n trips as alice over a few clients; the replies of those that failed, and how many weather-b answered. */
+    static List<String> trips(int n, int clients, int[] byB) throws Exception {
+        List<String> failed = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<Boolean>> done = new ArrayList<>();
+            for (int i = 0; i < n; i++)
+                done.add(pool.submit(() -> {
+                    HttpResponse<String> r = planTrip();
+                    if (r.statusCode() != 200) failed.add(r.statusCode() + " " + r.body());
+                    return r.body().contains("by weather-b");
+                }));
+            for (Future<Boolean> f : done) if (f.get(120, TimeUnit.SECONDS)) byB[0]++;
+        } finally {
+            pool.shutdownNow();
+        }
+        return failed;
+    }
+
+    @Test
+    @Order(1)
+    void theSecondProviderIsCalledOnlyForTheFirstOnesSlowFraction() throws Exception {
+        // weather-a: a heavy tail (lognormal, mean 50 ms, sigma 1.5: about 7 % of its calls take over 150 ms)
+        try {
+            setStub("weather-a", "{\"latencyMs\":50,\"distribution\":\"lognormal\",\"sigma\":1.5}");
+            setStub("weather-b", "{\"latencyMs\":20,\"distribution\":\"fixed\"}");
+            long aBefore = requests("weather-a"), bBefore = requests("weather-b");
+            int n = 150;
+            int[] byB = {0};
+            List<String> failed = trips(n, 4, byB);
+            assertEquals(List.of(), failed, "no composite request fails");
+            long a = requests("weather-a") - aBefore, b = requests("weather-b") - bBefore;
+            System.out.printf("hedge(weather-a,weather-b;d=%s): %d requests, weather-a called %d times, weather-b %d (%d of its replies won)%n",
+                    DELAY, n, a, b, byB[0]);
+            assertEquals(n, a, "weather-a is called once per request");
+            // par would call weather-b for every request; the hedge only when weather-a is slow
+            assertTrue(b >= 1 && b <= 0.35 * n, "weather-b called " + b + " times for " + n + " requests");
+            assertTrue(byB[0] <= b, byB[0] + " replies by weather-b, " + b + " calls");
+        } finally {
+            resetStubs();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aFirstProviderThatHangsFailsNoCompositeRequest() throws Exception {
+        // weather-a accepts every request and never answers within the invoke timeout
+        try {
+            setStub("weather-a", "{\"latencyMs\":600000,\"distribution\":\"fixed\"}");
+            long bBefore = requests("weather-b");
+            int n = 12;
+            int[] byB = {0};
+            List<String> failed = trips(n, 2, byB);
+            assertEquals(List.of(), failed, "no composite request fails");
+            assertEquals(n, byB[0], "weather-b answered every request");
+            assertEquals(n, requests("weather-b") - bBefore, "weather-b is called once per request");
+            // the hedge does not cancel weather-a's calls: they time out behind it, and three eject it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String ejected = "";
+            while (!ejected.contains("\"weather-a\"") && System.nanoTime() < deadline) {
+                ejected = JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/health")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body()).path("adaptation").path("ejected").toString();
+                Thread.sleep(100);
+            }
+            assertTrue(ejected.contains("\"weather-a\""), "weather-a ejected: " + ejected);
+        } finally {
+            resetStubs();
+        }
+    }
+}
