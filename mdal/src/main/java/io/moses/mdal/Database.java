@@ -28,6 +28,9 @@ final class Database {
      * attempts than on one server, with a back-off that grows (GaleraConcurrencyTest).
      */
     private static final int RETRIES = 30;
+    /** Attempts while a Galera node answers "not ready", {@link #NOT_READY_BACKOFF_MS} apart: about 2 s. */
+    private static final int NOT_READY_ATTEMPTS = 10;
+    private static final int NOT_READY_BACKOFF_MS = 200;
     /** The longest back-off between two attempts, in milliseconds. */
     private static final int MAX_BACKOFF_MS = 200;
 
@@ -88,6 +91,13 @@ final class Database {
             } catch (SQLException e) {
                 if (attempt < RETRIES && (SqlErrors.retryable(e) || retryDuplicates && SqlErrors.duplicateKey(e))) {
                     sleepQuietly(ThreadLocalRandom.current().nextInt(1, Math.min(MAX_BACKOFF_MS, 4 << Math.min(attempt, 6)) + 2));
+                    continue;
+                }
+                // A Galera node that is joining (or has lost quorum) answers every query with
+                // "not ready": a joiner is ready within a second or two, so wait that long for it
+                // (or for the failover to reach another node) before calling it UNAVAILABLE.
+                if (attempt < NOT_READY_ATTEMPTS && !committing && SqlErrors.nodeNotReady(e)) {
+                    sleepQuietly(NOT_READY_BACKOFF_MS);
                     continue;
                 }
                 // A pooled connection that died with the server (for example after a database

@@ -126,6 +126,11 @@ public final class Mdal {
             url = withDefault(url, "connectTimeout", String.valueOf(CONNECTION_TIMEOUT_MS));
             url = withDefault(url, "socketTimeout", "30000");
             url = withDefault(url, "tcpKeepAlive", "true");
+            if (multiHost(url)) {
+                // Several nodes (a Galera cluster): Connector/J's failover connects to the first that
+                // answers; a connection that fails over must stay writable (every node is a primary).
+                url = withDefault(url, "failOverReadOnly", "false");
+            }
             boolean creds = url.matches("(?i).*[?&]user=.*") || URL_USERINFO.matcher(url).find()
                     || url.matches("jdbc:mysql://[^/@]+@.*");
             return new Target(url, true, false, creds, mask(s));
@@ -140,6 +145,15 @@ public final class Mdal {
             throw KnowledgeBaseException.invalid("db: cannot create directory " + p.getParent() + " (" + e.getClass().getSimpleName() + ")");
         }
         return new Target("jdbc:h2:file:" + p + ";LOCK_TIMEOUT=10000", false, false, false, "H2 file " + p + ".mv.db");
+    }
+
+    /** A URL naming more than one host: {@code jdbc:mysql://h1:p1,h2:p2/db}. */
+    static boolean multiHost(String url) {
+        int start = url.indexOf("//");
+        if (start < 0) return false;
+        int end = url.indexOf('/', start + 2);
+        String hosts = end < 0 ? url.substring(start + 2) : url.substring(start + 2, end);
+        return hosts.contains(",");
     }
 
     private static String withDefault(String url, String key, String value) {

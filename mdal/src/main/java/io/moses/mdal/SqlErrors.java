@@ -36,6 +36,15 @@ final class SqlErrors {
         return false;
     }
 
+    /** A Galera node outside the primary component (joining, or quorum lost). */
+    static boolean nodeNotReady(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getErrorCode() == WSREP_NOT_READY) return true;
+            if (t.getCause() == t) break;
+        }
+        return false;
+    }
+
     static boolean duplicateKey(SQLException e) {
         return e.getErrorCode() == 23505 || e.getErrorCode() == 1062;
     }
@@ -62,7 +71,7 @@ final class SqlErrors {
      * @param description the database, without credentials
      */
     static KnowledgeBaseException translate(String what, String description, SQLException e) {
-        if (e.getErrorCode() == WSREP_NOT_READY)
+        if (nodeNotReady(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE, what + ": knowledge base unavailable (" + description
                     + "): its Galera node is not in the primary component (a majority of the nodes is down, or the node is still"
                     + " joining); nothing is written until a majority is back", e);

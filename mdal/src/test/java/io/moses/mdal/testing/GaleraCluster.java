@@ -214,10 +214,17 @@ public final class GaleraCluster implements BeforeAllCallback, AfterAllCallback 
     /** Creates a new empty database (replicated to every node) and returns its multi-host URL. */
     public String createDatabase() throws IOException, InterruptedException {
         String name = "moses_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();
-        admin(1, "CREATE DATABASE `" + name + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;"
+        admin(firstRunning(), "CREATE DATABASE `" + name + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;"
                 + "GRANT ALL PRIVILEGES ON `" + name + "`.* TO '" + USER + "'@'%';"
                 + "GRANT ALL PRIVILEGES ON `" + name + "`.* TO '" + USER + "'@'localhost';");
         return jdbcUrl(name);
+    }
+
+    /** The first node that answers (some may have been killed). */
+    private int firstRunning() throws IOException, InterruptedException {
+        List<String> lines = status().lines().filter(l -> l.startsWith("galera-n")).toList();
+        for (int i = 0; i < lines.size(); i++) if (lines.get(i).contains(" Synced ")) return i + 1;
+        throw new IllegalStateException("no node is Synced: " + lines);
     }
 
     /** Runs SQL as root on node {@code i} through its Unix socket. */
