@@ -118,8 +118,13 @@ cmd_up() { # DIR N
     for k in PORT GCOMM IST SST; do local v; v=$(free_port); save "${k}_$i" "$v"; printf -v "${k}_$i" '%s' "$v"; done
     mkdir -p "$DIR/n$i/data"
   done
-  # the nodes run as mysql (when root): their directories must be theirs
-  [[ $(id -u) == 0 ]] && chmod 755 "$DIR" && chown -R mysql:mysql "$DIR"/n[0-9]*
+  # the nodes run as mysql (when root): their directories must be theirs, and every directory
+  # above them open to it
+  if [[ $(id -u) == 0 ]]; then
+    chmod 755 "$DIR" && chown -R mysql:mysql "$DIR"/n[0-9]*
+    runuser -u mysql -- test -w "$DIR/n1/data" ||
+      die "the nodes run as the mysql user, which cannot reach $DIR: open its parent directories to others (chmod o+x) or use another directory"
+  fi
   local user=(); [[ $(id -u) == 0 ]] && user=(--user=mysql)
   "$(bin mariadb-install-db mysql_install_db)" --no-defaults --datadir="$DIR/n1/data" --auth-root-authentication-method=normal \
     --skip-test-db "${user[@]}" > "$DIR/n1/install.log" 2>&1 || die "mariadb-install-db failed: $DIR/n1/install.log"

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -30,24 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class GaleraClusterScriptTest {
     @TempDir static Path dir;
 
-    record Run(int exit, String out) {}
-
-    static Run script(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("bash", "../cluster/cluster.sh"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        Map<String, String> env = pb.environment();
-        env.put("MOSES_CLUSTER_DIR", dir.resolve("cluster").toString());
-        env.put("MOSES_BROKER_CP", System.getProperty("java.class.path"));
-        env.put("MOSES_STUBS_CP", System.getProperty("java.class.path"));
-        env.put("JAVA_HOME", System.getProperty("java.home"));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(600, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("cluster.sh " + String.join(" ", args) + " did not finish:\n" + out);
-        }
-        return new Run(p.exitValue(), out);
+    static ClusterScriptTest.Run script(String... args) throws IOException, InterruptedException {
+        return ClusterScriptTest.script(dir.resolve("cluster"), args);
     }
 
     /** Every PID the cluster's state files name: the script's and the Galera nodes'. */
@@ -71,9 +54,11 @@ class GaleraClusterScriptTest {
             if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason);
             Assumptions.abort(reason);
         }
+        // the nodes run as the mysql user when the tests run as root: it must reach their directories
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         List<Long> pids = new ArrayList<>();
         try {
-            Run up = script("up", "--replicas", "1", "--db", "galera");
+            ClusterScriptTest.Run up = script("up", "--replicas", "1", "--db", "galera");
             pids.addAll(pids());
             assertEquals(0, up.exit(), up.out());
             String front = up.out().lines().filter(l -> l.startsWith("http://127.0.0.1:")).findFirst().orElseThrow(() -> new AssertionError(up.out()));
@@ -81,12 +66,12 @@ class GaleraClusterScriptTest {
             HttpResponse<String> r = TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, front);
             assertEquals(200, r.statusCode(), r.body());
 
-            Run status = script("status");
+            ClusterScriptTest.Run status = script("status");
             assertEquals(0, status.exit(), status.out());
             assertEquals(3, lines(status.out(), "galera-n\\d +running .* Synced +cluster size 3 +Primary"), status.out());
             assertTrue(status.out().contains("readiness UP"), status.out());
 
-            Run kill = script("db-stop", "2", "--kill");
+            ClusterScriptTest.Run kill = script("db-stop", "2", "--kill");
             assertEquals(0, kill.exit(), kill.out());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             do {
@@ -100,13 +85,13 @@ class GaleraClusterScriptTest {
             r = TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, front);
             assertEquals(200, r.statusCode(), "the front serves with a node down: " + r.body());
 
-            Run start = script("db-start", "2");
+            ClusterScriptTest.Run start = script("db-start", "2");
             assertEquals(0, start.exit(), start.out());
             pids.addAll(pids());
             status = script("status");
             assertEquals(3, lines(status.out(), "galera-n\\d +running .* Synced +cluster size 3 +Primary"), status.out());
         } finally {
-            Run down = script("down");
+            ClusterScriptTest.Run down = script("down");
             assertEquals(0, down.exit(), down.out());
             for (long pid : pids) {
                 ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(60, TimeUnit.SECONDS).join());
