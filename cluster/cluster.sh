@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ./moses cluster up [--replicas N] [--db SPEC] [--binding B] [--seed FILE] [--stubs URL] | down | status | db-stop | db-start
+# ./moses cluster up [--replicas N] [--db SPEC|galera[:N]] [--binding B] [--seed FILE] [--stubs URL] | down | status | db-stop [NODE] [--kill] | db-start [NODE]
 # A MOSES cluster as plain processes on this machine: MariaDB (a throwaway data directory, or
-# the server given with --db), the stub services, N broker replicas and HAProxy in front
+# the server given with --db, or with --db galera[:N] a Galera cluster of N nodes, 3 by default,
+# started by cluster/galera.sh, the replicas connected to all of them), the stub services, N broker replicas and HAProxy in front
 # (configured from cluster/haproxy.cfg.in), every one on a free port on 127.0.0.1. State, logs
 # and data live in work/cluster/ (MOSES_CLUSTER_DIR to change); `down` stops what `up` started.
 # MOSES_BROKER_CP / MOSES_STUBS_CP: class paths to use instead of the build's (tests).
@@ -98,6 +99,25 @@ start_mariadb() {
   say "MariaDB on 127.0.0.1:$port (data in $data, user moses, password in $DIR/db-password)"
 }
 
+# N Galera nodes (cluster/galera.sh); the replicas get a URL naming all of them, in order:
+# Connector/J connects to the first that answers and fails over to the next (README).
+start_galera() { # N
+  local n="$1" hosts password
+  say "starting a Galera cluster of $n nodes (the first bootstraps, the others join by state transfer) ..."
+  hosts=$(bash "$ROOT/cluster/galera.sh" up "$DIR/galera" "$n" 2>>"$DIR/logs/galera.log") \
+    || die "the Galera cluster did not start: $DIR/logs/galera.log"
+  save GALERA_NODES "$n"
+  password="pw$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+  # users and databases replicate: made once, on node 1
+  bash "$ROOT/cluster/galera.sh" sql "$DIR/galera" 1 "
+    CREATE DATABASE moses CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    CREATE USER 'moses'@'%' IDENTIFIED BY '$password'; CREATE USER 'moses'@'localhost' IDENTIFIED BY '$password';
+    GRANT ALL PRIVILEGES ON moses.* TO 'moses'@'%'; GRANT ALL PRIVILEGES ON moses.* TO 'moses'@'localhost';" >/dev/null
+  ( umask 077; printf '%s' "$password" > "$DIR/db-password" )
+  DB="jdbc:mariadb://$hosts/moses"
+  say "Galera cluster of $n nodes Synced: $hosts (data in $DIR/galera, user moses, password in $DIR/db-password)"
+}
+
 start_replica() { # name port seed?
   local name="$1" port="$2" seed="$3" args=()
   args=(--port "$port" --work "$DIR/$name" --db "$DB" --deploy "$ROOT/bpel-processes/trip-planner" --replica "$name" --drain "$DRAIN_MS")
@@ -115,7 +135,7 @@ cmd_up() {
   while (( $# )); do
     case "$1" in
       --replicas) replicas="${2:?--replicas needs a number}"; shift 2 ;;
-      --db) db="${2:?--db needs a JDBC URL}"; shift 2 ;;
+      --db) db="${2:?--db needs a JDBC URL or galera[:N]}"; shift 2 ;;
       --binding) BINDING="${2:?--binding needs static or adaptive}"; shift 2 ;;
       --seed) SEED="${2:?--seed needs a file}"; shift 2 ;;
       --stubs) stubs="${2:?--stubs needs the base URL of the stubs}"; shift 2 ;;
@@ -135,7 +155,9 @@ cmd_up() {
   save REPLICAS "$replicas"
   # a failure half-way stops what was started
   trap 'say "start failed; stopping what was started"; cmd_down quiet; exit 1' ERR
-  if [[ -n $db ]]; then
+  if [[ $db =~ ^galera(:([1-9][0-9]*))?$ ]]; then
+    start_galera "${BASH_REMATCH[2]:-3}"; DB_USER=moses; DB_PASSWORD_FILE="$DIR/db-password"
+  elif [[ -n $db ]]; then
     DB="$db"; DB_USER="${MOSES_DB_USER:-}"; DB_PASSWORD_FILE="${MOSES_DB_PASSWORD_FILE:-}"
     [[ -n ${MOSES_DB_PASSWORD:-} && -z $DB_PASSWORD_FILE ]] && { ( umask 077; printf '%s' "$MOSES_DB_PASSWORD" > "$DIR/db-password" ); DB_PASSWORD_FILE="$DIR/db-password"; }
     say "knowledge base: the given server"
@@ -215,7 +237,8 @@ cmd_down() {
   wait
   stop_pid "${STUBS_PID:-}" stubs 10
   stop_pid "${MARIADB_PID:-}" MariaDB 60
-  rm -rf "$DIR/mariadb" "$DIR/db-password" "$STATE"
+  [[ -n ${GALERA_NODES:-} ]] && bash "$ROOT/cluster/galera.sh" down "$DIR/galera" 2>>"$DIR/logs/galera.log"
+  rm -rf "$DIR/mariadb" "$DIR/galera" "$DIR/db-password" "$STATE"
   for i in $(seq 1 "${REPLICAS:-0}"); do rm -rf "$DIR/r$i"; done
   [[ -n $quiet ]] || say "stopped (logs kept in $DIR/logs)"
 }
@@ -227,6 +250,11 @@ cmd_status() {
   local bad=0 i
   state_of() { if alive "$1"; then echo running; else echo STOPPED; bad=1; fi; }
   if [[ -n ${MARIADB_PID:-} ]]; then printf '%-10s %-8s 127.0.0.1:%s\n' mariadb "$(state_of "$MARIADB_PID")" "$MARIADB_PORT"
+  elif [[ -n ${GALERA_NODES:-} ]]; then
+    # each node's Galera state (Synced, Donor/Desynced, Joining, Joined) and the cluster size it sees
+    local g; g=$(bash "$ROOT/cluster/galera.sh" status "$DIR/galera" 2>/dev/null) || true
+    printf '%s\n' "$g"
+    grep -q -v ' Synced .* Primary' <<<"$g" && bad=1
   else printf '%-10s %-8s %s\n' database given "$DB"; fi
   if [[ -n ${STUBS_PID:-} ]]; then printf '%-10s %-8s 127.0.0.1:%s\n' stubs "$(state_of "$STUBS_PID")" "$STUBS_PORT"
   else printf '%-10s %-8s 127.0.0.1:%s\n' stubs given "$STUBS_PORT"; fi
@@ -248,10 +276,19 @@ cmd_status() {
 }
 
 # An outage drill: stop the cluster's own MariaDB (SIGTERM) and start it again, same data and port.
+# With Galera, one node (1..N): db-stop NODE [--kill] (SIGTERM, or SIGKILL: a crash), db-start NODE (it rejoins).
 cmd_db() {
   [[ -f $STATE ]] || die "no cluster"
   # shellcheck disable=SC1090
   source "$STATE"
+  if [[ -n ${GALERA_NODES:-} ]]; then
+    [[ -n ${2:-} ]] || die "which Galera node? db-$1 NODE (1..$GALERA_NODES)"
+    case "$1" in
+      stop) bash "$ROOT/cluster/galera.sh" node-stop "$DIR/galera" "$2" "${3:-}" ;;
+      start) bash "$ROOT/cluster/galera.sh" node-start "$DIR/galera" "$2" ;;
+    esac
+    return
+  fi
   [[ -n ${MARIADB_PID:-} ]] || die "the knowledge base is a server given with --db: stop it there"
   case "$1" in
     stop) stop_pid "$MARIADB_PID" MariaDB 60; say "MariaDB stopped" ;;
@@ -266,9 +303,9 @@ cmd_db() {
 
 case "${1:-}" in
   up) shift; cmd_up "$@" ;;
-  db-stop) cmd_db stop ;;
-  db-start) cmd_db start ;;
+  db-stop) shift; cmd_db stop "$@" ;;
+  db-start) shift; cmd_db start "$@" ;;
   down) shift; cmd_down ;;
   status) shift; cmd_status ;;
-  *) echo "usage: moses cluster up [--replicas N] [--db SPEC] | down | status | db-stop | db-start" >&2; exit 2 ;;
+  *) echo "usage: moses cluster up [--replicas N] [--db SPEC|galera[:N]] | down | status | db-stop [NODE] [--kill] | db-start [NODE]" >&2; exit 2 ;;
 esac

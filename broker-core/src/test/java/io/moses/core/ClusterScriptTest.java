@@ -30,17 +30,22 @@ class ClusterScriptTest {
     record Run(int exit, String out) {}
 
     static Run script(String... args) throws IOException, InterruptedException {
+        return script(dir.resolve("cluster"), args);
+    }
+
+    /** cluster.sh with its state in {@code clusterDir}, this build's class path, 10 minutes at most. */
+    static Run script(Path clusterDir, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("bash", "../cluster/cluster.sh"));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
-        env.put("MOSES_CLUSTER_DIR", dir.resolve("cluster").toString());
+        env.put("MOSES_CLUSTER_DIR", clusterDir.toString());
         env.put("MOSES_BROKER_CP", System.getProperty("java.class.path"));
         env.put("MOSES_STUBS_CP", System.getProperty("java.class.path"));
         env.put("JAVA_HOME", System.getProperty("java.home"));
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(420, TimeUnit.SECONDS)) {
+        if (!p.waitFor(600, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("cluster.sh " + String.join(" ", args) + " did not finish:\n" + out);
         }

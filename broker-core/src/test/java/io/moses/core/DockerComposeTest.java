@@ -90,6 +90,11 @@ class DockerComposeTest {
 
     @Test
     void dockerComposeAcceptsTheFileWhereItIsInstalled() throws Exception {
+        assertComposeAccepts("docker-compose.yml");
+    }
+
+    /** {@code docker compose -f FILE config}, where the client has the compose plugin. */
+    static void assertComposeAccepts(String file) throws Exception {
         Process v;
         try {
             v = new ProcessBuilder("docker", "compose", "version").redirectErrorStream(true).start();
@@ -100,7 +105,7 @@ class DockerComposeTest {
         v.getInputStream().readAllBytes();
         Assumptions.assumeTrue(v.waitFor(30, TimeUnit.SECONDS) && v.exitValue() == 0,
                 "docker compose plugin not installed: docker compose config not run");
-        Process p = new ProcessBuilder("docker", "compose", "-f", ROOT.resolve("docker-compose.yml").toString(), "config", "--quiet")
+        Process p = new ProcessBuilder("docker", "compose", "-f", ROOT.resolve(file).toString(), "config", "--quiet")
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));

@@ -20,7 +20,19 @@ import org.slf4j.LoggerFactory;
  */
 final class Database {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
-    private static final int RETRIES = 8;
+    /**
+     * Attempts of a transaction that lost a lock. On a Galera cluster the writers on different
+     * nodes do not see each other's row locks: they meet at commit, where certification lets
+     * the first one through and fails the others with a deadlock error, so a hot row (a plan
+     * head, the subscriptions version, a lease) written on three nodes at once needs more
+     * attempts than on one server, with a back-off that grows (GaleraConcurrencyTest).
+     */
+    private static final int RETRIES = 30;
+    /** Attempts while a Galera node answers "not ready", {@link #NOT_READY_BACKOFF_MS} apart: about 2 s. */
+    private static final int NOT_READY_ATTEMPTS = 10;
+    private static final int NOT_READY_BACKOFF_MS = 200;
+    /** The longest back-off between two attempts, in milliseconds. */
+    private static final int MAX_BACKOFF_MS = 200;
 
     private final HikariDataSource dataSource;
     private final String description;
@@ -78,7 +90,14 @@ final class Database {
                 }
             } catch (SQLException e) {
                 if (attempt < RETRIES && (SqlErrors.retryable(e) || retryDuplicates && SqlErrors.duplicateKey(e))) {
-                    sleepQuietly(ThreadLocalRandom.current().nextInt(1, 5 * attempt + 2));
+                    sleepQuietly(ThreadLocalRandom.current().nextInt(1, Math.min(MAX_BACKOFF_MS, 4 << Math.min(attempt, 6)) + 2));
+                    continue;
+                }
+                // A Galera node that is joining (or has lost quorum) answers every query with
+                // "not ready": a joiner is ready within a second or two, so wait that long for it
+                // (or for the failover to reach another node) before calling it UNAVAILABLE.
+                if (attempt < NOT_READY_ATTEMPTS && !committing && SqlErrors.nodeNotReady(e)) {
+                    sleepQuietly(NOT_READY_BACKOFF_MS);
                     continue;
                 }
                 // A pooled connection that died with the server (for example after a database

@@ -67,6 +67,13 @@ public final class Mdal {
         cfg.setValidationTimeout(1000);
         cfg.setInitializationFailTimeout(1);
         cfg.setKeepaliveTime(60_000);
+        if (t.mysql() && galera(t.url(), cfg.getUsername(), cfg.getPassword())) {
+            // Galera applies another node's commits a moment after they commit there: a read could
+            // miss a row just written through another node (a replica on another node, or after a
+            // failover). Causal reads wait until this node has applied what was committed before.
+            cfg.setConnectionInitSql("SET SESSION wsrep_sync_wait = 1");
+            LOG.info("knowledge base {} is a Galera cluster: causal reads (wsrep_sync_wait=1)", t.description());
+        }
         HikariDataSource ds;
         try {
             ds = new HikariDataSource(cfg);
@@ -126,6 +133,11 @@ public final class Mdal {
             url = withDefault(url, "connectTimeout", String.valueOf(CONNECTION_TIMEOUT_MS));
             url = withDefault(url, "socketTimeout", "30000");
             url = withDefault(url, "tcpKeepAlive", "true");
+            if (multiHost(url)) {
+                // Several nodes (a Galera cluster): Connector/J's failover connects to the first that
+                // answers; a connection that fails over must stay writable (every node is a primary).
+                url = withDefault(url, "failOverReadOnly", "false");
+            }
             boolean creds = url.matches("(?i).*[?&]user=.*") || URL_USERINFO.matcher(url).find()
                     || url.matches("jdbc:mysql://[^/@]+@.*");
             return new Target(url, true, false, creds, mask(s));
@@ -140,6 +152,33 @@ public final class Mdal {
             throw KnowledgeBaseException.invalid("db: cannot create directory " + p.getParent() + " (" + e.getClass().getSimpleName() + ")");
         }
         return new Target("jdbc:h2:file:" + p + ";LOCK_TIMEOUT=10000", false, false, false, "H2 file " + p + ".mv.db");
+    }
+
+    /**
+     * Whether the server is a Galera node (wsrep on). A server that cannot be asked (down,
+     * refusing the credentials) is left to the pool to report; MySQL, which has no wsrep
+     * variables, is not Galera.
+     */
+    private static boolean galera(String url, String user, String password) {
+        java.util.Properties p = new java.util.Properties();
+        if (user != null) p.setProperty("user", user);
+        if (password != null) p.setProperty("password", password);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, p);
+             java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) {
+            return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /** A URL naming more than one host: {@code jdbc:mysql://h1:p1,h2:p2/db}. */
+    static boolean multiHost(String url) {
+        int start = url.indexOf("//");
+        if (start < 0) return false;
+        int end = url.indexOf('/', start + 2);
+        String hosts = end < 0 ? url.substring(start + 2) : url.substring(start + 2, end);
+        return hosts.contains(",");
     }
 
     private static String withDefault(String url, String key, String value) {

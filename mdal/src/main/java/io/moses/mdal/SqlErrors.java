@@ -17,6 +17,12 @@ final class SqlErrors {
     private static final String[] TABLES = {"service_class", "app_user", "composite_service", "task", "concrete_service",
             "plan_head", "plan_share", "plan_prediction", "plan_at_risk", "plan", "service_qos", "visits", "sla_event"};
 
+    /**
+     * ER_UNKNOWN_COM_ERROR as a Galera node answers every query while it is outside the primary
+     * component ("WSREP has not yet prepared node for application use"): quorum lost, or joining.
+     */
+    static final int WSREP_NOT_READY = 1047;
+
     private SqlErrors() {}
 
     /** Deadlocks, lock timeouts and H2's concurrent-update error: the transaction may be retried. */
@@ -26,6 +32,15 @@ final class SqlErrors {
             if ("40001".equals(s.getSQLState()) || code == 1213 || code == 1205 || code == 90131 || code == 50200)
                 return true;
             if (s.getNextException() == s) break;
+        }
+        return false;
+    }
+
+    /** A Galera node outside the primary component (joining, or quorum lost). */
+    static boolean nodeNotReady(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getErrorCode() == WSREP_NOT_READY) return true;
+            if (t.getCause() == t) break;
         }
         return false;
     }
@@ -56,6 +71,10 @@ final class SqlErrors {
      * @param description the database, without credentials
      */
     static KnowledgeBaseException translate(String what, String description, SQLException e) {
+        if (nodeNotReady(e))
+            return new KnowledgeBaseException(Kind.UNAVAILABLE, what + ": knowledge base unavailable (" + description
+                    + "): its Galera node is not in the primary component (a majority of the nodes is down, or the node is still"
+                    + " joining); nothing is written until a majority is back", e);
         if (connectionProblem(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE,
                     what + ": knowledge base unavailable (" + description + "): " + KnowledgeBaseException.firstLine(e.getMessage()), e);

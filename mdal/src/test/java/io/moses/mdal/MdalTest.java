@@ -35,6 +35,15 @@ class MdalTest {
     }
 
     @Test
+    void aUrlOfSeveralGaleraNodesFailsOverToAWritableConnection() {
+        assertEquals("jdbc:mysql://h1:3306,h2:3307,h3/moses?connectTimeout=2000&socketTimeout=30000&tcpKeepAlive=true&failOverReadOnly=false",
+                Mdal.target("jdbc:mariadb://h1:3306,h2:3307,h3/moses").url());
+        String explicit = Mdal.target("jdbc:mysql://h1,h2/db?failOverReadOnly=true").url();
+        assertTrue(explicit.contains("failOverReadOnly=true") && !explicit.contains("failOverReadOnly=false"), "an explicit choice stays: " + explicit);
+        assertFalse(Mdal.target("jdbc:mysql://h1:3306/db").url().contains("failOverReadOnly"));
+    }
+
+    @Test
     void badSpecsAreRefusedNamingDb() {
         KnowledgeBaseException pg = assertThrows(KnowledgeBaseException.class, () -> Mdal.target("jdbc:postgresql://h/db?password=s3cret"));
         assertEquals(KnowledgeBaseException.Kind.INVALID, pg.kind());
