@@ -65,7 +65,7 @@ public final class Main {
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
-                                 [--class-priority CLASS=N,...]
+                                 [--class-priority CLASS=N,...|equal]
                                  [--over-rate off|reject] [--rate-burst SECONDS]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
@@ -80,7 +80,8 @@ public final class Main {
                             more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
                             (the class worth least first; waiting requests served highest class first).
                             --class-priority gold=2,silver=1: the order classes are refused in (a class not
-                            named: 0); the price per request breaks ties. Default: by price
+                            named: 0); the price per request breaks ties. Default: by price. equal: every
+                            class worth the same (arrival order, no shedding by class)
                   --over-rate  reject: a user's composite requests above its agreed rate get HTTP 429 with
                             Retry-After (in a cluster each replica polices rate / live replicas);
                             off (default): not policed. --rate-burst: seconds of the agreed rate a user

@@ -14,14 +14,18 @@ import java.util.Map;
  * priority the operator set ({@code --class-priority}; a class it does not name has priority 0),
  * then by price per request. A caller with no class (anonymous, failed authentication, a class
  * not known yet) is worth least, below every class. Ranked off the request path from the cached
- * classes; the request path reads one immutable map.
+ * classes; the request path reads one immutable map. {@code --class-priority equal} makes every
+ * caller worth the same: refused and served in arrival order, as before classes were ranked (the
+ * baseline the shedding benchmark compares with).
  */
 public final class ClassWorth {
     /** The worth of a request of no known class: below every class's rank (ranks start at 0). */
     static final double LEAST = -1;
     static final String OPTION = "--class-priority";
+    static final String EQUAL = "equal";
 
     private final Map<String, Double> priorities;
+    private final boolean equal;
     private volatile Map<String, Double> ranks = Map.of();
 
     /** By price alone. */
@@ -35,6 +39,17 @@ public final class ClassWorth {
             if (!(e.getValue() >= 0) || e.getValue().isInfinite())
                 throw new IllegalArgumentException(OPTION + ": the priority of class " + e.getKey() + " must be a number >= 0, got " + e.getValue());
         this.priorities = Map.copyOf(priorities);
+        this.equal = false;
+    }
+
+    private ClassWorth(boolean equal) {
+        this.priorities = Map.of();
+        this.equal = equal;
+    }
+
+    /** Every caller worth the same, whatever its class: arrival order ({@code --class-priority equal}). */
+    public static ClassWorth equal() {
+        return new ClassWorth(true);
     }
 
     public Map<String, Double> priorities() {
@@ -59,21 +74,28 @@ public final class ClassWorth {
     }
 
     double of(String serviceClass) {
+        if (equal) return 0;
         if (serviceClass == null) return LEAST;
         Double r = ranks.get(serviceClass);
         return r == null ? LEAST : r;
     }
 
-    /** Takes {@code --class-priority NAME=N,...} out of a command line; the rest in {@code rest}. */
+    /** Takes {@code --class-priority NAME=N,...} (or {@code equal}) out of a command line; the rest in {@code rest}. */
     public static Parsed parse(String[] args) {
         Map<String, Double> priorities = new LinkedHashMap<>();
         List<String> rest = new ArrayList<>();
+        boolean equal = false;
         for (int i = 0; i < args.length; i++) {
             if (!args[i].equals(OPTION)) {
                 rest.add(args[i]);
                 continue;
             }
-            if (i + 1 >= args.length) throw new IllegalArgumentException(OPTION + " needs CLASS=PRIORITY,...");
+            if (i + 1 >= args.length) throw new IllegalArgumentException(OPTION + " needs CLASS=PRIORITY,... or " + EQUAL);
+            if (args[i + 1].trim().equals(EQUAL)) {
+                equal = true;
+                i++;
+                continue;
+            }
             for (String item : args[++i].split(",")) {
                 int eq = item.indexOf('=');
                 if (eq <= 0) throw new IllegalArgumentException(OPTION + " takes CLASS=PRIORITY,..., got '" + item + "'");
@@ -89,7 +111,9 @@ public final class ClassWorth {
                 priorities.put(name, p);
             }
         }
-        return new Parsed(new ClassWorth(priorities), rest.toArray(String[]::new));
+        if (equal && !priorities.isEmpty())
+            throw new IllegalArgumentException(OPTION + " " + EQUAL + " gives every class the same worth: it takes no CLASS=PRIORITY as well");
+        return new Parsed(equal ? equal() : new ClassWorth(priorities), rest.toArray(String[]::new));
     }
 
     public record Parsed(ClassWorth worth, String[] rest) {}
