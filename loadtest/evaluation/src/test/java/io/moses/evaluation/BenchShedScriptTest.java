@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
  * and this build's class path instead of a {@code moses build}: stubs, a broker shedding by class
  * and one in arrival order, a capacity run, then an open loop at twice it against each. Checks the
  * report's shape against itself: a row per variant and class whose outcomes add up to what was
- * offered, a verdict that follows from its own mean and R_max, the ratio lines, no error of the
- * driver itself, and every process it started stopped. How well shedding works is a figure for
+ * offered, a verdict that follows from its own mean and R_max, the driver's 503s matching the
+ * broker's own count of its refusals, the ratio lines, no error of the driver itself, and every
+ * process it started stopped. How well shedding works is a figure for
  * docs/benchmarks.md, not for a test.
  */
 @Tag("e2e")
@@ -33,6 +34,7 @@ class BenchShedScriptTest {
     private static final Pattern ROW = Pattern.compile("^(class|equal)\\s+(gold|bronze)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9]+)\\s+"
             + NUM + "\\s+" + NUM + "\\s+([0-9]+)\\s+(yes|NO)\\s*$", Pattern.MULTILINE);
     private static final Pattern DRIVER = Pattern.compile("(class|equal): DRIVER rate=" + NUM + " seconds=[0-9]+ offered=([0-9]+) .* errors=([0-9]+)");
+    private static final Pattern BROKER = Pattern.compile("(class|equal): BROKER shed total=([0-9]+)");
     private static final Pattern CAPACITY = Pattern.compile("capacity \\(closed loop, .*\\): " + NUM + " req/s");
     private static final Pattern PIDS = Pattern.compile("bench-shed: PIDs: class ([0-9]+), equal ([0-9]+), stubs ([0-9]+)");
 
@@ -91,6 +93,13 @@ class BenchShedScriptTest {
             assertEquals(r.group(2).equals("gold") ? 1500 : 6000, rmax, "R_max from the seed:\n" + out);
             assertEquals(served > 0, mean > 0 && p99 > 0, "times of served requests only:\n" + out);
             assertEquals(served > 0 && mean < rmax ? "yes" : "NO", r.group(11), "the verdict follows from the row:\n" + out);
+        }
+        // every 503 the driver counted is one the broker counted in moses_admission_shed_total
+        List<MatchResult> broker = BROKER.matcher(out).results().toList();
+        assertEquals(List.of("class", "equal"), broker.stream().map(m -> m.group(1)).toList(), out);
+        for (MatchResult b : broker) {
+            long refused = rows.stream().filter(r -> r.group(1).equals(b.group(1))).mapToLong(r -> Long.parseLong(r.group(5))).sum();
+            assertEquals(refused, Long.parseLong(b.group(2)), "the broker's refusals of " + b.group(1) + ":\n" + out);
         }
         for (String c : List.of("gold", "bronze"))
             assertTrue(Pattern.compile("^" + c + ": refused [0-9.]+% \\(class\\) vs [0-9.]+% \\(equal\\); class/equal: served ", Pattern.MULTILINE).matcher(out).find(),
