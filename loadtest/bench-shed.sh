@@ -122,9 +122,15 @@ awk -v r="$RATE" 'BEGIN{exit !(r > 0)}' || { echo "bench-shed: no capacity measu
 echo "bench-shed: offering $RATE req/s (${FACTOR}x capacity) for $SECS s to each broker in turn, half gold (alice, anna), half bronze (carl, cleo)"
 
 declare -A RES
+shed_snapshot() { # port -> the broker's refusals so far (moses_admission_shed_total), one "class/cause N" a line
+  curl -s -m 10 "http://127.0.0.1:$1/metrics" | awk '/^moses_admission_shed_total\{/ {
+      match($0, /class="[^"]*"/); c = substr($0, RSTART + 7, RLENGTH - 8); match($0, /cause="[^"]*"/); k = substr($0, RSTART + 7, RLENGTH - 8)
+      n[c "/" k] += $NF } END { for (x in n) printf "%s %d\n", x, n[x] }'
+}
 TOOL_ERRORS=0
 for v in "${VARIANTS[@]}"; do
   echo "bench-shed: $v: open loop, $RATE req/s, $SECS s (progress every 5 s)"
+  shed_snapshot "${PORT[$v]}" >"$TMP/shed-before-$v"
   "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.driver.OpenLoopDriver --url "http://127.0.0.1:${PORT[$v]}/services/TripPlannerService" \
     --action urn:moses:trip-planner/planTrip --body "$BODY" --rate "$RATE" --seconds "$SECS" --timeout 30 --progress 5 \
     --user alice:alice-demo=gold --user carl:carl-demo=bronze --user anna:anna-demo=gold --user cleo:cleo-demo=bronze \
@@ -140,6 +146,10 @@ for v in "${VARIANTS[@]}"; do
       RES[$v,$c,$f]="$(grep -oE " $f=[0-9.]+" <<<"$line" | cut -d= -f2)"
     done
   done
+  # the broker's own count of the 503s it gave during this load, by class and cause (a cross-check of the driver's)
+  shed_snapshot "${PORT[$v]}" >"$TMP/shed-after-$v"
+  awk -v v="$v" 'FILENAME == ARGV[1] { b[$1] = $2; next } { d = $2 - b[$1]; t += d; if (d) s = s " " $1 "=" d }
+    END { printf "  %s: BROKER shed total=%d%s\n", v, t, s }' "$TMP/shed-before-$v" "$TMP/shed-after-$v"
   sleep 2 # the last refused requests' connections close before the next broker is loaded
 done
 
