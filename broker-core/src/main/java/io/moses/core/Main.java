@@ -65,7 +65,7 @@ public final class Main {
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
                                  [--replica NAME] [--lease MS] [--drain MS]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
-                                 [--class-priority CLASS=N,...|equal]
+                                 [--class-priority CLASS=N,...]
                                  [--over-rate off|reject] [--rate-burst SECONDS]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in

@@ -14,18 +14,17 @@ import java.util.Map;
  * priority the operator set ({@code --class-priority}; a class it does not name has priority 0),
  * then by price per request. A caller with no class (anonymous, failed authentication, a class
  * not known yet) is worth least, below every class. Ranked off the request path from the cached
- * classes; the request path reads one immutable map. {@code --class-priority equal} makes every
- * caller worth the same: refused and served in arrival order, as before classes were ranked (the
- * baseline the shedding benchmark compares with).
+ * classes; the request path reads one immutable map.
  */
 public final class ClassWorth {
     /** The worth of a request of no known class: below every class's rank (ranks start at 0). */
     static final double LEAST = -1;
     static final String OPTION = "--class-priority";
-    static final String EQUAL = "equal";
 
     private final Map<String, Double> priorities;
+    /** {@code --class-priority equal}: every caller worth the same, so refused and served in arrival order. */
     private final boolean equal;
+    private static final String EQUAL = "equal";
     private volatile Map<String, Double> ranks = Map.of();
 
     /** By price alone. */
@@ -47,7 +46,10 @@ public final class ClassWorth {
         this.equal = equal;
     }
 
-    /** Every caller worth the same, whatever its class: arrival order ({@code --class-priority equal}). */
+    /**
+     * Every caller worth the same, whatever its class: refused and served in arrival order, as
+     * before classes were ranked ({@code --class-priority equal}; the baseline of loadtest/bench-shed.sh).
+     */
     public static ClassWorth equal() {
         return new ClassWorth(true);
     }
