@@ -11,7 +11,7 @@
 #                          [--max-in-flight 16] [--max-queued 16] [--no-build] [--keep]
 #
 # One broker per variant (same seed, plan and options but --class-priority), both started at
-# once and loaded in turns; the stubs answer with their shipped latencies (lognormal, 20-60 ms).
+# once and loaded in turns; the stubs answer with their shipped latencies (lognormal, means 10-45 ms).
 # Capacity: a closed loop (wrk, trip.lua, as many connections as --max-in-flight) on the
 # class-shedding broker after its warm-up; its req/s is the capacity. Offered load: an open loop
 # at --factor x capacity (io.moses.loadtest.driver.OpenLoopDriver: request i leaves at
