@@ -81,7 +81,8 @@ public final class Main {
                             more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
                             (the class worth least first; waiting requests served highest class first).
                             --class-priority gold=2,silver=1: the order classes are refused in (a class not
-                            named: 0); the price per request breaks ties. Default: by price
+                            named: 0); the price per request breaks ties. Default: by price. equal: every
+                            class worth the same (arrival order, no shedding by class)
                   --over-rate  reject: a user's composite requests above its agreed rate get HTTP 429 with
                             Retry-After (in a cluster each replica polices rate / live replicas);
                             best-effort: they are served only with spare capacity, below every class, and

@@ -25,6 +25,9 @@ public final class ClassWorth {
     static final String OPTION = "--class-priority";
 
     private final Map<String, Double> priorities;
+    /** {@code --class-priority equal}: every caller worth the same, so refused and served in arrival order. */
+    private final boolean equal;
+    private static final String EQUAL = "equal";
     private volatile Map<String, Double> ranks = Map.of();
 
     /** By price alone. */
@@ -38,6 +41,20 @@ public final class ClassWorth {
             if (!(e.getValue() >= 0) || e.getValue().isInfinite())
                 throw new IllegalArgumentException(OPTION + ": the priority of class " + e.getKey() + " must be a number >= 0, got " + e.getValue());
         this.priorities = Map.copyOf(priorities);
+        this.equal = false;
+    }
+
+    private ClassWorth(boolean equal) {
+        this.priorities = Map.of();
+        this.equal = equal;
+    }
+
+    /**
+     * Every caller worth the same, whatever its class: refused and served in arrival order, as
+     * before classes were ranked ({@code --class-priority equal}; the baseline of loadtest/bench-shed.sh).
+     */
+    public static ClassWorth equal() {
+        return new ClassWorth(true);
     }
 
     public Map<String, Double> priorities() {
@@ -62,21 +79,28 @@ public final class ClassWorth {
     }
 
     double of(String serviceClass) {
+        if (equal) return 0;
         if (serviceClass == null) return LEAST;
         Double r = ranks.get(serviceClass);
         return r == null ? LEAST : r;
     }
 
-    /** Takes {@code --class-priority NAME=N,...} out of a command line; the rest in {@code rest}. */
+    /** Takes {@code --class-priority NAME=N,...} (or {@code equal}) out of a command line; the rest in {@code rest}. */
     public static Parsed parse(String[] args) {
         Map<String, Double> priorities = new LinkedHashMap<>();
         List<String> rest = new ArrayList<>();
+        boolean equal = false;
         for (int i = 0; i < args.length; i++) {
             if (!args[i].equals(OPTION)) {
                 rest.add(args[i]);
                 continue;
             }
-            if (i + 1 >= args.length) throw new IllegalArgumentException(OPTION + " needs CLASS=PRIORITY,...");
+            if (i + 1 >= args.length) throw new IllegalArgumentException(OPTION + " needs CLASS=PRIORITY,... or " + EQUAL);
+            if (args[i + 1].trim().equals(EQUAL)) {
+                equal = true;
+                i++;
+                continue;
+            }
             for (String item : args[++i].split(",")) {
                 int eq = item.indexOf('=');
                 if (eq <= 0) throw new IllegalArgumentException(OPTION + " takes CLASS=PRIORITY,..., got '" + item + "'");
@@ -92,7 +116,9 @@ public final class ClassWorth {
                 priorities.put(name, p);
             }
         }
-        return new Parsed(new ClassWorth(priorities), rest.toArray(String[]::new));
+        if (equal && !priorities.isEmpty())
+            throw new IllegalArgumentException(OPTION + " " + EQUAL + " gives every class the same worth: it takes no CLASS=PRIORITY as well");
+        return new Parsed(equal ? equal() : new ClassWorth(priorities), rest.toArray(String[]::new));
     }
 
     public record Parsed(ClassWorth worth, String[] rest) {}

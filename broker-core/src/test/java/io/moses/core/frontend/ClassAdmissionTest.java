@@ -128,6 +128,31 @@ class ClassAdmissionTest {
     }
 
     @Test
+    void equalWorthRefusesAndServesInArrivalOrderWhateverTheClass() {
+        ClassWorth.Parsed parsed = ClassWorth.parse(new String[] {"--class-priority", "equal", "--port", "0"});
+        assertEquals(List.of("--port", "0"), List.of(parsed.rest()));
+        ClassWorth w = parsed.worth();
+        w.update(List.of(new ServiceClass("gold", 1, 0.9, 20, 15), new ServiceClass("bronze", 3, 0.5, 20, 4)));
+        assertEquals(w.of("bronze"), w.of("gold"));
+        assertEquals(w.of(null), w.of("gold"), "no class is no different either");
+
+        ClassAdmission p = places(1, 1);
+        assertTrue(p.tryAdmit());
+        ClassAdmission.Ticket bronze = p.enter(w.of("bronze"));
+        ClassAdmission.Ticket gold = p.enter(w.of("gold"));
+        assertEquals(WAITING, bronze.verdict());
+        assertEquals(REFUSED, gold.verdict(), "the line is full: a later gold request does not displace an earlier bronze one");
+        p.release();
+        assertEquals(ADMITTED, bronze.verdict());
+        ClassAdmission.Ticket gold2 = p.enter(w.of("gold"));
+        assertEquals(WAITING, gold2.verdict());
+
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ClassWorth.parse(new String[] {"--class-priority", "equal", "--class-priority", "gold=2"}));
+        assertTrue(e.getMessage().startsWith("--class-priority equal"), e.getMessage());
+    }
+
+    @Test
     void aPriorityOutOfRangeIsRefusedWithTheOptionsName() {
         for (String bad : new String[] {"gold", "gold=", "gold=high", "gold=-1", "=2", " =2", "gold=NaN"}) {
             IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
