@@ -27,4 +27,11 @@ interface AdminOperations {
 
     /** Takes a concrete service out of every replica's plans or puts it back in; false when nothing changed. */
     boolean holdOut(String service, boolean out, String operator);
+
+    /**
+     * The answer to a what-if (POST /admin/what-if): nothing stored or applied. Throws
+     * IllegalArgumentException naming the change's field that does not fit, IllegalStateException
+     * when the optimizer is off.
+     */
+    Map<String, Object> whatIf(java.util.List<WhatIfChange> changes);
 }

@@ -290,6 +290,13 @@ public final class Broker implements AutoCloseable {
             public boolean holdOut(String service, boolean out, String operator) {
                 return operatorActions.holdOut(service, out, operator);
             }
+
+            @Override
+            public Map<String, Object> whatIf(List<WhatIfChange> changes) {
+                if (loop == null) throw new IllegalStateException("the optimizer is off: no what-if");
+                List<io.moses.model.User> users = kb.users();
+                return loop.whatIf(in -> WhatIf.answer(changes, in, users, binding.plan(), loop::planOnly));
+            }
         };
     }
 
