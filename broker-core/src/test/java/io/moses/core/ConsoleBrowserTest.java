@@ -310,6 +310,11 @@ class ConsoleBrowserTest {
         waitUpTo(10).until(d -> rows("#page-plots .uplot") >= 5);
         assertTrue(text("#chart-service-rt").contains(down), "a series per concrete service");
         assertTrue(text("#class-charts").contains("R_max"));
+        // availability is plotted on 0..1 (it went to 2), time ticks are whole seconds (not ":51.500")
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        assertEquals(List.of(0L, 1L), js.executeScript("const s = state.charts['service-a'].plot.scales.y; return [s.min, s.max]"));
+        String ticks = String.valueOf(js.executeScript("return state.charts['service-a'].plot.axes[0]._values.join(' ')"));
+        assertTrue(ticks.matches("(\\d\\d:\\d\\d:\\d\\d ?)+"), "time ticks " + ticks);
         screenshot("06-live-plots");
         assertNoJavaScriptErrors("live plots");
 
