@@ -460,7 +460,7 @@ function render() {
 }
 
 function show(page) {
-  if (!['overview', 'plots', 'history', 'events'].includes(page)) page = 'overview';
+  if (!['overview', 'plots', 'history', 'events', 'whatif'].includes(page)) page = 'overview';
   state.page = page;
   for (const s of document.querySelectorAll('.page')) s.hidden = s.id !== 'page-' + page;
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.page === page);

@@ -56,11 +56,12 @@ final class WhatIf {
         m.put("message", result.message());
         m.put("objectiveBefore", inForce == null ? null : inForce.objective());
         m.put("objectiveAfter", plan == null ? null : plan.objective());
-        m.put("keepsEverySla", plan != null && result.status() == PlanResult.Status.OPTIMAL && result.unplanned().isEmpty());
+        List<Map<String, Object>> atRisk = atRisk(in, result);
+        m.put("keepsEverySla", plan != null && result.status() == PlanResult.Status.OPTIMAL && atRisk.isEmpty());
         m.put("plan", plan == null ? null : PlanFormat.toTree(plan));
         m.put("inForce", PlanFormat.toTree(inForce)); // for showing the two side by side
         m.put("classes", classes(in, plan, inForce));
-        m.put("atRisk", atRisk(in, result));
+        m.put("atRisk", atRisk);
         m.put("diff", diff(inForce, plan, result));
         return m;
     }
@@ -112,8 +113,12 @@ final class WhatIf {
                 m.put("breaksSla", r.breaksSla());
                 out.put(r.serviceClass(), m);
             }
-        Map<String, String> unplanned = new LinkedHashMap<>(result.unplanned());
-        if (result.plan() == null) // nothing planned: every composite is out, for the reason the optimizer gave
+        // a composite with no registered service at all is unmanaged, whatever the change: not a risk
+        Map<String, String> unplanned = new LinkedHashMap<>();
+        result.unplanned().forEach((c, why) -> {
+            if (!why.startsWith("unmanaged:")) unplanned.put(c, why);
+        });
+        if (result.plan() == null && unplanned.isEmpty()) // nothing planned: every composite is out, for the reason the optimizer gave
             for (CompositeService c : in.composites()) unplanned.putIfAbsent(c.name(), result.message());
         if (!unplanned.isEmpty())
             for (ServiceClass k : in.classes()) {
