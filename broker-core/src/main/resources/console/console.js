@@ -353,7 +353,12 @@ function planMarkers() {
   };
 }
 
-function chart(id, container, series, data, yLabel) {
+// Whole seconds at least between time ticks, labelled HH:MM:SS: with uPlot's defaults a window
+// of a few samples got half-second ticks (":51.500").
+const TIME_INCRS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+const timeLabel = t => new Date(t * 1000).toLocaleTimeString('en-GB', { hour12: false });
+
+function chart(id, container, series, data, yLabel, yRange) {
   const key = series.map(s => s.label).join('|');
   const width = Math.max(300, container.clientWidth - 10);
   const existing = state.charts[id];
@@ -366,8 +371,9 @@ function chart(id, container, series, data, yLabel) {
   container.replaceChildren();
   const plot = new uPlot({
     width, height: 240, plugins: [planMarkers()],
-    scales: { x: { time: true } },
-    axes: [{}, { label: yLabel, size: 60 }],
+    // an availability is in [0, 1]: a fixed range, not uPlot's padded one (which went to 2)
+    scales: { x: { time: true }, y: yRange ? { range: yRange } : {} },
+    axes: [{ incrs: TIME_INCRS, values: (u, ticks) => ticks.map(timeLabel) }, { label: yLabel, size: 60 }],
     series: [{}].concat(series.map((s, i) => Object.assign({ stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false }, s))),
   }, data, container);
   state.charts[id] = { plot, key };
@@ -380,7 +386,7 @@ function renderPlots() {
   chart('service-rt', document.getElementById('chart-service-rt'), names.map(n => ({ label: n })),
     [xs, ...names.map(n => state.samples.map(s => s.services[n] ? s.services[n].rt : null))], 'seconds');
   chart('service-a', document.getElementById('chart-service-a'), names.map(n => ({ label: n })),
-    [xs, ...names.map(n => state.samples.map(s => s.services[n] ? s.services[n].a : null))], 'availability');
+    [xs, ...names.map(n => state.samples.map(s => s.services[n] ? s.services[n].a : null))], 'availability', [0, 1]);
   const holder = document.getElementById('class-charts');
   for (const k of state.classes) {
     const id = 'class-' + k.name;
@@ -457,7 +463,7 @@ function render() {
 }
 
 function show(page) {
-  if (!['overview', 'plots', 'history', 'events'].includes(page)) page = 'overview';
+  if (!['overview', 'plots', 'history', 'events', 'whatif'].includes(page)) page = 'overview';
   state.page = page;
   for (const s of document.querySelectorAll('.page')) s.hidden = s.id !== 'page-' + page;
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.page === page);

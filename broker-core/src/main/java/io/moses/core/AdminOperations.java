@@ -32,4 +32,11 @@ interface AdminOperations {
     default Map<String, Object> policing(String serviceClass) {
         return Map.of();
     }
+
+    /**
+     * The answer to a what-if (POST /admin/what-if): nothing stored or applied. Throws
+     * IllegalArgumentException naming the change's field that does not fit, IllegalStateException
+     * when the optimizer is off.
+     */
+    Map<String, Object> whatIf(java.util.List<WhatIfChange> changes);
 }

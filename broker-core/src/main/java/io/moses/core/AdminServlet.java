@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * Manager serves {@code /admin/classes}), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
  * state), {@code /admin/events?n=50} (SLA events), {@code /admin/status} (adaptation and
  * monitors). Act (POST, JSON answer): {@code /admin/replan}, {@code /admin/monitors/NAME/on|off},
- * {@code /admin/concrete-services/NAME/out|in}.
+ * {@code /admin/concrete-services/NAME/out|in}. Ask: {@code /admin/what-if} (the plan the optimizer
+ * would make for hypothetical changes, nothing applied; {@link WhatIf}).
  */
 final class AdminServlet extends HttpServlet {
     private static final Logger log = LoggerFactory.getLogger(AdminServlet.class);
@@ -89,6 +90,10 @@ final class AdminServlet extends HttpServlet {
         String[] parts = path.split("/");
         String operator = req.getAttribute(OperatorFilter.USER_ATTRIBUTE) instanceof User u ? u.name() : "an operator";
         try {
+            if (path.equals("/what-if")) {
+                write(res, 200, ops.whatIf(WhatIfChange.parseAll(body(req))));
+                return;
+            }
             // read the body whatever the action: an unread body makes Jetty close the connection
             String reason = reason(req);
             Object body;
@@ -114,11 +119,13 @@ final class AdminServlet extends HttpServlet {
                 body = Map.of("service", name, "out", out, "changed", changed, "planVersion", versionOf(current.get()));
             } else {
                 throw new Refused(404, "no admin action " + path
-                        + " (try POST /admin/replan, /admin/monitors/NAME/on|off, /admin/concrete-services/NAME/out|in)");
+                        + " (try POST /admin/replan, /admin/what-if, /admin/monitors/NAME/on|off, /admin/concrete-services/NAME/out|in)");
             }
             write(res, 200, body);
         } catch (Refused e) {
             write(res, e.status, Map.of("error", e.getMessage()));
+        } catch (IllegalArgumentException e) { // a what-if's change that does not fit, named by its field
+            write(res, 400, Map.of("error", e.getMessage()));
         } catch (IllegalStateException e) {
             write(res, 409, Map.of("error", e.getMessage()));
         } catch (KnowledgeBaseException e) {
@@ -234,6 +241,17 @@ final class AdminServlet extends HttpServlet {
             return v;
         } catch (NumberFormatException e) {
             throw new Refused(400, "n must be a whole number from 1 to 1000");
+        }
+    }
+
+    /** A JSON body (a what-if's changes). */
+    private static JsonNode body(HttpServletRequest req) throws Refused, IOException {
+        if (req.getContentType() == null || !req.getContentType().startsWith("application/json"))
+            throw new Refused(415, "body: send JSON (Content-Type: application/json) {\"changes\":[...]}");
+        try {
+            return JSON.readTree(req.getInputStream());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new Refused(400, "body: not JSON: " + e.getOriginalMessage());
         }
     }
 

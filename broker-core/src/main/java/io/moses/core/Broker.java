@@ -298,6 +298,13 @@ public final class Broker implements AutoCloseable {
             public Map<String, Object> policing(String serviceClass) {
                 return policing == null ? Map.of() : policing.describe(serviceClass);
             }
+
+            @Override
+            public Map<String, Object> whatIf(List<WhatIfChange> changes) {
+                if (loop == null) throw new IllegalStateException("the optimizer is off: no what-if");
+                List<io.moses.model.User> users = kb.users();
+                return loop.whatIf(in -> WhatIf.answer(changes, in, users, binding.plan(), loop::planOnly));
+            }
         };
     }
 

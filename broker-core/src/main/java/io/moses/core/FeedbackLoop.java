@@ -44,6 +44,7 @@ final class FeedbackLoop implements AutoCloseable {
     private final ServiceCallLog outcomes;
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
+    private OptimizationEngine whatIfOptimizer; // made on the first what-if
     /**
      * Weight of the Beta prior on a provider's promised availability, in calls: a few seconds of
      * successes do not read as 1.0 (docs/model.md, "Estimates from observations").
@@ -338,6 +339,22 @@ final class FeedbackLoop implements AutoCloseable {
     /** What the optimizer plans with now: the knowledge base plus what the monitors observed. */
     PlanningInput planningInput() {
         return input(observedStats(), java.util.Set.of());
+    }
+
+    /**
+     * The plan the optimizer would make from {@code change} of what it plans with now, with an
+     * engine of its own (the loop's remembers the plan in force as its next starting point):
+     * nothing is published. Throws IllegalStateException when the optimizer is off.
+     */
+    synchronized <T> T whatIf(java.util.function.Function<PlanningInput, T> change) {
+        if (optimizer == null) throw new IllegalStateException("the optimizer is off: no what-if");
+        if (whatIfOptimizer == null) whatIfOptimizer = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
+        return change.apply(planningInput());
+    }
+
+    /** The what-if engine's plan for {@code in}; call inside {@link #whatIf}. */
+    PlanResult planOnly(PlanningInput in) {
+        return whatIfOptimizer.plan(in, "what-if");
     }
 
     private Map<String, QosMonitor.ServiceStats> observedStats() {

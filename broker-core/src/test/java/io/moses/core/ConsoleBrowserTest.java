@@ -310,6 +310,11 @@ class ConsoleBrowserTest {
         waitUpTo(10).until(d -> rows("#page-plots .uplot") >= 5);
         assertTrue(text("#chart-service-rt").contains(down), "a series per concrete service");
         assertTrue(text("#class-charts").contains("R_max"));
+        // availability is plotted on 0..1 (it went to 2), time ticks are whole seconds (not ":51.500")
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        assertEquals(List.of(0L, 1L), js.executeScript("const s = state.charts['service-a'].plot.scales.y; return [s.min, s.max]"));
+        String ticks = String.valueOf(js.executeScript("return state.charts['service-a'].plot.axes[0]._values.join(' ')"));
+        assertTrue(ticks.matches("(\\d\\d:\\d\\d:\\d\\d ?)+"), "time ticks " + ticks);
         screenshot("06-live-plots");
         assertNoJavaScriptErrors("live plots");
 
@@ -481,5 +486,93 @@ class ConsoleBrowserTest {
         ((JavascriptExecutor) driver).executeScript("window.scrollTo(0, 0)");
         screenshot("14-composite-of-the-bundle-listed");
         assertNoJavaScriptErrors("bundle deployed");
+    }
+
+    /** The cell {@code column} of the what-if page's plan row for {@code key} ("class task"). */
+    static String whatIfCell(String key, int column) {
+        Object t = ((JavascriptExecutor) driver).executeScript(
+                "const r = document.querySelector(\"#whatif-plans tr[data-key='\" + arguments[0] + \"']\"); return r ? r.cells[arguments[1]].innerText : null", key, column);
+        return t == null ? null : t.toString();
+    }
+
+    /** The shares of one binding of a plan as the what-if page writes them. */
+    static String shares(JsonNode plan, String serviceClass, String task) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode b : plan.get("bindings"))
+            if (b.get("class").asText().equals(serviceClass) && b.get("task").asText().equals(task))
+                for (JsonNode s : b.get("shares"))
+                    if (s.get("fraction").asDouble() > 1e-6) out.add(s.get("implementation").asText() + " " + Math.round(100 * s.get("fraction").asDouble()) + "%");
+        return String.join(", ", out);
+    }
+
+    /** What if the most used hotel provider went down: the other plan and the verdicts, then applied, and the plan in force matches. */
+    @Test
+    @Order(5)
+    void asksWhatIfTheMostUsedHotelGoesDownAndAppliesIt() throws Exception {
+        // the hotel stub taken down earlier comes back: both hotels are candidates again
+        for (String h : List.of("hotel-a", "hotel-b"))
+            assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + h))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"up\":true}")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode());
+        for (long deadline = System.nanoTime() + 60_000_000_000L; !(stateOf("hotel-a").equals("up") && stateOf("hotel-b").equals("up")); Thread.sleep(200))
+            assertTrue(System.nanoTime() < deadline, "hotels not back up: " + api("concrete-services"));
+        driver.get(base() + "/console/"); // logged in since the previous test
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/"));
+        JsonNode plan = api("plan");
+        double a = 0, b = 0;
+        for (JsonNode x : plan.get("bindings"))
+            if (x.get("task").asText().equals("hotel.findHotel"))
+                for (JsonNode s : x.get("shares")) {
+                    if (s.get("implementation").asText().contains("hotel-a")) a += s.get("fraction").asDouble();
+                    if (s.get("implementation").asText().contains("hotel-b")) b += s.get("fraction").asDouble();
+                }
+        String hotel = a >= b ? "hotel-a" : "hotel-b";
+        String other = hotel.equals("hotel-a") ? "hotel-b" : "hotel-a";
+
+        show("whatif");
+        type("whatif-changes", "down " + hotel);
+        driver.findElement(By.id("whatif-ask")).click();
+        waitUpTo(60).until(d -> whatIfCell("gold hotel.findHotel", 2) != null);
+        for (String k : List.of("gold", "silver", "bronze")) {
+            String after = whatIfCell(k + " hotel.findHotel", 2);
+            assertFalse(after.contains(hotel), k + ": " + after);
+            assertTrue(after.contains(other), k + ": " + after);
+        }
+        assertEquals(3, rows("#whatif-classes tbody tr"), text("#whatif-classes"));
+        assertTrue(text("#whatif-classes").contains("ok") || text("#whatif-classes").contains("BREAKS"), text("#whatif-classes"));
+        // a class the what-if's plan keeps is not called at risk (the unmanaged EchoPair composite deployed above is no risk)
+        String verdict = text("#whatif-result");
+        String risk = verdict.contains("Classes at risk: ") ? verdict.substring(verdict.indexOf("Classes at risk: ")) : "";
+        for (String k : List.of("gold", "silver", "bronze")) {
+            String after = String.valueOf(((JavascriptExecutor) driver).executeScript(
+                    "return document.querySelector(\"#whatif-classes tr[data-class='\" + arguments[0] + \"']\").cells[3].innerText", k));
+            assertEquals(after.endsWith(" ok"), !risk.contains(k), k + ": verdict " + after + " vs " + verdict);
+        }
+        // (that asking changes nothing is WhatIfTest's: here the live load and the hotel's return re-plan meanwhile)
+        String hotelRow = whatIfCell("gold hotel.findHotel", 2);
+        screenshot("15-what-if");
+        assertNoJavaScriptErrors("what if");
+
+        assertTrue(driver.findElement(By.id("whatif-apply")).isDisplayed());
+        driver.findElement(By.id("whatif-apply")).click();
+        assertTrue(text("#confirm-text").contains(hotel), text("#confirm-text"));
+        confirmDialog();
+        JsonNode now = null;
+        for (long deadline = System.nanoTime() + 60_000_000_000L; ; Thread.sleep(200)) {
+            now = api("plan");
+            if (!AdminApiTest.planUses(now, hotel)) break;
+            assertTrue(System.nanoTime() < deadline, hotel + " still planned: " + now);
+        }
+        for (String k : List.of("gold", "silver", "bronze"))
+            assertEquals(shares(now, k, "hotel.findHotel"), k.equals("gold") ? hotelRow : whatIfCell(k + " hotel.findHotel", 2),
+                    k + ": the plan in force and the what-if's");
+        assertEquals("out", stateOf(hotel), "the hotel is out");
+        screenshot("16-what-if-applied");
+        assertNoJavaScriptErrors("what if applied");
+    }
+
+    static String stateOf(String service) throws Exception {
+        for (JsonNode s : api("concrete-services")) if (s.get("name").asText().equals(service)) return s.get("state").asText();
+        return "";
     }
 }
