@@ -383,7 +383,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private void retireIdleVersions() {
         if (retired.isEmpty()) return;
         synchronized (retired) {
-            Long oldest = inFlight.isEmpty() ? null : inFlight.first();
+            Long oldest = inFlight.ceiling(Long.MIN_VALUE); // null when none (first() would throw if the last one just ended)
             for (var e : retired.entrySet()) {
                 ProcessConfiguration conf = e.getKey();
                 QName pid = conf.getProcessId();

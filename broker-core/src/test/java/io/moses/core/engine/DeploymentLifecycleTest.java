@@ -112,31 +112,26 @@ class DeploymentLifecycleTest {
     }
 
     private String pair(String text) {
-        try {
-            Document doc = DocumentBuilderFactory.newDefaultNSInstance().newDocumentBuilder().newDocument();
-            Element pair = doc.createElementNS(EP, "pair");
-            Element t = doc.createElementNS(EP, "text");
-            t.setTextContent(text);
-            pair.appendChild(t);
-            doc.appendChild(pair);
-            CompositeOutcome out = engine.invoke(SERVICE, "pair", pair, "gold", Duration.ofSeconds(120));
-            Element body = assertInstanceOf(CompositeOutcome.Reply.class, out, out.toString()).body();
-            return body.getElementsByTagNameNS(EP, "left").item(0).getTextContent() + "|"
-                    + body.getElementsByTagNameNS(EP, "right").item(0).getTextContent();
-        } catch (javax.xml.parsers.ParserConfigurationException e) {
-            throw new IllegalStateException(e);
-        }
+        CompositeOutcome out = engine.invoke(SERVICE, "pair", element(EP, "pair", "text", text), "gold", Duration.ofSeconds(120));
+        Element body = assertInstanceOf(CompositeOutcome.Reply.class, out, out.toString()).body();
+        return body.getElementsByTagNameNS(EP, "left").item(0).getTextContent() + "|"
+                + body.getElementsByTagNameNS(EP, "right").item(0).getTextContent();
     }
 
     private static Element echoResponse(String text) {
+        return element(PT, "echoResponse", "result", text);
+    }
+
+    /** {@code <outer><inner>text</inner></outer>} in namespace {@code ns}. */
+    private static Element element(String ns, String outer, String inner, String text) {
         try {
             Document doc = DocumentBuilderFactory.newDefaultNSInstance().newDocumentBuilder().newDocument();
-            Element response = doc.createElementNS(PT, "echoResponse");
-            Element result = doc.createElementNS(PT, "result");
-            result.setTextContent(text);
-            response.appendChild(result);
-            doc.appendChild(response);
-            return response;
+            Element o = doc.createElementNS(ns, outer);
+            Element i = doc.createElementNS(ns, inner);
+            i.setTextContent(text);
+            o.appendChild(i);
+            doc.appendChild(o);
+            return o;
         } catch (javax.xml.parsers.ParserConfigurationException e) {
             throw new IllegalStateException(e);
         }
