@@ -50,7 +50,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private final AtomicLong versions = new AtomicLong(1);
     private final Map<QName, Provided> provided = new ConcurrentHashMap<>();
     private final List<Deployment> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** Unit name -> its process configurations, every version still registered (newest last). */
+    /** Unit name -> the process configurations of its newest version (the versions it replaced are in {@link #retired}). */
     private final Map<String, List<ProcessConfiguration>> unitVersions = new ConcurrentHashMap<>();
     /** ODE's process stores (persistent and in-memory processes: both in memory here), asked whether a retired version still runs. */
     private final InMemoryProcesses[] daos = new InMemoryProcesses[2];
@@ -343,8 +343,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
         deployments.replaceAll(x -> x.name().equals(name) ? d : x);
         for (ProcessConfiguration c : olderConfs) retired.put(c, requests.get());
-        unitVersions.get(name).removeAll(olderConfs);
-        unitVersions.get(name).addAll(confs);
+        unitVersions.put(name, new java.util.concurrent.CopyOnWriteArrayList<>(confs));
         log.info("redeployed {} as version {} ({} process(es)); running requests finish on the old version", name, unit.version, confs.size());
         return d;
     }
