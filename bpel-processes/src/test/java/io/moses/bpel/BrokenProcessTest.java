@@ -30,7 +30,7 @@ class BrokenProcessTest {
     }
 
     private static String compileErrors(Path unit) {
-        ProcessCompiler.Outcome o = ProcessCompiler.compile(unit, unit.resolve("TripPlanner.bpel"));
+        ProcessCompiler.Outcome o = ProcessCompiler.compile(unit);
         assertFalse(o.ok(), "a broken process compiled");
         return String.join("\n", o.errors());
     }
@@ -38,7 +38,7 @@ class BrokenProcessTest {
     @Test
     void theUntouchedCopyCompiles() throws IOException {
         Path unit = copyOfTripPlanner();
-        ProcessCompiler.Outcome o = ProcessCompiler.compile(unit, unit.resolve("TripPlanner.bpel"));
+        ProcessCompiler.Outcome o = ProcessCompiler.compile(unit);
         assertTrue(o.ok(), o.errors().toString());
     }
 

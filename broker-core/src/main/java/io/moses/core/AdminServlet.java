@@ -30,9 +30,8 @@ import org.slf4j.LoggerFactory;
  * The admin API, for operators only (the filter in front checks): the one source of what the
  * console and {@code moses plan}/{@code moses admin} show, and the one way they act.
  *
- * <p>Read: {@code GET /admin/plan}, {@code /admin/plans?n=10}, {@code /admin/classes} (with
- * live compliance; also at {@code /admin/compliance}, which stays this servlet's when the Service
- * Manager serves {@code /admin/classes}), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
+ * <p>Read: {@code GET /admin/plan}, {@code /admin/plans?n=10}, {@code /admin/compliance} (the
+ * classes with live compliance; {@code /admin/classes} is the Service Manager's servlet), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
  * state), {@code /admin/events?n=50} (SLA events), {@code /admin/status} (adaptation and
  * monitors). Act (POST, JSON answer): {@code /admin/replan}, {@code /admin/monitors/NAME/on|off},
  * {@code /admin/concrete-services/NAME/out|in}. Ask: {@code /admin/what-if} (the plan the optimizer
@@ -68,7 +67,7 @@ final class AdminServlet extends HttpServlet {
             Object body = switch (path) {
                 case "/plan" -> PlanFormat.toTree(current.get());
                 case "/plans" -> kb.planHistory(count(req, 10)).stream().map(PlanFormat::toTree).toList();
-                case "/classes", "/compliance" -> classes();
+                case "/compliance" -> classes(); // /admin/classes itself is the Service Manager's (mounted more specifically)
                 case "/composites" -> composites();
                 case "/concrete-services" -> services();
                 case "/events" -> events(count(req, 50));

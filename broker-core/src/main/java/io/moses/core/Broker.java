@@ -348,35 +348,37 @@ public final class Broker implements AutoCloseable {
     BpelEngine.Deployment deployBundle(String name, byte[] zip, boolean replan) {
         synchronized (processes) {
             Path dir = Bundle.unpack(zip, uploadDir(), name);
-            BpelEngine.Deployment d;
             try {
-                d = engine.deploy(dir); // ODE's compiler first: its messages are the ones a BPEL author needs
-            } catch (RuntimeException e) {
-                deleteQuietly(dir.getParent());
-                throw e;
+                return deployUnpacked(name, dir, replan);
+            } finally {
+                deleteQuietly(dir.getParent()); // the engine deployed its own copy, or nothing
             }
-            List<CompositeService> models;
-            try {
-                models = models(dir);
-            } catch (RuntimeException e) {
-                engine.undeploy(name);
-                throw e;
-            }
-            try {
-                for (CompositeService m : models) kb.putCompositeService(m);
-            } catch (RuntimeException e) {
-                engine.undeploy(name);
-                models.forEach(m -> removeModelQuietly(m.name()));
-                throw e;
-            }
-            models.forEach(m -> composites.put(m.name(), m));
-            for (ProvidedService s : d.services()) {
-                http.publish(engine, s, config.requestTimeout(), authenticator, timers);
-                services.add(s);
-            }
-            if (replan) replan("process " + name + " deployed");
-            return d;
         }
+    }
+
+    private BpelEngine.Deployment deployUnpacked(String name, Path dir, boolean replan) {
+        BpelEngine.Deployment d = engine.deploy(dir); // ODE's compiler first: its messages are the ones a BPEL author needs
+        List<CompositeService> models;
+        try {
+            models = models(dir);
+        } catch (RuntimeException e) {
+            engine.undeploy(name);
+            throw e;
+        }
+        try {
+            for (CompositeService m : models) kb.putCompositeService(m);
+        } catch (RuntimeException e) {
+            engine.undeploy(name);
+            models.forEach(m -> removeModelQuietly(m.name()));
+            throw e;
+        }
+        models.forEach(m -> composites.put(m.name(), m));
+        for (ProvidedService s : d.services()) {
+            http.publish(engine, s, config.requestTimeout(), authenticator, timers);
+            services.add(s);
+        }
+        if (replan) replan("process " + name + " deployed");
+        return d;
     }
 
     /**
@@ -386,25 +388,27 @@ public final class Broker implements AutoCloseable {
     BpelEngine.Deployment redeployBundle(String name, byte[] zip, boolean replan) {
         synchronized (processes) {
             Path dir = Bundle.unpack(zip, uploadDir(), name);
-            List<CompositeService> models = models(dir);
-            BpelEngine.Deployment d;
             try {
-                d = engine.redeploy(name, dir);
-            } catch (RuntimeException e) {
-                deleteQuietly(dir.getParent());
-                throw e;
+                return redeployUnpacked(name, dir, replan);
+            } finally {
+                deleteQuietly(dir.getParent()); // the engine deployed its own copy, or nothing
             }
-            for (CompositeService m : models) {
-                try {
-                    kb.putCompositeService(m);
-                } catch (RuntimeException e) {
-                    log.warn("redeploy of {}: behavioral model of {} not stored ({}); the next start stores it", name, m.name(), e.getMessage());
-                }
-                composites.put(m.name(), m);
-            }
-            if (replan) replan("process " + name + " redeployed");
-            return d;
         }
+    }
+
+    private BpelEngine.Deployment redeployUnpacked(String name, Path dir, boolean replan) {
+        List<CompositeService> models = models(dir);
+        BpelEngine.Deployment d = engine.redeploy(name, dir);
+        for (CompositeService m : models) {
+            try {
+                kb.putCompositeService(m);
+            } catch (RuntimeException e) {
+                log.warn("redeploy of {}: behavioral model of {} not stored ({}); the next start stores it", name, m.name(), e.getMessage());
+            }
+            composites.put(m.name(), m);
+        }
+        if (replan) replan("process " + name + " redeployed");
+        return d;
     }
 
     /** Removes unit {@code name}: its services are no longer served, its composites no longer planned for. */
@@ -433,10 +437,8 @@ public final class Broker implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new io.moses.core.engine.DeploymentException("cannot read the unpacked bundle: " + e.getMessage());
         } catch (io.moses.core.engine.DeploymentException e) {
-            deleteQuietly(dir.getParent());
             throw e;
         } catch (RuntimeException e) {
-            deleteQuietly(dir.getParent());
             throw new io.moses.core.engine.DeploymentException("the process cannot be modelled: " + e.getMessage());
         }
     }

@@ -81,16 +81,15 @@ final class ConcreteServiceStore {
         });
     }
 
+    private static final LockedChange<ConcreteService> CHANGE = new LockedChange<>("concreteService", "concrete service",
+            "SELECT " + SERVICE_COLUMNS + " FROM concrete_service WHERE name = ? FOR UPDATE", ConcreteServiceStore::service,
+            ConcreteServiceStore::validate, ConcreteService::name);
+
     ConcreteService updateConcreteService(String name, UnaryOperator<ConcreteService> change) {
         String what = "update concrete service '" + name + "'";
         return db.tx(what, c -> {
             UserStore.bumpSubscriptions(c);
-            ConcreteService current = one(query(c, "SELECT " + SERVICE_COLUMNS + " FROM concrete_service WHERE name = ? FOR UPDATE",
-                    ConcreteServiceStore::service, name))
-                    .orElseThrow(() -> KnowledgeBaseException.notFound("concreteService.name: no concrete service '" + name + "'"));
-            ConcreteService next = apply(what, change, current);
-            validate(next);
-            if (!next.name().equals(name)) throw KnowledgeBaseException.invalid(what + ": concreteService.name cannot change");
+            ConcreteService next = CHANGE.apply(c, what, name, change);
             CompositeStore.ensureTask(c, next.task());
             updateService(c, next);
             return next;

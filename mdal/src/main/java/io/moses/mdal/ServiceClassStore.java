@@ -63,16 +63,15 @@ final class ServiceClassStore {
         });
     }
 
+    private static final LockedChange<ServiceClass> CHANGE = new LockedChange<>("serviceClass", "service class",
+            "SELECT " + CLASS_COLUMNS + " FROM service_class WHERE name = ? FOR UPDATE", ServiceClassStore::serviceClass,
+            ServiceClassStore::validate, ServiceClass::name);
+
     ServiceClass updateServiceClass(String name, UnaryOperator<ServiceClass> change) {
         String what = "update service class '" + name + "'";
         return db.tx(what, c -> {
             UserStore.bumpSubscriptions(c);
-            ServiceClass current = one(query(c, "SELECT " + CLASS_COLUMNS + " FROM service_class WHERE name = ? FOR UPDATE",
-                    ServiceClassStore::serviceClass, name))
-                    .orElseThrow(() -> KnowledgeBaseException.notFound("serviceClass.name: no service class '" + name + "'"));
-            ServiceClass next = apply(what, change, current);
-            validate(next);
-            if (!next.name().equals(name)) throw KnowledgeBaseException.invalid(what + ": serviceClass.name cannot change");
+            ServiceClass next = CHANGE.apply(c, what, name, change);
             updateClass(c, next);
             return next;
         });

@@ -95,14 +95,13 @@ final class UserStore {
         });
     }
 
+    private static final LockedChange<User> CHANGE = new LockedChange<>("user", "user",
+            "SELECT " + USER_COLUMNS + " FROM app_user WHERE name = ? FOR UPDATE", UserStore::user, UserStore::validate, User::name);
+
     User updateUser(String name, UnaryOperator<User> change) {
         String what = "update user '" + name + "'";
         return db.tx(what, c -> {
-            User current = one(query(c, "SELECT " + USER_COLUMNS + " FROM app_user WHERE name = ? FOR UPDATE", UserStore::user, name))
-                    .orElseThrow(() -> KnowledgeBaseException.notFound("user.name: no user '" + name + "'"));
-            User next = apply(what, change, current);
-            validate(next);
-            if (!next.name().equals(name)) throw KnowledgeBaseException.invalid(what + ": user.name cannot change");
+            User next = CHANGE.apply(c, what, name, change);
             ServiceClassStore.requireClass(c, "user.serviceClass", next.serviceClass());
             updateUserRow(c, next);
             bumpSubscriptions(c);

@@ -108,10 +108,16 @@ public final class ServiceManager {
         }
     }
 
-    /** Removes a service; if the plan uses it, a plan without it is put in force first. */
+    /**
+     * Removes a service; if the plan uses it, a plan without it is put in force first. The only
+     * service of a task stays, whatever the plan in force: the next plan would need it.
+     */
     public Change remove(String name) {
         synchronized (changes) {
             ConcreteService s = existing(name);
+            if (call(() -> kb.concreteServices(s.task())).size() <= 1 && call(kb::tasks).contains(s.task()))
+                throw new SlaException(SlaException.Code.LAST_SERVICE, "'" + name + "' is the only concrete service of " + s.task()
+                        + ": the plan cannot do without it; nothing was removed");
             boolean used = used(planning.current()).contains(name);
             Planning.Replanned p;
             try {
@@ -120,12 +126,8 @@ public final class ServiceManager {
                 throw new SlaException(SlaException.Code.UNAVAILABLE, "cannot re-plan without " + name + " (" + e.getMessage()
                         + "); nothing was removed");
             }
-            if (used && (!p.solved() || used(p.plan()).contains(name))) {
-                boolean last = call(() -> kb.concreteServices(s.task())).size() <= 1;
-                throw new SlaException(last ? SlaException.Code.LAST_SERVICE : SlaException.Code.UNAVAILABLE,
-                        (last ? "'" + name + "' is the only concrete service of " + s.task() + ": the plan cannot do without it"
-                                : "no plan without '" + name + "': " + p.message()) + "; nothing was removed");
-            }
+            if (used && (!p.solved() || used(p.plan()).contains(name)))
+                throw new SlaException(SlaException.Code.UNAVAILABLE, "no plan without '" + name + "': " + p.message() + "; nothing was removed");
             try {
                 kb.removeConcreteService(name);
             } catch (KnowledgeBaseException e) {

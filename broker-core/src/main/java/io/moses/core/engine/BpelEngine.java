@@ -50,8 +50,15 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private final AtomicLong versions = new AtomicLong(1);
     private final Map<QName, Provided> provided = new ConcurrentHashMap<>();
     private final List<Deployment> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** Unit name -> its process configurations, every version still registered (newest last). */
+    /** Unit name -> the process configurations of its newest version (the versions it replaced are in {@link #retired}). */
     private final Map<String, List<ProcessConfiguration>> unitVersions = new ConcurrentHashMap<>();
+    /** ODE's process stores (persistent and in-memory processes: both in memory here), asked whether a retired version still runs. */
+    private final InMemoryProcesses[] daos = new InMemoryProcesses[2];
+    /** Versions replaced by a redeploy, unregistered from ODE once their last instance has ended. */
+    private final Map<ProcessConfiguration, Long> retired = new ConcurrentHashMap<>();
+    /** Numbers of the requests under way (each request's instance may not exist yet): a version retires after those started before. */
+    private final java.util.concurrent.ConcurrentSkipListSet<Long> inFlight = new java.util.concurrent.ConcurrentSkipListSet<>();
+    private final AtomicLong requests = new AtomicLong();
     private volatile boolean running;
     private volatile Conversations conversations;
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
@@ -96,8 +103,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         this.server = new BpelServerImpl();
         server.setConfigProperties(props);
         // ODE's in-memory store, with the look-up of instances by correlation key it lacks
-        server.setDaoConnectionFactory(new InMemoryProcesses(scheduler));
-        server.setInMemDaoConnectionFactory(new InMemoryProcesses(scheduler));
+        server.setDaoConnectionFactory(daos[0] = new InMemoryProcesses(scheduler));
+        server.setInMemDaoConnectionFactory(daos[1] = new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);
         server.setEndpointReferenceContext(endpoints);
@@ -211,6 +218,17 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      */
     public Deployment deploy(Path unitDir) {
         DeploymentUnit unit = DeploymentUnit.load(unitDir, workDir.resolve("processes"), versions.getAndIncrement());
+        List<ProcessConfiguration> registered = new ArrayList<>();
+        try {
+            return deploy(unit, registered);
+        } catch (RuntimeException e) {
+            for (ProcessConfiguration r : registered) unregisterQuietly(r.getProcessId());
+            DeploymentUnit.delete(unit.dir); // a refused unit leaves no work directory behind
+            throw e;
+        }
+    }
+
+    private Deployment deploy(DeploymentUnit unit, List<ProcessConfiguration> registered) {
         List<ProvidedService> services = new ArrayList<>();
         List<ProcessConfiguration> confs = new ArrayList<>();
         for (TDeployment.Process p : unit.descriptor.getDeploy().getProcessArray()) {
@@ -235,6 +253,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             endpoints.add(conf);
             try {
                 server.register(conf);
+                registered.add(conf);
             } catch (RuntimeException e) {
                 throw new DeploymentException("ODE refused process " + conf.getType() + ": " + e.getMessage());
             }
@@ -256,7 +275,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
 
     /**
      * Deploys a new version of a deployed unit while requests run: requests already running
-     * finish on the old version (it stays registered, retired), new ones start on the new one.
+     * finish on the old version (it stays registered, retired, until its last instance ends), new
+     * ones start on the new one.
      * The new version must provide the same services. Nothing changes if it does not compile.
      *
      * @throws DeploymentException with a reason when the unit is invalid or not a new version of {@code name}
@@ -266,6 +286,18 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                 .orElseThrow(() -> new DeploymentException("no deployed unit '" + name + "'"));
         List<ProcessConfiguration> olderConfs = unitVersions.getOrDefault(name, List.of());
         DeploymentUnit unit = DeploymentUnit.load(unitDir, workDir.resolve("processes"), versions.getAndIncrement());
+        Deployment d;
+        try {
+            d = redeploy(name, old, olderConfs, unit);
+        } catch (RuntimeException e) {
+            DeploymentUnit.delete(unit.dir); // a refused version leaves no work directory behind
+            throw e;
+        }
+        retireIdleVersions();
+        return d;
+    }
+
+    private Deployment redeploy(String name, Deployment old, List<ProcessConfiguration> olderConfs, DeploymentUnit unit) {
         if (!unit.name.equals(name)) throw new DeploymentException("the new version's directory is '" + unit.name + "', not '" + name + "'");
         List<ProcessConfiguration> confs = new ArrayList<>();
         Map<QName, Provided> next = new java.util.LinkedHashMap<>();
@@ -310,7 +342,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         for (ProcessConfiguration conf : confs) conf.activate();
         Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
         deployments.replaceAll(x -> x.name().equals(name) ? d : x);
-        unitVersions.get(name).addAll(confs);
+        for (ProcessConfiguration c : olderConfs) retired.put(c, requests.get());
+        unitVersions.put(name, new java.util.concurrent.CopyOnWriteArrayList<>(confs));
         log.info("redeployed {} as version {} ({} process(es)); running requests finish on the old version", name, unit.version, confs.size());
         return d;
     }
@@ -325,11 +358,57 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         Deployment d = deployments.stream().filter(x -> x.name().equals(name)).findFirst()
                 .orElseThrow(() -> new DeploymentException("no deployed unit '" + name + "'"));
         for (ProvidedService s : d.services()) provided.remove(s.service());
-        for (ProcessConfiguration conf : unitVersions.getOrDefault(name, List.of())) unregisterQuietly(conf.getProcessId());
+        for (ProcessConfiguration conf : unitVersions.getOrDefault(name, List.of())) {
+            unregisterQuietly(conf.getProcessId());
+            DeploymentUnit.delete(conf.unitDir());
+        }
+        for (ProcessConfiguration conf : retired.keySet())
+            if (conf.getPackage().equals(name)) {
+                unregisterQuietly(conf.getProcessId());
+                DeploymentUnit.delete(conf.unitDir());
+                retired.remove(conf);
+            }
         unitVersions.remove(name);
         deployments.remove(d);
         log.info("undeployed {}", name);
         return d.services();
+    }
+
+    /**
+     * Unregisters from ODE every version a redeploy replaced whose last instance has ended, and
+     * deletes its work directory: a version with instances still running stays until they end
+     * (checked again after each request and each redeploy), so no running request loses its process.
+     */
+    private void retireIdleVersions() {
+        if (retired.isEmpty()) return;
+        synchronized (retired) {
+            Long oldest = inFlight.ceiling(Long.MIN_VALUE); // null when none (first() would throw if the last one just ended)
+            for (var e : retired.entrySet()) {
+                ProcessConfiguration conf = e.getKey();
+                QName pid = conf.getProcessId();
+                if (oldest != null && oldest <= e.getValue()) continue; // a request started before the switch may still create an instance
+                if (daos[0].instances(pid) + daos[1].instances(pid) > 0) continue;
+                unregisterQuietly(pid);
+                for (InMemoryProcesses dao : daos) dao.forget(pid);
+                retired.remove(conf);
+                if (retired.keySet().stream().noneMatch(c -> c.unitDir().equals(conf.unitDir()))) DeploymentUnit.delete(conf.unitDir());
+                log.info("retired {}: its last instance has ended", pid);
+            }
+        }
+    }
+
+    /** The process versions registered in ODE's engine (the newest of each unit, and replaced ones still running). */
+    java.util.Set<QName> registeredVersions() {
+        try {
+            tx.begin(); // ODE hands its engine out inside a transaction only
+            try {
+                return java.util.Set.copyOf(((org.apache.ode.bpel.engine.BpelEngineImpl) server.getEngine())._activeProcesses.keySet());
+            } finally {
+                tx.commit();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read ODE's registered processes: " + e, e);
+        }
     }
 
     private void unregisterQuietly(QName pid) {
@@ -376,6 +455,18 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             return new CompositeOutcome.Failure(e.getMessage(), true);
         }
         long start = System.nanoTime();
+        long number = requests.incrementAndGet();
+        inFlight.add(number);
+        try {
+            return invoke(target, service, operation, op, request, serviceClass, timeout, bestEffort, start);
+        } finally {
+            inFlight.remove(number);
+            retireIdleVersions();
+        }
+    }
+
+    private CompositeOutcome invoke(Provided target, QName service, String operation, SoapBinding.OperationBinding op, Element request,
+                                    String serviceClass, Duration timeout, boolean bestEffort, long start) {
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;

@@ -73,6 +73,15 @@ final class DeploymentUnit {
         String name = source.toAbsolutePath().normalize().getFileName().toString();
         Path dir = workRoot.resolve(name + "-" + version);
         try {
+            return compileCopy(source, name, dir, version);
+        } catch (RuntimeException e) {
+            delete(dir); // a refused unit leaves no work directory behind
+            throw e;
+        }
+    }
+
+    private static DeploymentUnit compileCopy(Path source, String name, Path dir, long version) {
+        try {
             copyTree(source, dir);
         } catch (IOException e) {
             throw new DeploymentException("cannot copy " + source + " to " + dir + ": " + e.getMessage());
@@ -162,6 +171,16 @@ final class DeploymentUnit {
             return files.filter(p -> p.getFileName().toString().endsWith(suffix) && Files.isRegularFile(p)).sorted().toList();
         } catch (IOException e) {
             throw new DeploymentException("cannot read " + dir + ": " + e.getMessage());
+        }
+    }
+
+    /** Deletes a unit's work directory (a refused or retired version); what cannot be deleted is left. */
+    static void delete(Path dir) {
+        if (!Files.exists(dir)) return;
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // a leftover directory is harmless: the next version gets a new one
         }
     }
 

@@ -150,6 +150,11 @@ final class ProcessConfiguration implements ProcessConf {
         if (activeVersion != null) activeVersion.set(pid);
     }
 
+    /** The work directory of this version's unit. */
+    Path unitDir() {
+        return unit.dir;
+    }
+
     QName type() {
         return type;
     }

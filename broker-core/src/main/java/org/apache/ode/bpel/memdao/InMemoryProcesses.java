@@ -44,6 +44,17 @@ public final class InMemoryProcesses extends BpelDAOConnectionFactoryImpl {
         this.scheduler = scheduler;
     }
 
+    /** The instances of process version {@code pid} not yet completed (a retired version is unregistered at 0). */
+    public int instances(QName pid) {
+        ProcessDaoImpl process = store.get(pid);
+        return process == null ? 0 : process._instances.size();
+    }
+
+    /** Drops an unregistered process version's store (ODE's in-memory DAO keeps it otherwise). */
+    public void forget(QName pid) {
+        store.remove(pid);
+    }
+
     @Override
     public BpelDAOConnection getConnection() {
         return new Connection(store, scheduler);
