@@ -62,7 +62,9 @@ final class Database {
 
     /**
      * An insert-or-replace (UPDATE, then INSERT if no row matched): two writers may both find no
-     * row and both insert; the loser's duplicate-key error is retried, and then it updates.
+     * row and both insert; the loser's duplicate-key error is retried, and then it updates. It
+     * writes the same row whatever came before, so it is also run again when its connection dies
+     * during the commit.
      */
     <T> T upsert(String what, Work<T> work) {
         return tx(what, true, work);
@@ -101,8 +103,11 @@ final class Database {
                     continue;
                 }
                 // A pooled connection that died with the server (for example after a database
-                // restart) fails before anything was committed: one retry on a fresh connection.
-                if (attempt == 1 && !committing && SqlErrors.connectionProblem(e)) {
+                // restart, or a Galera node killed) fails: one retry on a fresh connection when
+                // nothing was committed, or when the connection died during the commit of an
+                // upsert, whose outcome is unknown but which writes the same row again
+                // (GaleraFailoverTest once killed a node in the middle of such a commit).
+                if (attempt == 1 && (!committing || retryDuplicates) && SqlErrors.connectionProblem(e)) {
                     LOG.info("{}: connection lost ({}); retrying once on a new connection", what, e.getClass().getSimpleName());
                     continue;
                 }
