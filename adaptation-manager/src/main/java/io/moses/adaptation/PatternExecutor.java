@@ -13,7 +13,7 @@ import java.util.function.Function;
 
 /**
  * Executes one implementation of a task: a single service, 1-out-of-n parallel redundancy
- * (all members at once, first successful reply wins, the others are cancelled), alternate
+ * (all members at once, first successful reply wins, the others' replies are discarded), alternate
  * (members in order, moving on at a fault, a connection error or a timeout) or a hedged pair
  * (the second member only when the first has not answered after the plan's delay; the slower
  * reply is discarded). Records every
@@ -121,12 +121,15 @@ final class PatternExecutor {
                 if (a.succeeded() && !result.isDone()) {
                     if (result.complete(new Executed(toOutcome(inv, a), false, tried))) {
                         record(inv, a, true);
-                        for (Pending other : calls) if (other != p) other.call.cancel();
+                        // losers on the wire run to their reply (discarded) or timeout, as in a
+                        // hedge: a member that hangs must time out to be ejected, and a loser's
+                        // latency is its own, not the winner's
+                        for (Pending other : calls) if (other != p) other.call.withdraw();
                         return;
                     }
                 }
-                // a loser: a failure, a late reply that is discarded, or a cancelled call whose
-                // time (the winner's) is a lower bound of its own: a censored sample
+                // a loser: a failure, a late reply that is discarded, or a call withdrawn before it
+                // was sent, whose time (the winner's) is a lower bound of its own: a censored sample
                 record(inv, a, false);
                 if (!a.succeeded()) failed.add(a);
                 if (remaining.decrementAndGet() == 0 && !result.isDone()) {

@@ -33,10 +33,11 @@ import org.w3c.dom.Node;
  * is one hand-off per call; no common pool, no thread per task. Replies are parsed straight
  * into the document implementation the caller keeps its documents in ({@link Xml.Parser}).
  *
- * <p>A cancelled call (a 1-out-of-n loser) ends for the caller at once as
- * {@link FailureKind#CANCELLED}. If its request is already on the wire, its exchange finishes on
- * its pooled connection and the reply is discarded without being parsed, so the connection stays
- * in the pool; a request still queued for a connection is aborted.
+ * <p>A cancelled call ends for the caller at once as {@link FailureKind#CANCELLED}. If its
+ * request is already on the wire, its exchange finishes on its pooled connection and the reply is
+ * discarded without being parsed, so the connection stays in the pool; a request still queued for
+ * a connection is aborted. A withdrawn call (a 1-out-of-n loser) is aborted only while queued; on
+ * the wire it ends with its own reply or timeout.
  */
 public final class SoapClient implements AutoCloseable {
     static final String SOAP11 = SoapVersion.SOAP_11.envelopeNamespace;
@@ -119,11 +120,25 @@ public final class SoapClient implements AutoCloseable {
         return send(endpoint, version, soapAction, body, timeout).result();
     }
 
-    /** A call in flight: its result, and a way to abandon it ({@link #cancel}). */
-    public record Call(CompletableFuture<Response> result, Runnable canceller) {
+    /** A call in flight: its result, and ways to abandon it ({@link #cancel}, {@link #withdraw}). */
+    public record Call(CompletableFuture<Response> result, Runnable canceller, Runnable withdrawer) {
+        public Call(CompletableFuture<Response> result, Runnable canceller) {
+            this(result, canceller, canceller);
+        }
+
         /** Ends the call for the caller at once (as {@link FailureKind#CANCELLED}, unless it already ended). */
         public void cancel() {
             canceller.run();
+        }
+
+        /**
+         * Abandons the call if its request has not begun (as {@link #cancel}); one on the wire
+         * goes on to its reply or its timeout, and its result still says which: a 1-out-of-n
+         * loser's true latency, or the timeout of a provider that hangs (which a cancelled call
+         * would hide from the ejection of hung providers).
+         */
+        public void withdraw() {
+            withdrawer.run();
         }
     }
 
@@ -162,6 +177,9 @@ public final class SoapClient implements AutoCloseable {
         return new Call(result, () -> {
             if (result.complete(new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled"))
                     && !began.get())
+                request.abort(new CancellationException("cancelled before it was sent"));
+        }, () -> {
+            if (!began.get() && result.complete(new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled")))
                 request.abort(new CancellationException("cancelled before it was sent"));
         });
     }

@@ -73,7 +73,7 @@ class AdaptiveBindingTest {
     }
 
     @Test
-    void parallelAnswersWithTheFastestAndCancelsTheRest() throws Exception {
+    void parallelAnswersWithTheFastestAndObservesTheRest() throws Exception {
         stubs.set("slow", 200, Behaviour.REPLY);
         stubs.set("fast", 20, Behaviour.REPLY);
         ServiceCallLog log = new ServiceCallLog(64);
@@ -83,14 +83,16 @@ class AdaptiveBindingTest {
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals("fast", by(o));
         assertEquals("fast", o.answeredBy());
-        // not waiting for the 200 ms member: it was cancelled (asserted below), not answered;
-        // no wall-clock bound, which a loaded 2-core machine breaks
+        // not waiting for the 200 ms member: its reply comes later and is discarded, but its
+        // latency is observed as its own (a cancelled loser would read as the winner's time);
+        // no wall-clock upper bound, which a loaded 2-core machine breaks
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (log.written() < 4 && System.nanoTime() < deadline) Thread.onSpinWait();
         List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
         assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == ServiceCall.Kind.OK), seen.toString());
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && x.kind() == ServiceCall.Kind.CANCELLED), "slow call cancelled: " + seen);
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && !x.winner() && x.kind() == ServiceCall.Kind.OK
+                && x.nanos() >= TimeUnit.MILLISECONDS.toNanos(200)), "slow call observed with its own reply: " + seen);
     }
 
     @Test
