@@ -95,6 +95,9 @@ public final class RatePolicing {
         }
     }
 
+    /** Whether any class is policed, kept with the class policies: the request path reads it on every request. */
+    private volatile boolean polices;
+
     /** @param registry where the per-user and per-class counters go (null: none) */
     public RatePolicing(RatePolicy policy, MeterRegistry registry) {
         this(policy, registry, System::nanoTime);
@@ -104,6 +107,7 @@ public final class RatePolicing {
         this.policy = policy;
         this.registry = registry;
         this.nanos = nanos;
+        this.polices = policy.polices();
     }
 
     public RatePolicy policy() {
@@ -143,6 +147,7 @@ public final class RatePolicing {
         Map<String, RatePolicy.OverRate> m = new HashMap<>();
         byClass.forEach((k, o) -> m.put(k, RatePolicy.OverRate.of(o)));
         classPolicies = Map.copyOf(m);
+        polices = policy.polices() || m.values().stream().anyMatch(o -> o != RatePolicy.OverRate.OFF);
     }
 
     /** The policy for requests above the rate of a user of {@code serviceClass}. */
@@ -153,9 +158,7 @@ public final class RatePolicing {
 
     /** Whether any class is policed (the broker's default or a class's own policy is not off). */
     public boolean polices() {
-        if (policy.polices()) return true;
-        for (RatePolicy.OverRate o : classPolicies.values()) if (o != RatePolicy.OverRate.OFF) return true;
-        return false;
+        return polices;
     }
 
     /** Where over-rate episodes are reported (from {@link #update}, off the request path). */
