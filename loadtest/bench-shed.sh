@@ -8,7 +8,7 @@
 # (from the seed); then the ratios between the two variants.
 #
 #   loadtest/bench-shed.sh [--seconds 60] [--capacity-seconds 20] [--warmup 60] [--factor 2]
-#                          [--max-in-flight 16] [--max-queued 16] [--no-build] [--keep]
+#                          [--max-in-flight 16] [--max-queued 16] [--equal-first] [--no-build] [--keep]
 #
 # One broker per variant (same seed, plan and options but --class-priority), both started at
 # once and loaded in turns; the stubs answer with their shipped latencies (lognormal, means 10-45 ms).
@@ -23,6 +23,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECS=60 CAP_SECS=20 WARMUP=60 FACTOR=2 MAX_IN_FLIGHT=16 MAX_QUEUED=16 BUILD=1 KEEP=0
+ORDER=(class equal) # the order the two brokers are loaded in: the second meets a machine warmer from the first
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) SECS="$2"; shift 2 ;;
@@ -31,6 +32,7 @@ while [[ $# -gt 0 ]]; do
     --factor) FACTOR="$2"; shift 2 ;;
     --max-in-flight) MAX_IN_FLIGHT="$2"; shift 2 ;;
     --max-queued) MAX_QUEUED="$2"; shift 2 ;;
+    --equal-first) ORDER=(equal class); shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
     *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
@@ -119,7 +121,7 @@ CAPACITY="${r[0]:-0}"
 echo "bench-shed: capacity (closed loop, $MAX_IN_FLIGHT connections, $CAP_SECS s, class broker): $CAPACITY req/s (non-2xx ${r[1]:-?}, socket errors ${r[2]:-?})"
 RATE="$(awk -v c="$CAPACITY" -v f="$FACTOR" 'BEGIN{printf "%.1f", c * f}')"
 awk -v r="$RATE" 'BEGIN{exit !(r > 0)}' || { echo "bench-shed: no capacity measured (see $TMP/broker-class.log)" >&2; KEEP=1; exit 1; }
-echo "bench-shed: offering $RATE req/s (${FACTOR}x capacity) for $SECS s to each broker in turn, half gold (alice, anna), half bronze (carl, cleo)"
+echo "bench-shed: offering $RATE req/s (${FACTOR}x capacity) for $SECS s to each broker in turn (${ORDER[*]}), half gold (alice, anna), half bronze (carl, cleo)"
 
 declare -A RES
 shed_snapshot() { # port -> the broker's refusals so far (moses_admission_shed_total), one "class/cause N" a line
@@ -128,7 +130,7 @@ shed_snapshot() { # port -> the broker's refusals so far (moses_admission_shed_t
       n[c "/" k] += $NF } END { for (x in n) printf "%s %d\n", x, n[x] }'
 }
 TOOL_ERRORS=0
-for v in "${VARIANTS[@]}"; do
+for v in "${ORDER[@]}"; do
   echo "bench-shed: $v: open loop, $RATE req/s, $SECS s (progress every 5 s)"
   shed_snapshot "${PORT[$v]}" >"$TMP/shed-before-$v"
   "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.driver.OpenLoopDriver --url "http://127.0.0.1:${PORT[$v]}/services/TripPlannerService" \
