@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * (docs/model.md, "Hedged requests"), in one run on one broker: gold binds weather to weather-a,
  * silver to par(weather-a,weather-b), bronze to hedge(weather-a,weather-b;d) with d the p95 of
  * weather-a's latency; every other task to its -a provider, every other stub at a fixed 10 ms.
- * Two scenarios for weather-a: a heavy tail (lognormal, mean 50 ms, sigma 1.5; weather-b
+ * First each pattern with a well-behaved weather-a (lognormal, mean 50 ms, sigma 0.5): the yardstick
+ * the other two scenarios' p99s are divided by. Then two scenarios for weather-a: a heavy tail (lognormal, mean 50 ms, sigma 1.5; weather-b
  * lognormal, mean 30 ms, sigma 0.5) and a hang (accepts calls, answers none; the invoke timeout is
  * the broker's default 10 s). Per pattern: composite p50 and p99, failures, weather calls per
  * request at each provider and the weather cost per request (the seed's costs, 0.2 and 0.1 per
@@ -38,6 +39,7 @@ public final class HedgeBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static final double MEAN_A = 0.050, SIGMA_A = 1.5, COST_A = 0.2, COST_B = 0.1;
+    static final String HEALTHY_A = "{\"latencyMs\":50,\"distribution\":\"lognormal\",\"sigma\":0.5}";
 
     /** One pattern under test: the seed user whose class binds weather to it. */
     record Arm(String name, String user, String password, String implementation) {}
@@ -102,10 +104,17 @@ public final class HedgeBenchmark {
                     tmp.resolve("broker.log"))) {
                 String base = "http://127.0.0.1:" + broker.await(Pattern.compile("broker listening on http://[^:]+:(\\d+)"), 180);
                 for (Arm p : patterns) phase(base, stubPort, p, clients, 3, null); // warm-up
+                // the yardstick for the hang: each pattern with a well-behaved weather-a
+                AdaptationBenchmark.stub(stubPort, "weather-a", HEALTHY_A);
+                Map<String, Tally> healthy = new LinkedHashMap<>();
+                for (int r = 0; r < rounds; r++)
+                    for (Arm p : patterns) phase(base, stubPort, p, clients, seconds, healthy.computeIfAbsent(p.name(), k -> new Tally()));
+                report("healthy: weather-a lognormal mean 50 ms sigma 0.5", healthy, null);
+                AdaptationBenchmark.stub(stubPort, "weather-a", tail);
                 Map<String, Tally> tailed = new LinkedHashMap<>();
                 for (int r = 0; r < rounds; r++)
                     for (Arm p : patterns) phase(base, stubPort, p, clients, seconds, tailed.computeIfAbsent(p.name(), k -> new Tally()));
-                report("tail: weather-a lognormal mean 50 ms sigma 1.5", tailed);
+                report("tail: weather-a lognormal mean 50 ms sigma 1.5", tailed, healthy);
 
                 // each pattern meets a fresh hang: weather-a back and readmitted before the next
                 Map<String, Tally> hung = new LinkedHashMap<>();
@@ -115,7 +124,7 @@ public final class HedgeBenchmark {
                     AdaptationBenchmark.stub(stubPort, "weather-a", tail);
                     readmitted(base, patterns.get(0));
                 }
-                report("hang: weather-a accepts calls and answers none (from the start of each pattern's " + 3 * seconds + " s)", hung);
+                report("hang: weather-a accepts calls and answers none (from the start of each pattern's " + 3 * seconds + " s)", hung, healthy);
             }
         }
     }
@@ -172,17 +181,28 @@ public final class HedgeBenchmark {
         throw new IllegalStateException("weather-a not readmitted within 120 s");
     }
 
-    static void report(String scenario, Map<String, Tally> tallies) {
+    /** One line per pattern; with a baseline, its p99 as a multiple of the same pattern's p99 there (issue 24: within 3x). */
+    static void report(String scenario, Map<String, Tally> tallies, Map<String, Tally> baseline) {
         System.out.println();
         System.out.println(scenario);
-        System.out.printf("  %-7s %8s %7s %9s %9s %11s %11s %13s%n", "pattern", "requests", "failed", "p50 [ms]", "p99 [ms]",
-                "a calls/req", "b calls/req", "weather cost/req");
+        System.out.printf("  %-7s %8s %7s %9s %9s %11s %11s %13s%s%n", "pattern", "requests", "failed", "p50 [ms]", "p99 [ms]",
+                "a calls/req", "b calls/req", "weather cost/req", baseline == null ? "" : "  p99/healthy p99");
         tallies.forEach((name, t) -> {
             int n = t.seconds.size() + t.failed;
-            double[] s = t.seconds.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf("  %-7s %8d %7d %9.1f %9.1f %11.3f %11.3f %13.4f%n", name, n, t.failed, 1000 * quantile(s, 0.5),
-                    1000 * quantile(s, 0.99), (double) t.callsA / n, (double) t.callsB / n, (COST_A * t.callsA + COST_B * t.callsB) / n);
+            double p99 = p99(t);
+            String vs = baseline == null || !baseline.containsKey(name) ? "" : String.format("  %15.2fx", p99 / p99(baseline.get(name)));
+            System.out.printf("  %-7s %8d %7d %9.1f %9.1f %11.3f %11.3f %13.4f%s%n", name, n, t.failed,
+                    1000 * quantile(sorted(t), 0.5), 1000 * p99, (double) t.callsA / n, (double) t.callsB / n,
+                    (COST_A * t.callsA + COST_B * t.callsB) / n, vs);
         });
+    }
+
+    static double[] sorted(Tally t) {
+        return t.seconds.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    }
+
+    static double p99(Tally t) {
+        return quantile(sorted(t), 0.99);
     }
 
     /** Nearest rank. */
