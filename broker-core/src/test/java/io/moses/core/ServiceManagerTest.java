@@ -292,6 +292,45 @@ class ServiceManagerTest {
                 && sh.implementation().pattern() != io.moses.model.Implementation.Pattern.HEDGED, "no par or hedge for " + k + ": " + sh)));
     }
 
+    @Test
+    @Order(6)
+    void theSoapServiceManagerSaysWhetherAServicesTaskIsIdempotentAndReplans() throws Exception {
+        io.moses.model.TaskRef left = new io.moses.model.TaskRef("EchoPair", "left.echo");
+        List<String> lefts = broker.knowledgeBase().concreteServices(left).stream().map(ConcreteService::name).toList();
+        assertFalse(broker.knowledgeBase().idempotentTasks().contains(left), "left off by the test before");
+        UpdateService flag = new UpdateService();
+        flag.setName(lefts.get(0));
+        flag.setIdempotent(true);
+        long plan = broker.planVersion();
+        ChangeResponse on = operator().updateService(flag);
+        assertTrue(on.getPlanVersion() > plan, "re-planned: " + on.getMessage());
+        assertEquals(lefts.get(0), on.getService().getName());
+        assertTrue(on.getService().isIdempotent());
+        assertTrue(broker.knowledgeBase().idempotentTasks().contains(left));
+        ListServices composite = new ListServices();
+        composite.setComposite("EchoPair");
+        for (var s : operator().listServices(composite).getService())
+            assertEquals(s.getTask().equals("left.echo"), s.isIdempotent(), "the flag is the task's, listed with each service: " + s.getName());
+
+        var added = service("left-8", "left.echo", partner.url("/left8"), 0.99);
+        added.setIdempotent(false); // declared with a new service: for its whole task
+        ChangeResponse off = operator().addService(add(added));
+        assertFalse(off.getService().isIdempotent());
+        assertFalse(broker.knowledgeBase().idempotentTasks().contains(left));
+        io.moses.model.Plan inForce = broker.knowledgeBase().latestPlan().orElseThrow();
+        assertEquals(off.getPlanVersion(), inForce.version());
+        inForce.bindings().forEach((k, shares) -> shares.forEach(sh -> assertTrue(!k.task().equals(left)
+                || sh.implementation().pattern() != io.moses.model.Implementation.Pattern.PARALLEL
+                && sh.implementation().pattern() != io.moses.model.Implementation.Pattern.HEDGED, "no par or hedge for " + k + ": " + sh)));
+        UpdateService unknown = new UpdateService();
+        unknown.setName("no-such-service");
+        unknown.setIdempotent(true);
+        refused("UNKNOWN_SERVICE", "no-such-service", () -> operator().updateService(unknown));
+        RemoveService nine = new RemoveService();
+        nine.setName("left-8");
+        operator().removeService(nine);
+    }
+
     /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */
     static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);

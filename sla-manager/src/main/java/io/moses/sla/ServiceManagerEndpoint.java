@@ -3,6 +3,7 @@ package io.moses.sla;
 import io.moses.model.ConcreteService;
 import io.moses.model.PayloadMapping;
 import io.moses.model.ProviderSla;
+import io.moses.model.TaskRef;
 import io.moses.sla.wsdl.services.AddService;
 import io.moses.sla.wsdl.services.ChangeResponse;
 import io.moses.sla.wsdl.services.ListServices;
@@ -19,6 +20,7 @@ import jakarta.xml.ws.WebServiceContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import javax.xml.namespace.QName;
 
@@ -45,9 +47,11 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
     public ListServicesResponse listServices(ListServices p) throws ServiceFault_Exception {
         return call(() -> {
             ListServicesResponse r = new ListServicesResponse();
+            Set<TaskRef> idempotent = manager.idempotentTasks();
             for (ServiceManager.Listed l : manager.list(p.getComposite())) {
                 io.moses.sla.wsdl.services.ConcreteService x = toWsdl(l.service());
                 x.setUsed(l.used());
+                x.setIdempotent(idempotent.contains(l.service().task()));
                 r.getService().add(x);
             }
             r.setPlanVersion(manager.planVersion());
@@ -57,13 +61,31 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
 
     @Override
     public ChangeResponse addService(AddService p) throws ServiceFault_Exception {
-        return call(() -> change(manager.add(fromWsdl(p.getService()))));
+        return call(() -> {
+            ServiceManager.Change added = manager.add(fromWsdl(p.getService()));
+            Boolean idempotent = p.getService().isIdempotent();
+            return change(idempotent == null ? added : declared(added.service(), idempotent));
+        });
     }
 
     @Override
     public ChangeResponse updateService(UpdateService p) throws ServiceFault_Exception {
-        return call(() -> change(manager.update(p.getName(), p.getEndpoint() == null ? null : ServiceManager.endpoint(p.getEndpoint()),
-                p.getSla() == null ? null : sla(p.getSla()), p.getMapping() == null ? null : mapping(p.getMapping()))));
+        return call(() -> {
+            Boolean idempotent = p.isIdempotent();
+            if (idempotent != null && p.getEndpoint() == null && p.getSla() == null && p.getMapping() == null) // only the task's flag
+                return change(declared(manager.list(null).stream().map(ServiceManager.Listed::service).filter(s -> s.name().equals(p.getName()))
+                        .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + p.getName() + "'")),
+                        idempotent));
+            ServiceManager.Change updated = manager.update(p.getName(), p.getEndpoint() == null ? null : ServiceManager.endpoint(p.getEndpoint()),
+                    p.getSla() == null ? null : sla(p.getSla()), p.getMapping() == null ? null : mapping(p.getMapping()));
+            return change(idempotent == null ? updated : declared(updated.service(), idempotent));
+        });
+    }
+
+    /** Says for the service's task whether a second call is safe (re-planned); the reply names the service. */
+    private ServiceManager.Change declared(ConcreteService service, boolean idempotent) {
+        ServiceManager.Change c = manager.setIdempotent(service.task(), idempotent);
+        return new ServiceManager.Change(service, c.planVersion(), c.message());
     }
 
     @Override
@@ -71,9 +93,12 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
         return call(() -> change(manager.remove(p.getName())));
     }
 
-    private static ChangeResponse change(ServiceManager.Change c) {
+    private ChangeResponse change(ServiceManager.Change c) {
         ChangeResponse r = new ChangeResponse();
-        if (c.service() != null) r.setService(toWsdl(c.service()));
+        if (c.service() != null) {
+            r.setService(toWsdl(c.service()));
+            r.getService().setIdempotent(manager.idempotentTasks().contains(c.service().task()));
+        }
         r.setPlanVersion(c.planVersion());
         r.setMessage(c.message());
         return r;
