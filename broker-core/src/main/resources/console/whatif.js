@@ -31,7 +31,8 @@ async function askWhatIf(ev) {
   try {
     const a = await change('POST', 'what-if', JSON.stringify({ changes }), 'application/json');
     result('whatif-result', a.status + ': ' + a.message + '. Objective ' + num(a.objectiveBefore, 4) + ' (v' + a.planInForce + ') → '
-      + num(a.objectiveAfter, 4) + (a.atRisk.length ? '. Classes at risk: ' + a.atRisk.map(r => r.class).join(', ') : '. Every class keeps its SLA.'),
+      + num(a.objectiveAfter, 4) + '. The rates a class can still admit are to within ' + num(a.admissibleRateWithin.after, 1) + ' req/s'
+      + (a.atRisk.length ? '. Classes at risk: ' + a.atRisk.map(r => r.class).join(', ') : '. Every class keeps its SLA.'),
       !a.keepsEverySla);
     const keys = [...new Set([...(a.inForce.bindings || []), ...((a.plan && a.plan.bindings) || [])].map(b => b.class + ' ' + b.task))].sort();
     fill('whatif-plans', keys.map(k => {

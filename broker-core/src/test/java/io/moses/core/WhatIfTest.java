@@ -310,6 +310,27 @@ class WhatIfTest {
         assertFalse(accepted(above), k + ": clearly above " + rate + " req/s: " + above);
         String below = soapSubscribe("erin", k, 0.98 * rate);
         assertTrue(accepted(below), k + ": just below " + rate + " req/s: " + below);
+
+        // the same SLA Manager as JSON (the console's Apply): refused with a reason, nothing stored; a rate change; bad input named
+        HttpResponse<String> refused = subscriptions("POST", "", Map.of("user", "fred", "password", "fred-password", "serviceClass", k,
+                "rate", rate + 2 * within));
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertFalse(tree(refused.body()).get("accepted").asBoolean());
+        assertTrue(tree(refused.body()).get("error").asText().startsWith("refused by admission control: rejected: class " + k), refused.body());
+        assertEquals(404, subscriptions("GET", "/fred", null).statusCode(), "a refused subscriber is not stored");
+        HttpResponse<String> lower = subscriptions("PUT", "/erin", Map.of("rate", 0.5 * rate));
+        assertEquals(200, lower.statusCode(), lower.body());
+        assertEquals(0.5 * rate, tree(subscriptions("GET", "/erin", null).body()).get("rate").asDouble(), 1e-9);
+        HttpResponse<String> bad = subscriptions("POST", "", Map.of("user", "gina", "serviceClass", k, "rate", 1));
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("password"), bad.body());
+        assertEquals(400, subscriptions("PUT", "/erin", Map.of("rate", 1, "colour", "red")).statusCode());
+        assertEquals(404, subscriptions("PUT", "/nobody", Map.of("rate", 1)).statusCode());
+    }
+
+    static HttpResponse<String> subscriptions(String method, String path, Map<String, Object> body) throws Exception {
+        return AdminApiTest.send(port, method, "/admin/subscriptions" + path, OPERATOR, Map.of("Content-Type", "application/json"),
+                body == null ? null : JSON.writeValueAsString(body));
     }
 
     static String soap(String body) throws Exception {
