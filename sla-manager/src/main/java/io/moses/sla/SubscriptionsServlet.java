@@ -8,7 +8,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.Iterator;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -52,7 +51,7 @@ public final class SubscriptionsServlet extends HttpServlet {
         try {
             if (req.getPathInfo() != null && req.getPathInfo().length() > 1)
                 throw new SlaException(SlaException.Code.INVALID, "POST /admin/subscriptions subscribes a new user; PUT /admin/subscriptions/USER changes one");
-            JsonNode n = body(req, Set.of("user", "password", "serviceClass", "rate"));
+            JsonNode n = ClassesServlet.body(req, Set.of("user", "password", "serviceClass", "rate"));
             SlaManager.Subscription s = manager.subscribe(caller.apply(req), text(n, "user"), text(n, "password"), text(n, "serviceClass"),
                     rate(n, true));
             answer(res, s, 201);
@@ -65,7 +64,7 @@ public final class SubscriptionsServlet extends HttpServlet {
     protected void doPut(HttpServletRequest req, HttpServletResponse res) throws IOException {
         try {
             String name = name(req);
-            JsonNode n = body(req, Set.of("serviceClass", "rate"));
+            JsonNode n = ClassesServlet.body(req, Set.of("serviceClass", "rate"));
             if (!n.has("serviceClass") && !n.has("rate")) throw new SlaException(SlaException.Code.INVALID, "give serviceClass, rate or both");
             String cls = n.has("serviceClass") ? text(n, "serviceClass") : null;
             answer(res, manager.change(caller.apply(req), name, cls, n.has("rate") ? rate(n, false) : null), 200);
@@ -88,22 +87,6 @@ public final class SubscriptionsServlet extends HttpServlet {
         if (p == null || p.length() < 2 || p.indexOf('/', 1) >= 0)
             throw new SlaException(SlaException.Code.INVALID, "name the user: /admin/subscriptions/USER");
         return p.substring(1);
-    }
-
-    private static JsonNode body(HttpServletRequest req, Set<String> allowed) throws IOException {
-        JsonNode n;
-        try {
-            n = JSON.readTree(req.getInputStream());
-        } catch (IOException e) {
-            throw new SlaException(SlaException.Code.INVALID, "the body is not JSON");
-        }
-        if (n == null || !n.isObject()) throw new SlaException(SlaException.Code.INVALID, "the body must be a JSON object");
-        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!allowed.contains(f))
-                throw new SlaException(SlaException.Code.INVALID, f + ": unknown field (expected one of " + new java.util.TreeSet<>(allowed) + ")");
-        }
-        return n;
     }
 
     private static String text(JsonNode n, String field) {
