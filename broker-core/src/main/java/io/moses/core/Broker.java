@@ -85,6 +85,7 @@ public final class Broker implements AutoCloseable {
 
     private ServicesServlet servicesServlet;
     private io.moses.sla.ClassesServlet classesServlet;
+    private io.moses.sla.SubscriptionsServlet subscriptionsServlet;
 
     enum State { STARTING, READY, DRAINING, STOPPED }
 
@@ -180,6 +181,8 @@ public final class Broker implements AutoCloseable {
         http.mount("/admin/services/*", servicesServlet);
         http.mount("/admin/classes", classesServlet); // GET as before, plus subscribers; POST, PUT, DELETE
         http.mount("/admin/classes/*", classesServlet);
+        http.mount("/admin/subscriptions", subscriptionsServlet); // the SLA Manager's Subscribe and ChangeSubscription, for the console
+        http.mount("/admin/subscriptions/*", subscriptionsServlet);
         processSync = new ProcessSync(this, kb.processUnits(), cluster.replica());
         ProcessesServlet processesServlet = new ProcessesServlet(processSync);
         http.mount("/admin/processes", processesServlet);
@@ -244,6 +247,7 @@ public final class Broker implements AutoCloseable {
                 config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
                 SlaManagerEndpoint.PORT);
+        subscriptionsServlet = new io.moses.sla.SubscriptionsServlet(sla, req -> (io.moses.model.User) req.getAttribute(OperatorFilter.USER_ATTRIBUTE));
         ServiceManager services = new ServiceManager(kb, planning);
         http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
                 ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
@@ -303,7 +307,7 @@ public final class Broker implements AutoCloseable {
             public Map<String, Object> whatIf(List<WhatIfChange> changes) {
                 if (loop == null) throw new IllegalStateException("the optimizer is off: no what-if");
                 List<io.moses.model.User> users = kb.users();
-                return loop.whatIf(in -> WhatIf.answer(changes, in, users, binding.plan(), loop::planOnly));
+                return loop.whatIf(in -> WhatIf.answer(changes, in, users, binding.plan(), loop::planOnly, loop::admissibleRate));
             }
         };
     }

@@ -45,6 +45,8 @@ final class FeedbackLoop implements AutoCloseable {
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
     private OptimizationEngine whatIfOptimizer; // made on the first what-if
+    private OptimizationEngine whatIfAdmission; // its admission questions: their plans are not the what-if's starting point
+    private final Object whatIfLock = new Object();
     /**
      * Weight of the Beta prior on a provider's promised availability, in calls: a few seconds of
      * successes do not read as 1.0 (docs/model.md, "Estimates from observations").
@@ -344,12 +346,22 @@ final class FeedbackLoop implements AutoCloseable {
     /**
      * The plan the optimizer would make from {@code change} of what it plans with now, with an
      * engine of its own (the loop's remembers the plan in force as its next starting point):
-     * nothing is published. Throws IllegalStateException when the optimizer is off.
+     * nothing is published. Throws IllegalStateException when the optimizer is off. What-ifs go
+     * one at a time on a lock of their own: with the admissible rates an answer takes many solves,
+     * and the loop's re-plans must not wait for them.
      */
-    synchronized <T> T whatIf(java.util.function.Function<PlanningInput, T> change) {
+    <T> T whatIf(java.util.function.Function<PlanningInput, T> change) {
         if (optimizer == null) throw new IllegalStateException("the optimizer is off: no what-if");
-        if (whatIfOptimizer == null) whatIfOptimizer = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
-        return change.apply(planningInput());
+        synchronized (whatIfLock) {
+            if (whatIfOptimizer == null) whatIfOptimizer = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
+            if (whatIfAdmission == null) whatIfAdmission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
+            return change.apply(planningInput());
+        }
+    }
+
+    /** The rate {@code serviceClass} can still admit on {@code in}, by the SLA Manager's rule; call inside {@link #whatIf}. */
+    double admissibleRate(PlanningInput in, String serviceClass) {
+        return io.moses.sla.AdmissibleRate.of(whatIfAdmission, in, serviceClass);
     }
 
     /** The what-if engine's plan for {@code in}; call inside {@link #whatIf}. */

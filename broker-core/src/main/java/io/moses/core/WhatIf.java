@@ -6,6 +6,7 @@ import io.moses.model.ServiceClass;
 import io.moses.model.User;
 import io.moses.optimizer.PlanResult;
 import io.moses.optimizer.PlanningInput;
+import io.moses.sla.AdmissibleRate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,13 +14,16 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.ToDoubleBiFunction;
 
 /**
  * A hypothetical question to the optimizer (POST /admin/what-if): the plan it would make if the
  * changes were made, from a copy of the current planning input. Nothing is stored or published;
  * the plan in force stays. The answer holds the plan (the /admin/plan JSON), each class's
- * predicted R, A and C against its SLA (as changed) with verdicts, the objective before and
- * after, the classes at risk, and what differs from the plan in force.
+ * predicted R, A and C against its SLA (as changed) with verdicts, the rate it could still admit
+ * before and after the changes (the SLA Manager's rule, {@link AdmissibleRate}), the objective
+ * before and after, the classes at risk, what differs from the plan in force, and for each change
+ * the admin action that makes it for real, or why there is none.
  */
 final class WhatIf {
     /** Fractions closer than this are the same (the solvers' tolerance). */
@@ -32,15 +36,21 @@ final class WhatIf {
      * @param users   the subscribers by name (a rate change)
      * @param inForce the plan in force (null: none)
      * @param planner the optimizer, without publishing
+     * @param admissible the rate a class can still admit on an input (the SLA Manager's rule)
      * @throws IllegalArgumentException naming the change and its field that does not fit the input
      */
     static Map<String, Object> answer(List<WhatIfChange> changes, PlanningInput base, List<User> users, Plan inForce,
-                                      Function<PlanningInput, PlanResult> planner) {
+                                      Function<PlanningInput, PlanResult> planner, ToDoubleBiFunction<PlanningInput, String> admissible) {
         Map<String, User> byName = new LinkedHashMap<>();
         for (User u : users) byName.put(u.name(), u);
         PlanningInput in = base;
+        List<Map<String, Object>> actions = new ArrayList<>();
         for (int i = 0; i < changes.size(); i++) {
             try {
+                Map<String, Object> action = new LinkedHashMap<>();
+                action.put("change", changes.get(i).describe());
+                action.putAll(changes.get(i).action(in));
+                actions.add(action);
                 in = changes.get(i).applyTo(in, byName);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("changes[" + i + "]." + e.getMessage());
@@ -60,14 +70,17 @@ final class WhatIf {
         m.put("keepsEverySla", plan != null && result.status() == PlanResult.Status.OPTIMAL && atRisk.isEmpty());
         m.put("plan", plan == null ? null : PlanFormat.toTree(plan));
         m.put("inForce", PlanFormat.toTree(inForce)); // for showing the two side by side
-        m.put("classes", classes(in, plan, inForce));
+        m.put("classes", classes(base, in, plan, inForce, admissible));
+        m.put("admissibleRateWithin", beforeAfter(AdmissibleRate.within(base), AdmissibleRate.within(in)));
         m.put("atRisk", atRisk);
         m.put("diff", diff(inForce, plan, result));
+        m.put("actions", actions); // for Apply: each change's admin call, in order, or why it has none
         return m;
     }
 
     /** Each class's SLA (as changed), load, and the predictions of the plan in force and the new plan with verdicts. */
-    private static List<Map<String, Object>> classes(PlanningInput in, Plan plan, Plan inForce) {
+    private static List<Map<String, Object>> classes(PlanningInput base, PlanningInput in, Plan plan, Plan inForce,
+                                                     ToDoubleBiFunction<PlanningInput, String> admissible) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (ServiceClass k : in.classes()) {
             Map<String, Object> c = new LinkedHashMap<>();
@@ -76,9 +89,17 @@ final class WhatIf {
             c.put("sla", Map.of("maxResponseTime", k.maxResponseTime(), "minAvailability", k.minAvailability(), "maxCost", k.maxCost()));
             c.put("before", prediction(k, inForce));
             c.put("after", prediction(k, plan));
+            c.put("admissibleRate", beforeAfter(admissible.applyAsDouble(base, k.name()), admissible.applyAsDouble(in, k.name())));
             out.add(c);
         }
         return out;
+    }
+
+    private static Map<String, Object> beforeAfter(Object before, Object after) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("before", before);
+        m.put("after", after);
+        return m;
     }
 
     private static Map<String, Object> prediction(ServiceClass k, Plan p) {

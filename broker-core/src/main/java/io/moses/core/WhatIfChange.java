@@ -34,6 +34,13 @@ sealed interface WhatIfChange {
     /** The change in its text form. */
     String describe();
 
+    /**
+     * The admin API call that makes this change for real (what the console's Apply sends), from
+     * {@code in}, the input before it: {@code method}, {@code path}, {@code body} and, where the
+     * operator must add fields to the body, {@code asks}; or {@code none}, saying why no call does.
+     */
+    Map<String, Object> action(PlanningInput in);
+
     /** A concrete service down or taken out: not a candidate. */
     record Down(String service) implements WhatIfChange {
         public PlanningInput applyTo(PlanningInput in, Map<String, User> users) {
@@ -45,6 +52,10 @@ sealed interface WhatIfChange {
 
         public String describe() {
             return "down " + service;
+        }
+
+        public Map<String, Object> action(PlanningInput in) {
+            return call("POST", "/admin/concrete-services/" + segment(service) + "/out", Map.of("reason", "what-if applied: " + describe()));
         }
     }
 
@@ -89,6 +100,14 @@ sealed interface WhatIfChange {
             return with(in, services, in.down(), observed, samples, in.classes(), in.classLoad());
         }
 
+        public Map<String, Object> action(PlanningInput in) {
+            if (quality != Quality.COST) // the optimizer plans with the monitors' observations, which no call sets
+                return Map.of("none", "what a provider delivers is measured by the monitors, not set by the broker: a "
+                        + (quality == Quality.RESPONSE_TIME ? "slower" : "less available") + " provider is a question only");
+            double cost = factor != null ? findService(in, service, "service").sla().cost() * factor : to;
+            return call("PUT", "/admin/services/" + segment(service), Map.of("cost", cost)); // its provider SLA's cost
+        }
+
         private double availability(double a) {
             return factor != null ? Math.max(1e-6, 1 - (1 - a) * factor) : to;
         }
@@ -127,6 +146,11 @@ sealed interface WhatIfChange {
             return found.get(0);
         }
 
+        public Map<String, Object> action(PlanningInput in) {
+            return Map.of("none", "a real provider needs its endpoint: register it with the Service Manager "
+                    + "(the Concrete services page, or POST /admin/services)");
+        }
+
         public String describe() {
             return "add " + service + " " + task.name() + " r=" + sla.responseTime() + " a=" + sla.availability()
                     + " c=" + sla.cost() + " l=" + sla.maxRate();
@@ -143,6 +167,15 @@ sealed interface WhatIfChange {
             List<ServiceClass> classes = new ArrayList<>();
             for (ServiceClass c : in.classes()) classes.add(c.name().equals(serviceClass) ? changed : c);
             return with(in, in.services(), in.down(), in.observed(), in.successSamples(), classes, in.classLoad());
+        }
+
+        public Map<String, Object> action(PlanningInput in) {
+            Map<String, Object> body = new java.util.LinkedHashMap<>();
+            if (maxResponseTime != null) body.put("maxResponseTime", maxResponseTime);
+            if (minAvailability != null) body.put("minAvailability", minAvailability);
+            if (maxCost != null) body.put("maxCost", maxCost);
+            if (price != null) body.put("price", price);
+            return call("PUT", "/admin/classes/" + segment(serviceClass), body);
         }
 
         private static double or(Double v, double dflt) {
@@ -166,6 +199,13 @@ sealed interface WhatIfChange {
         public String describe() {
             return "subscriber " + serviceClass + " " + rate;
         }
+
+        /** The SLA Manager's Subscribe: a real subscriber has a name and a password, which the operator gives. */
+        public Map<String, Object> action(PlanningInput in) {
+            Map<String, Object> a = call("POST", "/admin/subscriptions", Map.of("serviceClass", serviceClass, "rate", rate));
+            a.put("asks", List.of("user", "password"));
+            return a;
+        }
     }
 
     /** A subscriber's agreed rate changed: its class's load moves by the difference. */
@@ -179,6 +219,11 @@ sealed interface WhatIfChange {
 
         public String describe() {
             return "rate " + user + " " + rate;
+        }
+
+        /** The SLA Manager's ChangeSubscription. */
+        public Map<String, Object> action(PlanningInput in) {
+            return call("PUT", "/admin/subscriptions/" + segment(user), Map.of("rate", rate));
         }
     }
 
@@ -362,6 +407,21 @@ sealed interface WhatIfChange {
         double v = number(n, field);
         if (v < 0) throw new IllegalArgumentException(field + ": must be >= 0, was " + v);
         return v;
+    }
+
+    // ---- the actions ----
+
+    private static Map<String, Object> call(String method, String path, Map<String, Object> body) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("method", method);
+        m.put("path", path);
+        m.put("body", body);
+        return m;
+    }
+
+    /** A name as one segment of a URL path. */
+    private static String segment(String name) {
+        return java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     // ---- the planning input ----

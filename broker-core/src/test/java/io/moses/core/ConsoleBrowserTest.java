@@ -571,6 +571,56 @@ class ConsoleBrowserTest {
         assertNoJavaScriptErrors("what if applied");
     }
 
+    /**
+     * What if a subscriber joined bronze: the rate each class can still admit, then Apply subscribes
+     * it for real through the SLA Manager, and the subscription is in force (listed, re-planned, its
+     * requests served). A change with no admin action gets no Apply, and the page says why.
+     */
+    @Test
+    @Order(6)
+    void appliesAWhatIfSubscriberForReal() throws Exception {
+        driver.get(base() + "/console/"); // logged in since the earlier tests
+        waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/"));
+        show("whatif");
+
+        // a provider's speed is measured, not set: a question only
+        type("whatif-changes", "slower flight-a 2x");
+        driver.findElement(By.id("whatif-ask")).click();
+        waitUpTo(60).until(d -> driver.findElement(By.id("whatif-noapply")).isDisplayed());
+        assertTrue(text("#whatif-noapply").startsWith("No Apply: slower flight-a 2.0x: what a provider delivers is measured by the monitors"),
+                text("#whatif-noapply"));
+        assertFalse(driver.findElement(By.id("whatif-apply")).isDisplayed());
+
+        long before = api("plan").get("version").asLong();
+        type("whatif-changes", "subscriber bronze 0.5");
+        driver.findElement(By.id("whatif-ask")).click();
+        waitUpTo(60).until(d -> driver.findElement(By.id("whatif-apply")).isDisplayed());
+        assertFalse(driver.findElement(By.id("whatif-noapply")).isDisplayed());
+        // the rate each class can still admit, in force and after the change
+        for (String k : List.of("gold", "silver", "bronze"))
+            assertTrue(String.valueOf(((JavascriptExecutor) driver).executeScript(
+                    "return document.querySelector(\"#whatif-classes tr[data-class='\" + arguments[0] + \"']\").cells[4].innerText", k))
+                    .matches("\\d+\\.\\d → \\d+\\.\\d"), text("#whatif-classes"));
+        assertTrue(driver.findElement(By.id("whatif-subscriber")).isDisplayed(), "the new subscriber's name and password are asked");
+        type("whatif-user", "dora");
+        type("whatif-password", "dora-password");
+        screenshot("17-what-if-subscriber");
+        driver.findElement(By.id("whatif-apply")).click();
+        assertEquals("Apply for real: subscriber bronze 0.5 as dora?", text("#confirm-text"));
+        confirmDialog();
+        waitUpTo(60).until(d -> text("#notice").startsWith("Applied: ") || text("#notice").startsWith("Refused: "));
+        assertTrue(text("#notice").startsWith("Applied: subscriber bronze 0.5 as dora (plan in force: v"), text("#notice"));
+
+        JsonNode sub = api("subscriptions/dora");
+        assertEquals("bronze", sub.get("serviceClass").asText(), sub.toString());
+        assertEquals(0.5, sub.get("rate").asDouble(), sub.toString());
+        assertTrue(api("plan").get("version").asLong() > before, "the subscription was re-planned");
+        HttpResponse<String> served = TripPlannerEndToEndTest.planTrip("dora", "dora-password", false, 1, base());
+        assertEquals(200, served.statusCode(), served.body());
+        screenshot("18-what-if-subscriber-applied");
+        assertNoJavaScriptErrors("what-if subscriber applied");
+    }
+
     static String stateOf(String service) throws Exception {
         for (JsonNode s : api("concrete-services")) if (s.get("name").asText().equals(service)) return s.get("state").asText();
         return "";

@@ -73,6 +73,29 @@ class WhatIfChangeTest {
         assertEquals(0.99, in.serviceClass("gold").minAvailability(), "the terms not given stay");
     }
 
+    /** Apply's calls: one admin call per change that has one, from the input before it; a reason for the rest. */
+    @Test
+    void eachChangeNamesTheAdminCallThatMakesItForReal() throws Exception {
+        List<WhatIfChange> c = parse("{\"changes\":[\"down hotel-a\",\"subscriber gold 4\",\"rate alice 0.5\",\"class gold maxCost=3 price=9\","
+                + "\"costlier hotel-a 1.5x\",\"costlier hotel-a to 7\",\"slower hotel-a 2x\",\"less-available hotel-a to 0.9\","
+                + "\"add hotel-c hotel.findHotel r=0.1 a=0.99 c=1 l=5\"]}");
+        PlanningInput in = input();
+        assertEquals(Map.of("method", "POST", "path", "/admin/concrete-services/hotel-a/out", "body", Map.of("reason", "what-if applied: down hotel-a")),
+                c.get(0).action(in));
+        assertEquals(Map.of("method", "POST", "path", "/admin/subscriptions", "body", Map.of("serviceClass", "gold", "rate", 4.0),
+                "asks", List.of("user", "password")), c.get(1).action(in));
+        assertEquals(Map.of("method", "PUT", "path", "/admin/subscriptions/alice", "body", Map.of("rate", 0.5)), c.get(2).action(in));
+        assertEquals(Map.of("method", "PUT", "path", "/admin/classes/gold", "body", Map.of("maxCost", 3.0, "price", 9.0)), c.get(3).action(in));
+        // a cost is its provider SLA's: the factor on the cost of the input before the change (2.0)
+        assertEquals(Map.of("method", "PUT", "path", "/admin/services/hotel-a", "body", Map.of("cost", 3.0)), c.get(4).action(in));
+        assertEquals(Map.of("cost", 7.0), c.get(5).action(in).get("body"));
+        for (int i = 6; i < 9; i++) {
+            assertEquals(java.util.Set.of("none"), c.get(i).action(in).keySet(), c.get(i).describe());
+            assertTrue(c.get(i).action(in).get("none").toString().length() > 20, "says why: " + c.get(i).action(in));
+        }
+        assertTrue(c.get(8).action(in).get("none").toString().contains("endpoint"), c.get(8).action(in).toString());
+    }
+
     @Test
     void refusalsNameTheField() throws Exception {
         assertEquals("changes: the list is empty; name at least one change",

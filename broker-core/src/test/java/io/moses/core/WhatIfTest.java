@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * POST /admin/what-if over HTTP against a broker and the stub services as real processes, on the
  * trip planner: every kind of change, an impossible one (every flight provider down) answered
  * with the classes at risk, bad input refused with a 4xx naming the field, the plan in force
- * untouched throughout, and the what-if of taking a hotel out matching the plan the broker makes
- * when the operator then takes it out for real.
+ * untouched throughout, the what-if of taking a hotel out matching the plan the broker makes
+ * when the operator then takes it out for real, and the rate a class can still admit agreeing
+ * with what the SLA Manager then admits.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Tag("e2e")
@@ -272,6 +273,91 @@ class WhatIfTest {
             assertEquals(2, cli.process.exitValue(), out);
             assertTrue(out.contains("changes[0].service: no concrete service nosuch"), out);
         }
+    }
+
+    /**
+     * The rate a class can still admit, after a what-if subscriber: once that subscriber is made
+     * for real, the SLA Manager (over SOAP, the API subscribers use) reports the same rate,
+     * refuses a subscription clearly above it and admits one just below it.
+     */
+    @Test
+    @Order(9)
+    void theRateAClassCanStillAdmitIsWhatTheSlaManagerAdmits() throws Exception {
+        JsonNode a = whatIf("subscriber silver 3");
+        double within = a.get("admissibleRateWithin").get("after").asDouble();
+        assertTrue(within > 0, a.toString());
+        for (JsonNode c : a.get("classes")) {
+            JsonNode r = c.get("admissibleRate");
+            assertTrue(r.get("before").asDouble() >= 0 && r.get("after").asDouble() >= 0, c.toString());
+            // 3 req/s more in silver leaves no class more room than before
+            assertTrue(r.get("after").asDouble() <= r.get("before").asDouble() + within, c.toString());
+        }
+        assertEquals(Map.of("method", "POST", "path", "/admin/subscriptions"), Map.of("method", a.get("actions").get(0).get("method").asText(),
+                "path", a.get("actions").get(0).get("path").asText()), a.get("actions").toString());
+        String k = "";
+        double rate = -1;
+        for (JsonNode c : a.get("classes"))
+            if (c.get("admissibleRate").get("after").asDouble() > rate) {
+                k = c.get("class").asText();
+                rate = c.get("admissibleRate").get("after").asDouble();
+            }
+        assertTrue(rate > 1, "some class can still admit more on the trip planner: " + a);
+
+        // the change for real: the SLA Manager's input is now the what-if's
+        assertTrue(accepted(soapSubscribe("dora", "silver", 3)), "the what-if's subscriber itself");
+        assertEquals(rate, soapAdmissibleRate(k), "GetClasses and the what-if on the same input, " + k);
+        String above = soapSubscribe("erin", k, rate + 2 * within);
+        assertFalse(accepted(above), k + ": clearly above " + rate + " req/s: " + above);
+        String below = soapSubscribe("erin", k, 0.98 * rate);
+        assertTrue(accepted(below), k + ": just below " + rate + " req/s: " + below);
+
+        // the same SLA Manager as JSON (the console's Apply): refused with a reason, nothing stored; a rate change; bad input named
+        HttpResponse<String> refused = subscriptions("POST", "", Map.of("user", "fred", "password", "fred-password", "serviceClass", k,
+                "rate", rate + 2 * within));
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertFalse(tree(refused.body()).get("accepted").asBoolean());
+        assertTrue(tree(refused.body()).get("error").asText().startsWith("refused by admission control: rejected: class " + k), refused.body());
+        assertEquals(404, subscriptions("GET", "/fred", null).statusCode(), "a refused subscriber is not stored");
+        HttpResponse<String> lower = subscriptions("PUT", "/erin", Map.of("rate", 0.5 * rate));
+        assertEquals(200, lower.statusCode(), lower.body());
+        assertEquals(0.5 * rate, tree(subscriptions("GET", "/erin", null).body()).get("rate").asDouble(), 1e-9);
+        HttpResponse<String> bad = subscriptions("POST", "", Map.of("user", "gina", "serviceClass", k, "rate", 1));
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("password"), bad.body());
+        assertEquals(400, subscriptions("PUT", "/erin", Map.of("rate", 1, "colour", "red")).statusCode());
+        assertEquals(404, subscriptions("PUT", "/nobody", Map.of("rate", 1)).statusCode());
+    }
+
+    static HttpResponse<String> subscriptions(String method, String path, Map<String, Object> body) throws Exception {
+        return AdminApiTest.send(port, method, "/admin/subscriptions" + path, OPERATOR, Map.of("Content-Type", "application/json"),
+                body == null ? null : JSON.writeValueAsString(body));
+    }
+
+    static String soap(String body) throws Exception {
+        HttpResponse<String> r = AdminApiTest.send(port, "POST", "/manage/sla", OPERATOR, Map.of("Content-Type", "text/xml; charset=utf-8",
+                "SOAPAction", "\"\""), "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/' xmlns:s='urn:moses:sla-manager'>"
+                + "<soap:Body>" + body + "</soap:Body></soap:Envelope>");
+        assertEquals(200, r.statusCode(), r.body());
+        return r.body();
+    }
+
+    static String soapSubscribe(String user, String cls, double rate) throws Exception {
+        return soap("<s:subscribe><s:user>" + user + "</s:user><s:password>" + user + "-password</s:password><s:serviceClass>" + cls
+                + "</s:serviceClass><s:rate>" + rate + "</s:rate></s:subscribe>");
+    }
+
+    static boolean accepted(String reply) {
+        java.util.regex.Matcher m = Pattern.compile("<(?:\\w+:)?accepted>(true|false)</").matcher(reply);
+        assertTrue(m.find(), reply);
+        return Boolean.parseBoolean(m.group(1));
+    }
+
+    /** GetClasses' admissibleRate of one class. */
+    static double soapAdmissibleRate(String cls) throws Exception {
+        String reply = soap("<s:getClasses/>");
+        java.util.regex.Matcher m = Pattern.compile("<(?:\\w+:)?name>" + cls + "</(?:\\w+:)?name>.*?<(?:\\w+:)?admissibleRate>([^<]+)</").matcher(reply);
+        assertTrue(m.find(), reply);
+        return Double.parseDouble(m.group(1));
     }
 
     /** class/task -> implementation -> fraction. */

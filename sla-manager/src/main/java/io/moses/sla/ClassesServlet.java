@@ -97,7 +97,8 @@ public final class ClassesServlet extends HttpServlet {
         JSON.writerWithDefaultPrettyPrinter().writeValue(res.getOutputStream(), out);
     }
 
-    private static JsonNode body(HttpServletRequest req, Set<String> allowed) throws IOException {
+    /** The request's JSON object, refused (INVALID) when it is not one or has a field outside {@code allowed}. */
+    static JsonNode body(HttpServletRequest req, Set<String> allowed) throws IOException {
         JsonNode n;
         try {
             n = JSON.readTree(req.getInputStream());

@@ -3,7 +3,6 @@ package io.moses.sla;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
 import io.moses.mdal.PasswordHasher;
-import io.moses.model.ConcreteService;
 import io.moses.model.Role;
 import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
@@ -11,12 +10,8 @@ import io.moses.model.User;
 import io.moses.optimizer.AdmissionDecision;
 import io.moses.optimizer.OptimizationEngine;
 import io.moses.optimizer.PlanningInput;
-import java.math.BigDecimal;
-import java.math.MathContext;
-import java.math.RoundingMode;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -91,13 +86,14 @@ public final class SlaManager {
     /** Every class with its SLA and the rate it can still admit. */
     public List<ClassOffer> classes() {
         PlanningInput in = input();
-        double probe = probeRate(in);
         List<ClassOffer> out = new ArrayList<>();
-        for (ServiceClass k : in.classes()) {
-            AdmissionDecision d = optimizer.admit(in, k.name(), probe);
-            out.add(new ClassOffer(k, d.accepted() ? probe : roundDown(d.maxFeasibleRate())));
-        }
+        for (ServiceClass k : in.classes()) out.add(new ClassOffer(k, AdmissibleRate.of(optimizer, in, k.name())));
         return out;
+    }
+
+    /** A subscription by its user's name. */
+    Optional<User> subscriber(String name) {
+        return lookup(name);
     }
 
     public long planVersion() {
@@ -261,14 +257,6 @@ public final class SlaManager {
         }
     }
 
-    /** An upper bound of any class's extra rate: every endpoint's capacity together. */
-    private static double probeRate(PlanningInput in) {
-        Set<String> endpoints = new HashSet<>();
-        double sum = 0;
-        for (ConcreteService s : in.services()) if (endpoints.add(s.endpoint().toString())) sum += s.sla().maxRate();
-        return Math.max(1, roundDown(sum));
-    }
-
     private ServiceClass knownClass(String name) {
         if (name == null || name.isBlank()) throw new SlaException(SlaException.Code.INVALID, "serviceClass must not be empty");
         return kbCall(() -> kb.serviceClass(name)).orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_CLASS,
@@ -315,8 +303,7 @@ public final class SlaManager {
 
     /** Three significant digits, rounded down: an offer must stay within what was found admissible. */
     static double roundDown(double x) {
-        if (!(x > 0) || Double.isInfinite(x)) return 0;
-        return new BigDecimal(x).round(new MathContext(3, RoundingMode.DOWN)).doubleValue();
+        return AdmissibleRate.roundDown(x);
     }
 
     static String fmt(double x) {

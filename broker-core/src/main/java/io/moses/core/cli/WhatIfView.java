@@ -9,7 +9,7 @@ import java.util.TreeMap;
 /**
  * A what-if answer (POST /admin/what-if) for people: the plan in force and the plan after the
  * changes side by side per class and task, then each class's predicted R, A and C against its
- * SLA in both, and the classes at risk.
+ * SLA in both, the rate each class can still admit in both, and the classes at risk.
  */
 final class WhatIfView {
     private WhatIfView() {}
@@ -41,6 +41,14 @@ final class WhatIfView {
                     prediction(c.get("after")), sla.get("maxResponseTime").asDouble(), sla.get("minAvailability").asDouble(),
                     sla.get("maxCost").asDouble()));
         }
+        JsonNode within = a.path("admissibleRateWithin");
+        out.append('\n').append(String.format("%-8s  %-34s  %s%n", "class", "can still admit, in force [req/s]", "what if [req/s]"));
+        for (JsonNode c : a.get("classes")) {
+            JsonNode r = c.path("admissibleRate");
+            out.append(String.format("%-8s  %-34s  %s%n", c.get("class").asText(), rate(r.get("before")), rate(r.get("after"))));
+        }
+        out.append(String.format("(the SLA Manager's admission rule: a subscription up to the rate is admitted, one more than %s req/s above it refused)%n",
+                rate(within.get("after"))));
         if (a.get("atRisk").isEmpty()) out.append("\nevery class keeps its SLA\n");
         else {
             out.append("\nclasses at risk:");
@@ -76,6 +84,10 @@ final class WhatIfView {
         List<String> out = new ArrayList<>();
         for (JsonNode n : list) out.add(n.asText());
         return out;
+    }
+
+    private static String rate(JsonNode n) {
+        return n == null || n.isNull() ? "-" : String.format("%.3g", n.asDouble());
     }
 
     private static String number(JsonNode n) {
