@@ -28,7 +28,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,8 @@ class PlanningInputsTest {
     static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
     static final String HASH = PasswordHasher.hash("x".toCharArray(), 1_000);
 
-    KnowledgeBase kb;
+    /** One knowledge base for the class (opening one migrates its schema): no test changes it. */
+    static KnowledgeBase kb;
     final ServiceEstimates estimates = new ServiceEstimates(SETTINGS.minSamples());
     final AtomicReference<List<CompositeService>> deployed = new AtomicReference<>();
     PlanningInputs inputs;
@@ -55,8 +57,8 @@ class PlanningInputsTest {
         return new CompositeService(name, null, List.of(tasks), new Activity.Invoke("/i", tasks[0]));
     }
 
-    @BeforeEach
-    void knowledgeBase() {
+    @BeforeAll
+    static void knowledgeBase() {
         kb = Mdal.open("mem:inputs" + UUID.randomUUID().toString().replace("-", ""), Credentials.NONE);
         kb.putServiceClass(new ServiceClass("gold", 1.5, 0.99, 12, 15));
         kb.putServiceClass(new ServiceClass("bronze", 6, 0.9, 5, 4));
@@ -69,12 +71,16 @@ class PlanningInputsTest {
         kb.putConcreteService(service("car-a", CAR));
         kb.putConcreteService(service("car-b", CAR));
         kb.putConcreteService(service("other-a", OTHER));
+    }
+
+    @BeforeEach
+    void newInputs() {
         deployed.set(List.of(kb.compositeService("Trip").orElseThrow()));
         inputs = new PlanningInputs(kb, SETTINGS, estimates, Clock.fixed(NOW, ZoneOffset.UTC), () -> List.copyOf(deployed.get()));
     }
 
-    @AfterEach
-    void close() {
+    @AfterAll
+    static void close() {
         kb.close();
     }
 
