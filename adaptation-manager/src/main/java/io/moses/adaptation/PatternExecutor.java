@@ -252,7 +252,7 @@ final class PatternExecutor {
             case TIMEOUT -> ServiceCall.Kind.TIMEOUT;
             default -> ServiceCall.Kind.FAILURE;
         };
-        outcomes.add(new ServiceCall(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, System.nanoTime()));
+        outcomes.add(new ServiceCall(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now()));
         health.observe(a.service().name(), kind);
     }
 }

@@ -12,7 +12,8 @@ import io.moses.model.TaskRef;
  * @param kind         how it ended
  * @param winner       true if its reply was the one returned (false for cancelled or
  *                     discarded 1-out-of-n members and failed alternates)
- * @param atNanos      System.nanoTime() when the call ended
+ * @param atNanos      when the call ended, on the binding's clock (System.nanoTime in production;
+ *                     the QoS Monitor's windows must read the same one)
  */
 public record ServiceCall(String service, TaskRef task, String serviceClass, long nanos, Kind kind, boolean winner, long atNanos) {
     /** How a call ended; CANCELLED and REFUSED_LOCALLY (never sent) say nothing about the provider. */

@@ -203,4 +203,22 @@ class AdaptiveBindingTest {
         java.util.Collections.sort(answered);
         assertEquals(List.of("busy", "busy", "spare"), answered, "the third call found busy full and went to spare");
     }
+
+    @Test
+    void aCallIsStampedOnTheBindingsClockTheOneTheQosMonitorReads() throws Exception {
+        stubs.set("clocked", 0, Behaviour.REPLY);
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(42_000_000_000L);
+        ServiceCallLog log = new ServiceCallLog(64);
+        List<ConcreteService> services = List.of(service("clocked"));
+        AdaptiveBinding b = new AdaptiveBinding(services, plan(Implementation.single("clocked")), client, log, Duration.ofSeconds(2),
+                Map.of(), AdaptiveBinding.Options.defaults().withClock(clock::get));
+        assertEquals("clocked", by(b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (log.written() < 1 && System.nanoTime() < deadline) Thread.onSpinWait();
+        List<ServiceCall> seen = new ArrayList<>();
+        log.drain(seen::add);
+        assertEquals(1, seen.size(), seen.toString());
+        assertEquals(42_000_000_000L, seen.get(0).atNanos(), "the end of the call, on the binding's clock");
+        assertEquals(0, seen.get(0).nanos(), "its latency, on the same clock (which did not move)");
+    }
 }

@@ -58,6 +58,9 @@ public final class Broker implements AutoCloseable {
     private final List<ProvidedService> services = new java.util.concurrent.CopyOnWriteArrayList<>(); // /health reads it while units are deployed
     private final Map<String, CompositeService> composites = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The one clock of the monitors, the binding's call stamps and the feedback loop: a wall clock and a monotonic one. */
+    private final java.time.Clock wall = java.time.Clock.systemUTC();
+    private final java.util.function.LongSupplier nanos = System::nanoTime;
     private KnowledgeBase kb;
     private KnowledgeCache knowledge;
     private AdaptiveBinding binding;
@@ -123,7 +126,8 @@ public final class Broker implements AutoCloseable {
                     seed.classes().size(), seed.users().size(), seed.services().size());
         }
         ServiceCallLog outcomes = new ServiceCallLog(1 << 16);
-        binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of());
+        binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of(),
+                AdaptiveBinding.Options.defaults().withClock(nanos));
         knowledge = new KnowledgeCache(kb, binding);
         knowledge.load();
         InvokeHandler handler = config.staticBinding()
@@ -135,9 +139,10 @@ public final class Broker implements AutoCloseable {
         lease = new OptimizerLease(kb, cluster.replica(), cluster.lease(), windowAge, () -> {
             // a takeover, not this replica's first lease at start (it has just loaded the latest plan)
             if (state == State.READY) loop.replan("replica " + cluster.replica() + " took over the optimizer lease");
-        });
-        loop = new FeedbackLoop(kb, knowledge, outcomes, config.adaptation().withInvokeTimeout(config.invokeTimeout()), lease,
-                composites::values);
+        }, wall, nanos);
+        Adaptation adaptation = config.adaptation().withInvokeTimeout(config.invokeTimeout());
+        loop = new FeedbackLoop(kb, knowledge, outcomes, adaptation, lease, composites::values, FeedbackLoop.optimizer(adaptation),
+                () -> FeedbackLoop.engine(adaptation), FeedbackLoop.qosMonitor(adaptation, nanos), wall, nanos);
         engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.admission());

@@ -8,11 +8,8 @@ import io.moses.mdal.KnowledgeBaseException;
 import io.moses.model.ConcreteService;
 import io.moses.model.Observation;
 import io.moses.model.Plan;
-import io.moses.model.ServiceClass;
 import io.moses.model.SlaEvent;
-import io.moses.model.User;
 import io.moses.monitor.ClassMonitor;
-import io.moses.monitor.DriftDetector;
 import io.moses.monitor.PathAnalyzer;
 import io.moses.monitor.QosMonitor;
 import io.moses.monitor.Replanner;
@@ -21,12 +18,14 @@ import io.moses.optimizer.OptimizationEngine;
 import io.moses.optimizer.PlanResult;
 import io.moses.optimizer.PlanningInput;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,80 +43,61 @@ final class FeedbackLoop implements AutoCloseable {
     private final ServiceCallLog outcomes;
     private final Adaptation settings;
     private final OptimizationEngine optimizer;
+    private final java.util.function.Supplier<OptimizationEngine> whatIfEngines;
     private OptimizationEngine whatIfOptimizer; // made on the first what-if
     private OptimizationEngine whatIfAdmission; // its admission questions: their plans are not the what-if's starting point
     private final Object whatIfLock = new Object();
-    /**
-     * Weight of the Beta prior on a provider's promised availability, in calls: a few seconds of
-     * successes do not read as 1.0 (docs/model.md, "Estimates from observations").
-     */
-    static final double PRIOR_WEIGHT = 30;
-    /** Recent outcomes of a service the plan does not use (explorations) that can show it changed. */
-    static final int EXPLORED_SAMPLES = 3;
-    /** Samples (replies, censored included) the last monitor period needs to stand for the service's response time. */
-    static final int LATEST_SAMPLES = 5;
     /** The shortest wait for a WS Monitor probe's answer before it counts as failed. */
     static final long PROBE_TIMEOUT_MILLIS = 2_000;
 
-    // a short window: the plan must follow a service that changes within seconds
     private final QosMonitor qos;
     private final AdaptiveBinding binding;
     private final ClassMonitor classes = new ClassMonitor(500);
     private final PathAnalyzer paths = new PathAnalyzer(500);
     private final WsMonitor ws;
     private final Replanner replanner;
-    private final DriftDetector<String> responseTimeDrift;
-    private final DriftDetector<String> availabilityDrift;
-    private final DriftDetector<String> visitsDrift;
-    private final DriftDetector<String> slaBreaks;
-    private final DriftDetector<String> exploredDrift;
-    /** Last measured failure-detection time f_j per service [s]: kept when the window has no failures. */
-    private final Map<String, Double> failureTime = new ConcurrentHashMap<>();
-    /**
-     * Services whose response time drifted: their outcomes from before the change are forgotten,
-     * and what they did since stands for them even with fewer than the minimum samples.
-     */
-    private final Map<String, Long> changed = new ConcurrentHashMap<>();
-    /** What the plan in force assumed: r and a per service, visits per class/task. */
-    private final Map<String, Double> assumedResponseTime = new ConcurrentHashMap<>();
-    private final Map<String, Double> assumedAvailability = new ConcurrentHashMap<>();
-    private final Map<String, Double> assumedVisits = new ConcurrentHashMap<>();
+    /** The broker's wall clock, which observations and SLA events are stamped on. */
+    private final Clock wall;
+    private final ServiceEstimates estimates;
+    private final ServiceQosRules serviceRules;
+    private final ClassRules classRules;
+    private final PlanningInputs inputs;
     /** Concrete services the operator took out: planned as down until put back in. */
     private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
     private volatile String lastChange = "none yet";
     private final Replicas replicas;
     private final java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed;
-    /** Composites the knowledge base holds that are not deployed here: not planned (logged when it changes). */
-    private volatile java.util.Set<String> notDeployed = java.util.Set.of();
-
-    FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings) {
-        this(kb, knowledge, outcomes, settings, Replicas.ALONE, null);
-    }
 
     /**
-     * @param replicas the cluster: only its leader re-plans, on the merged windows of all
-     * @param deployed the composites deployed on this broker (null: every composite the knowledge
-     *                 base holds): only they are planned for
+     * @param replicas      the cluster: only its leader re-plans, on the merged windows of all
+     * @param deployed      the composites deployed on this broker (null: every composite the knowledge
+     *                      base holds): only they are planned for
+     * @param optimizer     the engine that solves the plans ({@link #optimizer(Adaptation)}; null: this replica does not solve)
+     * @param whatIfEngines makes the what-ifs' own engine, on the first what-if
+     * @param qos           the QoS Monitor ({@link #qosMonitor(Adaptation, LongSupplier)}) on {@code nanos}
+     * @param wall          the wall clock observations and SLA events are stamped on
+     * @param nanos         the monotonic clock of the rules, the same the binding stamps its calls on
      */
     FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings, Replicas replicas,
-                 java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed) {
+                 java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed,
+                 OptimizationEngine optimizer, java.util.function.Supplier<OptimizationEngine> whatIfEngines, QosMonitor qos,
+                 Clock wall, LongSupplier nanos) {
         this.replicas = replicas;
         this.deployed = deployed;
         this.kb = kb;
         this.knowledge = knowledge;
         this.outcomes = outcomes;
         this.settings = settings;
-        this.optimizer = settings.optimizer() ? new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver())) : null;
-        this.qos = new QosMonitor(500, 5_000, settings.minSamples(), System::nanoTime);
+        this.optimizer = optimizer;
+        this.whatIfEngines = whatIfEngines;
+        this.qos = qos;
+        this.wall = wall;
         this.binding = knowledge.binding();
         this.replanner = new Replanner(this::solve);
-        // a slowdown 10 -> 300 ms acts within a monitor period; a small drift still waits the hold
-        this.responseTimeDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
-        this.exploredDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
-        this.availabilityDrift = DriftDetector.proportional(settings.availabilityDrift(), 0.01, settings.holdMillis());
-        this.visitsDrift = new DriftDetector<>(settings.visitsDrift(), 0.1, settings.holdMillis());
-        // an SLA break (observed R above R_max, or A below A_min) is a drift of 0 from 0
-        this.slaBreaks = new DriftDetector<>(0, 1, settings.holdMillis());
+        this.estimates = new ServiceEstimates(settings.minSamples());
+        this.serviceRules = new ServiceQosRules(settings, qos, estimates, nanos);
+        this.classRules = new ClassRules(settings, nanos);
+        this.inputs = new PlanningInputs(kb, settings, estimates, wall, deployed);
         // a probe's timeout is generous: a WSDL slower than that is the QoS Monitor's business, and
         // at half a short period (250 ms) a loaded machine once timed out every probe twice in a row
         // and took every provider down at once; a dead provider refuses, which acts at once
@@ -126,7 +106,7 @@ final class FeedbackLoop implements AutoCloseable {
                     if (up) {
                         // back up: its failures while down no longer describe it
                         qos.forget(service);
-                        failureTime.remove(service);
+                        inputs.forget(service);
                         binding.reinstate(service, "the WS Monitor finds it back up");
                     } else {
                         binding.eject(service, "the WS Monitor finds it down");
@@ -139,6 +119,21 @@ final class FeedbackLoop implements AutoCloseable {
         binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
         // back after its trial call: a plan that may use it again
         binding.onReadmitted((service, why) -> replanner.request("concrete service " + service + " back in selection (" + why + ")"));
+    }
+
+    /** The QoS Monitor the loop reads, on the broker's clock: a short window, the plan must follow a service that changes within seconds. */
+    static QosMonitor qosMonitor(Adaptation settings, LongSupplier nanos) {
+        return new QosMonitor(500, 5_000, settings.minSamples(), nanos);
+    }
+
+    /** The engine that solves this replica's plans; null when the optimizer is off. */
+    static OptimizationEngine optimizer(Adaptation settings) {
+        return settings.optimizer() ? engine(settings) : null;
+    }
+
+    /** An optimization engine on the solver the settings name. */
+    static OptimizationEngine engine(Adaptation settings) {
+        return new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
     }
 
     /**
@@ -188,7 +183,6 @@ final class FeedbackLoop implements AutoCloseable {
 
     /** The QoS Monitor's period: drain outcomes, write observations, run the rules. */
     void monitorTick() {
-        long now = System.nanoTime();
         if (settings.qosMonitor()) {
             outcomes.drain(qos::record);
             Map<String, double[]> slow = slowInFlight();
@@ -198,120 +192,44 @@ final class FeedbackLoop implements AutoCloseable {
             Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
             Map<String, ConcreteService> services = new HashMap<>();
             for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
-            Map<String, Double> r = new HashMap<>();
-            Map<String, Double> a = new HashMap<>();
-            stats.forEach((name, s) -> {
-                // the last period when it has enough replies (a slowdown is not diluted by the
-                // seconds before it), else the whole window
-                QosMonitor.ServiceStats l = latest.get(name);
-                if (l != null && l.successes() + l.censored() >= LATEST_SAMPLES && !Double.isNaN(l.responseTime()))
-                    r.put(name, l.responseTime());
-                else if (observedResponseTime(name, s) != null)
-                    r.put(name, s.responseTime());
-                ConcreteService cs = services.get(name);
-                // the Beta posterior is honest with few samples: no minimum needed
-                if (cs != null && s.samples() > 0) a.put(name, s.availability(cs.sla().availability(), PRIOR_WEIGHT));
-            });
-            for (var d : responseTimeDrift.check(r, assumedResponseTime, now, settings.monitorMillis() * 1_000_000L)) {
-                // the service changed about when the drift began (the window mean lags by up to a
-                // period): the plan is made from what it does since
-                qos.forgetBefore(d.key(), d.sinceNanos() - settings.monitorMillis() * 1_000_000L, LATEST_SAMPLES);
-                changed.put(d.key(), d.sinceNanos());
-                replanner.request(String.format("concrete service %s: response time %.3f s, plan assumed %.3f s", d.key(), d.observed(), d.baseline()));
-            }
-            for (var d : availabilityDrift.check(a, assumedAvailability, now))
-                replanner.request(String.format("concrete service %s: availability %.4f, plan assumed %.4f", d.key(), d.observed(), d.baseline()));
-            checkExplored(now);
+            serviceRules.check(stats, latest, services).forEach(replanner::request);
+            serviceRules.checkExplored(knowledge.plan()).forEach(replanner::request);
             writeObservations(stats, services);
         }
-        if (settings.pathAnalyzer()) {
-            Map<String, Double> v = new HashMap<>();
-            paths.visits().forEach((cls, visits) -> {
-                if (visits.requests() >= settings.minSamples())
-                    visits.perTask().forEach((task, n) -> v.put(cls + " " + task, n));
-            });
-            for (var d : visitsDrift.check(v, assumedVisits, now))
-                replanner.request(String.format("visits of %s: %.2f per request, plan assumed %.2f", d.key(), d.observed(), d.baseline()));
-        }
-        checkSlas(now);
+        if (settings.pathAnalyzer()) classRules.checkVisits(paths.visits()).forEach(replanner::request);
+        checkSlas();
     }
 
-    private void checkSlas(long now) {
-        Map<String, Double> broken = new HashMap<>();
-        Map<String, String> why = new HashMap<>();
+    private void checkSlas() {
+        List<ClassRules.SlaBreak> breaks;
         try {
-            for (ServiceClass k : knowledge.classes()) {
-                ClassMonitor.ClassStats s = classes.snapshot().get(k.name());
-                if (s == null || s.requests() < settings.minSamples()) continue;
-                boolean breaks = s.responseTime() > k.maxResponseTime() || s.availability() < k.minAvailability();
-                broken.put(k.name(), breaks ? 1.0 : 0.0);
-                why.put(k.name(), String.format("observed R %.3f s (max %.3f), A %.4f (min %.4f)", s.responseTime(),
-                        k.maxResponseTime(), s.availability(), k.minAvailability()));
-            }
+            breaks = classRules.checkSlas(knowledge.classes(), classes.snapshot());
         } catch (RuntimeException e) {
             return;
         }
-        Map<String, Double> zero = new HashMap<>();
-        broken.keySet().forEach(k -> zero.put(k, 0.0));
-        for (var d : slaBreaks.check(broken, zero, now)) {
-            String detail = why.get(d.key());
+        for (ClassRules.SlaBreak b : breaks) {
             try {
-                kb.recordSlaEvent(new SlaEvent(Instant.now(), SlaEvent.Kind.VIOLATION, d.key(), null, detail));
+                kb.recordSlaEvent(new SlaEvent(wall.instant(), SlaEvent.Kind.VIOLATION, b.serviceClass(), null, b.detail()));
             } catch (KnowledgeBaseException ignored) {
                 // the event is in the log line below
             }
-            replanner.request("class " + d.key() + " breaks its SLA: " + detail);
+            replanner.request("class " + b.serviceClass() + " breaks its SLA: " + b.detail());
         }
     }
 
-    /**
-     * Calls in flight longer than the plan assumed (by more than the drift threshold), as
-     * censored samples: a slowdown shows before its slow replies arrive.
-     */
+    /** Calls in flight longer than the plan assumed, as censored samples ({@link ServiceQosRules#slowInFlight}). */
     private Map<String, double[]> slowInFlight() {
-        Map<String, double[]> out = new HashMap<>();
-        binding.inFlight().forEach((name, ages) -> {
-            Double assumed = assumedResponseTime.get(name);
-            if (assumed == null) return;
-            double limit = assumed * (1 + settings.responseTimeDrift());
-            double[] slow = java.util.Arrays.stream(ages).filter(age -> age > limit).toArray();
-            if (slow.length > 0) out.put(name, slow);
-        });
-        return out;
-    }
-
-    /**
-     * A service the plan does not use is called only by exploration: a few recent calls that
-     * differ from what the plan assumed mean it changed (a provider that recovered); its older
-     * outcomes are forgotten and the optimizer plans with what it is now.
-     */
-    private void checkExplored(long now) {
-        Plan plan = knowledge.plan();
-        if (plan == null) return;
-        java.util.Set<String> used = new java.util.HashSet<>();
-        plan.bindings().values().forEach(shares -> shares.forEach(sh -> {
-            if (sh.fraction() > 0) used.addAll(sh.implementation().members());
-        }));
-        Map<String, Double> r = new HashMap<>();
-        qos.recent().forEach((name, s) -> {
-            if (!used.contains(name) && s.successes() >= EXPLORED_SAMPLES) r.put(name, s.responseTime());
-        });
-        for (var d : exploredDrift.check(r, assumedResponseTime, now)) {
-            qos.forgetOld(d.key());
-            changed.put(d.key(), d.sinceNanos());
-            replanner.request(String.format("concrete service %s (explored): response time %.3f s, plan assumed %.3f s",
-                    d.key(), d.observed(), d.baseline()));
-        }
+        return serviceRules.slowInFlight(binding.inFlight());
     }
 
     private void writeObservations(Map<String, QosMonitor.ServiceStats> stats, Map<String, ConcreteService> services) {
-        Instant at = Instant.now();
+        Instant at = wall.instant();
         try {
             for (QosMonitor.ServiceStats s : stats.values()) {
                 ConcreteService cs = services.get(s.service());
                 if (s.successes() > 0 && cs != null)
                     kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(),
-                            Math.max(1e-6, s.availability(cs.sla().availability(), PRIOR_WEIGHT)), s.samples(), at));
+                            Math.max(1e-6, ServiceEstimates.availability(cs.sla().availability(), s)), s.samples(), at));
             }
         } catch (KnowledgeBaseException e) {
             // the database is away: the next period writes again
@@ -353,8 +271,8 @@ final class FeedbackLoop implements AutoCloseable {
     <T> T whatIf(java.util.function.Function<PlanningInput, T> change) {
         if (optimizer == null) throw new IllegalStateException("the optimizer is off: no what-if");
         synchronized (whatIfLock) {
-            if (whatIfOptimizer == null) whatIfOptimizer = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
-            if (whatIfAdmission == null) whatIfAdmission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
+            if (whatIfOptimizer == null) whatIfOptimizer = whatIfEngines.get();
+            if (whatIfAdmission == null) whatIfAdmission = whatIfEngines.get();
             return change.apply(planningInput());
         }
     }
@@ -423,91 +341,15 @@ final class FeedbackLoop implements AutoCloseable {
     }
 
     private PlanningInput input(Map<String, QosMonitor.ServiceStats> stats, java.util.Set<String> without) {
-        PlanningInput.Builder in = PlanningInput.builder();
-        Map<String, Double> load = new HashMap<>();
-        for (User u : kb.users()) load.merge(u.serviceClass(), u.rate(), Double::sum);
-        for (ServiceClass k : kb.serviceClasses()) in.serviceClass(k, load.getOrDefault(k.name(), 0.0));
-        java.util.Set<String> here = null;
-        if (deployed != null) {
-            here = new java.util.HashSet<>();
-            for (io.moses.model.CompositeService c : deployed.get()) here.add(c.name());
-        }
-        java.util.Set<String> absent = new java.util.TreeSet<>();
-        for (io.moses.model.CompositeService c : kb.compositeServices()) {
-            if (here == null || here.contains(c.name())) in.composite(c);
-            else absent.add(c.name());
-        }
-        if (!absent.equals(notDeployed)) {
-            notDeployed = java.util.Set.copyOf(absent);
-            if (!absent.isEmpty()) log.info("not planned: composites {} are in the knowledge base but not deployed on this broker", absent);
-        }
-        List<ConcreteService> services = kb.concreteServices();
-        in.services(services);
-        kb.idempotentTasks().forEach(in::idempotent);
-        ws.down().forEach(in::down);
-        heldOut.forEach(in::down);
-        without.forEach(in::down);
-        // ejected services are planned as down, unless that leaves a task with none at all
-        java.util.Set<String> ejected = binding.ejected();
-        java.util.Set<String> wsDown = ws.down();
-        Map<io.moses.model.TaskRef, Boolean> taskHasOther = new HashMap<>();
-        for (ConcreteService cs : services)
-            if (!ejected.contains(cs.name()) && !wsDown.contains(cs.name())) taskHasOther.put(cs.task(), true);
-        for (ConcreteService cs : services)
-            if (ejected.contains(cs.name()) && taskHasOther.getOrDefault(cs.task(), false)) in.down(cs.name());
-        Instant now = Instant.now();
-        for (ConcreteService cs : services) {
-            String name = cs.name();
-            QosMonitor.ServiceStats s = stats.get(name);
-            if (s != null && s.failures() > 0) failureTime.put(name, s.failureTime());
-            // f_j: measured when failures were seen, else the timeout (a failure may be a hang)
-            in.failureDetection(name, failureTime.getOrDefault(name, settings.unknownFailureMillis() / 1000.0));
-            if (s == null || s.samples() + s.censored() == 0) continue;
-            Double observedR = observedResponseTime(name, s);
-            double r = observedR == null ? cs.sla().responseTime() : observedR;
-            double a = s.samples() == 0 ? cs.sla().availability() : s.availability(cs.sla().availability(), PRIOR_WEIGHT);
-            in.observed(new Observation.ServiceQos(name, r, Math.max(1e-6, a), Math.max(s.samples(), s.successes() + s.censored()), now));
-            if (s.successes() > 0) in.successSamples(name, s.successLatencies());
-        }
-        Map<String, PathAnalyzer.ClassVisits> visits = settings.pathAnalyzer() ? paths.visits() : Map.of();
-        visits.forEach((cls, v) -> {
-            if (v.requests() >= settings.minSamples()) in.visits(cls, v.perTask());
-        });
-        PlanningInput.Settings d = PlanningInput.Settings.defaults();
-        in.settings(new PlanningInput.Settings(d.weightResponseTime(), d.weightAvailability(), d.weightCost(), d.margin(),
-                d.objective(), d.maxParallel(), d.maxAlternate(), d.defaultFailureDetection(), 1, // gated here (observedResponseTime)
-                d.empiricalMinSamples(), d.timeoutSeconds()));
-        return in.build();
-    }
-
-    /**
-     * The observed response time that replaces the provider's promise: once the window holds
-     * the minimum samples (replies, censored included), or at once for a service whose
-     * response time drifted (what it does since the change); null to keep the promise.
-     */
-    private Double observedResponseTime(String service, QosMonitor.ServiceStats s) {
-        if (Double.isNaN(s.responseTime())) return null;
-        if (s.successes() + s.censored() >= settings.minSamples()) {
-            changed.remove(service);
-            return s.responseTime();
-        }
-        return changed.containsKey(service) ? s.responseTime() : null;
+        java.util.Set<String> out = new java.util.HashSet<>(heldOut);
+        out.addAll(without);
+        return inputs.input(stats, settings.pathAnalyzer() ? paths.visits() : Map.of(), ws.down(), out, binding.ejected());
     }
 
     /** After a new plan, what it assumed becomes the baseline of the drift rules. */
     private void rememberAssumptions(Map<String, QosMonitor.ServiceStats> observed) {
-        for (ConcreteService s : knowledge.services()) {
-            QosMonitor.ServiceStats o = observed.get(s.name());
-            Double r = o == null ? null : observedResponseTime(s.name(), o);
-            assumedResponseTime.put(s.name(), r != null ? r : s.sla().responseTime());
-            assumedAvailability.put(s.name(), o == null || o.samples() == 0 ? s.sla().availability()
-                    : o.availability(s.sla().availability(), PRIOR_WEIGHT));
-        }
-        paths.visits().forEach((cls, v) -> v.perTask().forEach((task, n) -> assumedVisits.put(cls + " " + task, n)));
-        responseTimeDrift.reset();
-        availabilityDrift.reset();
-        visitsDrift.reset();
-        exploredDrift.reset();
+        serviceRules.assume(observed, knowledge.services());
+        classRules.assume(paths.visits());
     }
 
     Map<String, Object> status() {
@@ -516,7 +358,7 @@ final class FeedbackLoop implements AutoCloseable {
                 "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
                 "explorations", binding.explorations(), "lastChange", lastChange));
         m.put("planning", coverage().toJson());
-        if (!notDeployed.isEmpty()) m.put("notDeployed", notDeployed);
+        if (!inputs.notDeployed().isEmpty()) m.put("notDeployed", inputs.notDeployed());
         return m;
     }
 
