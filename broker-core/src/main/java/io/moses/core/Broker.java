@@ -146,8 +146,10 @@ public final class Broker implements AutoCloseable {
         engine.onCompleted(loop::completed);
         engine.start();
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.admission());
+        // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
+        io.moses.core.frontend.HopSeal hops = new io.moses.core.frontend.HopSeal(kb.clusterSecret("hop"));
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
-                Duration.ofSeconds(5)); // a one-way start's instance runs within that, even on a loaded machine
+                Duration.ofSeconds(5), hops); // a one-way start's instance runs within that, even on a loaded machine
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
@@ -160,6 +162,7 @@ public final class Broker implements AutoCloseable {
         policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);
         policing.onEpisode(new OverRateEvents(kb)::record);
         http.police(policing, authenticator);
+        http.trustHops(hops);
         io.micrometer.core.instrument.Gauge.builder("moses.policing.replicas", policing, io.moses.core.frontend.RatePolicing::replicas)
                 .description("live replicas that share each user's agreed rate (each polices rate / this)").register(metrics);
         io.micrometer.core.instrument.FunctionCounter.builder("moses.conversation.forwarded", conversations,

@@ -236,7 +236,14 @@ class BestEffortTest {
             pair("carl", "e"); // an episode lasts while the excess keeps coming
             Thread.sleep(200);
         }
-        assertEquals(1, overRate.stream().filter(e -> e.path("user").asText().equals("carl")).count(), "one event per episode: " + overRate);
+        // one event per episode, not one per policing tick: on a loaded machine the pause between the
+        // two phases may exceed the window (5 s without excess ends an episode), so two episodes, but
+        // never two events within one window
+        List<java.time.Instant> carls = overRate.stream().filter(x -> x.path("user").asText().equals("carl"))
+                .map(x -> java.time.Instant.parse(x.path("at").asText())).sorted().toList();
+        assertTrue(carls.size() <= 2, "one event per episode: " + overRate);
+        for (int i = 1; i < carls.size(); i++)
+            assertTrue(Duration.between(carls.get(i - 1), carls.get(i)).compareTo(Duration.ofSeconds(5)) > 0, "one event per episode: " + overRate);
         JsonNode e = overRate.stream().filter(x -> x.path("user").asText().equals("carl")).findFirst().orElseThrow();
         assertEquals("bronze", e.path("class").asText());
         assertTrue(e.path("detail").asText().contains("has sent above its agreed rate of 0.1 req/s"), e.toString());

@@ -33,6 +33,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final LeaseStore leases;
     private final ReplicaWindowStore replicaWindows;
     private final ReplicaPresenceStore replicaPresence;
+    private final ClusterPolicingStore clusterPolicing;
     private final ProcessUnitStore processUnits;
     private final ReplanRequestStore replanRequests;
     private final ConversationStore conversations;
@@ -51,6 +52,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.leases = new LeaseStore(db);
         this.replicaWindows = new ReplicaWindowStore(db);
         this.replicaPresence = new ReplicaPresenceStore(db);
+        this.clusterPolicing = new ClusterPolicingStore(db);
         this.processUnits = new ProcessUnitStore(db);
         this.replanRequests = new ReplanRequestStore(db);
         this.conversations = new ConversationStore(db);
@@ -143,6 +145,10 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     @Override public List<ReplicaWindow> replicaWindows(Instant since) { return replicaWindows.replicaWindows(since); }
     @Override public int replicaHeartbeat(String replica, Instant now, Duration ttl) { return replicaPresence.heartbeat(replica, now, ttl); }
     @Override public void leaveReplicas(String replica) { replicaPresence.leave(replica); }
+    @Override public boolean overRateEpisode(String user, Instant since, Instant last, Duration window) {
+        return clusterPolicing.overRateEpisode(user, since, last, window);
+    }
+    @Override public String clusterSecret(String name) { return clusterPolicing.clusterSecret(name); }
 
     // ---- deployment units
 

@@ -198,6 +198,18 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Removes {@code replica}'s presence at once (a replica that stops). */
     void leaveReplicas(String replica);
 
+    /**
+     * Records that {@code user} ran above its agreed rate from {@code since} to {@code last}, as
+     * one replica saw it (V11). True when this begins the user's episode for the whole cluster:
+     * no replica had recorded it above its rate within {@code window} before {@code since}; the
+     * caller then reports the episode, once for the cluster (of racing replicas one wins).
+     * Otherwise the episode goes on and its last time moves to {@code last}.
+     */
+    boolean overRateEpisode(String user, Instant since, Instant last, java.time.Duration window);
+
+    /** The cluster's secret of this name (V11), created at random (256 bits, hex) by the first replica that asks. */
+    String clusterSecret(String name);
+
     // ---- the cluster's deployment units (issue 21)
 
     /** The deployment units every replica applies, and which version each replica has applied. */

@@ -4,6 +4,7 @@ import io.moses.core.engine.BpelEngine;
 import io.moses.core.engine.Conversations;
 import io.moses.core.engine.ProvidedService;
 import io.moses.core.frontend.ConversationForwarding;
+import io.moses.core.frontend.HopSeal;
 import io.moses.mdal.ConversationOwner;
 import io.moses.mdal.KnowledgeBase;
 import java.io.ByteArrayInputStream;
@@ -37,7 +38,8 @@ import org.w3c.dom.Node;
  * replica as its owner, and removed when the instance ends. A message whose values match no
  * local instance but belong to another replica is forwarded there over HTTP (its SOAP body,
  * credentials and SOAPAction, marked with {@link ConversationForwarding#HOP_HEADER} so it is
- * never forwarded twice), and the owner's answer is the caller's. An owner that is gone
+ * never forwarded twice, and sealed ({@link HopSeal}) so the owner does not police it against the
+ * caller's agreed rate a second time), and the owner's answer is the caller's. An owner that is gone
  * answers with a SOAP fault at once: its instances died with it.
  *
  * <p>Cost for processes without correlation: one look-up of the operation's correlation sets
@@ -53,6 +55,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     private final String replica;
     private final java.util.function.Supplier<String> address;
     private final Duration grace;
+    private final HopSeal seal;
     private final HttpClient http;
     /** "process key" -> local instance. */
     private final Map<String, Long> local = new ConcurrentHashMap<>();
@@ -71,14 +74,16 @@ public final class ConversationRouter implements ConversationForwarding, Convers
      * @param address where the other replicas reach this one (base URL of its HTTP front-end)
      * @param grace   how long a message that can only go to an existing instance waits for
      *                its owner to be registered (a one-way start whose instance has not yet run)
+     * @param seal    what the forwarded messages are sealed with (the cluster's shared secret)
      */
     public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
-                              Duration grace) {
+                              Duration grace, HopSeal seal) {
         this.engine = engine;
         this.kb = kb;
         this.replica = replica;
         this.address = address;
         this.grace = grace;
+        this.seal = seal;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1).build();
     }
 
@@ -182,14 +187,16 @@ public final class ConversationRouter implements ConversationForwarding, Convers
                 .timeout(Duration.ofMinutes(5))
                 .header(HOP_HEADER, replica)
                 .POST(HttpRequest.BodyPublishers.ofString(envelope));
-        String contentType = null;
+        String contentType = null, authorization = null;
         for (var h : headers.entrySet()) {
             String name = h.getKey();
             if (name == null || h.getValue() == null) continue;
             if (name.equalsIgnoreCase("Content-Type")) contentType = String.join(",", h.getValue());
             else if (name.equalsIgnoreCase("Authorization") || name.equalsIgnoreCase("SOAPAction"))
                 for (String v : h.getValue()) req.header(name, v);
+            if (name.equalsIgnoreCase("Authorization") && !h.getValue().isEmpty() && authorization == null) authorization = h.getValue().get(0);
         }
+        req.header(HopSeal.HEADER, seal.seal(replica, authorization, System.currentTimeMillis()));
         req.header("Content-Type", contentType != null ? contentType
                 : service.soap12() ? "application/soap+xml; charset=UTF-8" : "text/xml; charset=UTF-8");
         HttpResponse<byte[]> res;

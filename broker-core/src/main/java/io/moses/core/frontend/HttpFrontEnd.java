@@ -103,6 +103,11 @@ public final class HttpFrontEnd implements AutoCloseable {
         policing.police(rates, authenticator);
     }
 
+    /** Conversation messages another replica forwarded with a valid seal are not policed a second time. */
+    public void trustHops(HopSeal hops) {
+        policing.trustHops(hops);
+    }
+
     /**
      * Under overload, refuses the class worth least first and serves waiting requests highest
      * class first (by {@code worth}), counting refusals per class in {@code registry}; until

@@ -17,7 +17,10 @@ import java.io.IOException;
  * takes no place in the engine, starts no process and counts in none of the class's SLA
  * figures); or passed on marked best-effort ({@link #BEST_EFFORT}), for the admission bound to
  * admit only with spare capacity and the engine to leave out of the class's figures. Requests
- * that fail authentication pass on, for the endpoint to answer with its fault.
+ * that fail authentication pass on, for the endpoint to answer with its fault. A conversation
+ * message another replica forwarded here with a valid {@link HopSeal} passes on unpoliced: the
+ * replica the caller reached has policed it; a forwarding header without a valid seal counts
+ * for nothing.
  */
 final class PolicingFilter implements Filter {
     static final int TOO_MANY_REQUESTS = 429;
@@ -39,6 +42,20 @@ final class PolicingFilter implements Filter {
         this.policing = policing;
     }
 
+    /** Conversation messages sealed by another replica of the cluster are not policed again (null: every request is). */
+    void trustHops(HopSeal hops) {
+        this.hops = hops;
+    }
+
+    private volatile HopSeal hops;
+
+    private boolean sealedHop(HttpServletRequest http) {
+        HopSeal h = hops;
+        String by = http.getHeader(ConversationForwarding.HOP_HEADER);
+        return h != null && by != null
+                && h.verifies(by, http.getHeader(HopSeal.HEADER), http.getHeader("Authorization"), System.currentTimeMillis());
+    }
+
     /** A small body is read and dropped, so the caller's connection stays open for its next request; a large one closes it. */
     static void keepConnection(HttpServletRequest req, HttpServletResponse res) throws IOException {
         long length = req.getContentLengthLong();
@@ -57,7 +74,7 @@ final class PolicingFilter implements Filter {
         HttpServletRequest http = (HttpServletRequest) req;
         // nothing policed (the default): no authentication here; under overload the admission
         // bound resolves the caller's class itself
-        if (p == null || !p.polices() || !"POST".equals(http.getMethod())) {
+        if (p == null || !p.polices() || !"POST".equals(http.getMethod()) || sealedHop(http)) {
             chain.doFilter(req, res);
             return;
         }

@@ -26,15 +26,17 @@ import java.util.function.LongSupplier;
  * bucket is its own lock, held for a few arithmetic operations; users never wait on each other.
  *
  * <p>A user above its rate for longer than {@link #EPISODE_WINDOW_NANOS} (its excess requests
- * coming with gaps shorter than that) is an over-rate episode, reported once to the listener
- * ({@link #onEpisode}) from {@link #update}, off the request path. One log line when an episode
- * begins and one when it ends (quiet for the window), however often the user's requests
- * alternate between conforming and excess meanwhile.
+ * coming with gaps shorter than that) is an over-rate episode, given to the listener
+ * ({@link #onEpisode}) from {@link #update}, off the request path: at each update while it lasts,
+ * the first time marked {@link Episode#first} (in a cluster the listener makes of the replicas'
+ * views of it one episode). One log line when an episode begins and one when it ends (quiet for
+ * the window), however often the user's requests alternate between conforming and excess meanwhile.
  */
 public final class RatePolicing {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RatePolicing.class);
     /** How long a user must run above its rate before it is reported, and the quiet gap that ends an episode: 5 s. */
     static final long EPISODE_WINDOW_NANOS = 5_000_000_000L;
+    public static final java.time.Duration EPISODE_WINDOW = java.time.Duration.ofNanos(EPISODE_WINDOW_NANOS);
 
     private final RatePolicy policy;
     private final LongSupplier nanos;
@@ -60,8 +62,13 @@ public final class RatePolicing {
         }
     }
 
-    /** A user that has run above its agreed rate for the episode window: how long so far and how many requests above it. */
-    public record Episode(User user, RatePolicy.OverRate overRate, double seconds, long excessRequests) {
+    /**
+     * A user that has run above its agreed rate for the episode window: how long so far and how
+     * many requests above it, its first and latest request above it (wall clock), and whether
+     * this replica gives it for the first time.
+     */
+    public record Episode(User user, RatePolicy.OverRate overRate, double seconds, long excessRequests,
+                          java.time.Instant since, java.time.Instant last, boolean first) {
         public String detail() {
             return "user " + user.name() + " (class " + user.serviceClass() + ") has sent above its agreed rate of " + fmt(user.rate())
                     + " req/s for " + String.format(java.util.Locale.ROOT, "%.1f", seconds) + " s: " + excessRequests + " requests above it, "
@@ -262,6 +269,8 @@ public final class RatePolicing {
         /** The current episode: its first and latest excess request, how many, and whether it was reported. */
         private boolean over;
         private long overSince;
+        /** The wall clock when the episode began (its later times follow the monotonic clock from there). */
+        private long overSinceWall;
         private long lastOver;
         private long excess;
         private boolean reported;
@@ -290,6 +299,7 @@ public final class RatePolicing {
             if (!over || now - lastOver > EPISODE_WINDOW_NANOS) { // a new episode
                 over = true;
                 overSince = now;
+                overSinceWall = System.currentTimeMillis();
                 excess = 0;
                 reported = false;
             }
@@ -311,12 +321,14 @@ public final class RatePolicing {
             return excess;
         }
 
-        /** The episode, once, when it has lasted the window. */
+        /** The episode while it lasts, once it has lasted the window ({@code first} the first time). */
         synchronized Episode episodeToReport(long now) {
             if (!over) return null;
-            if (reported || lastOver - overSince < EPISODE_WINDOW_NANOS) return null;
+            if (lastOver - overSince < EPISODE_WINDOW_NANOS) return null;
+            boolean first = !reported;
             reported = true;
-            return new Episode(user, mode, (lastOver - overSince) / 1e9, excess);
+            java.time.Instant since = java.time.Instant.ofEpochMilli(overSinceWall);
+            return new Episode(user, mode, (lastOver - overSince) / 1e9, excess, since, since.plusNanos(lastOver - overSince), first);
         }
     }
 

@@ -95,7 +95,11 @@ class TokenBucketTest {
     @Test
     void aUserAboveItsRateForTheWindowIsReportedOncePerEpisode() {
         List<RatePolicing.Episode> reported = new java.util.ArrayList<>();
-        policing.onEpisode(reported::add);
+        List<RatePolicing.Episode> given = new java.util.ArrayList<>();
+        policing.onEpisode(e -> {
+            given.add(e);
+            if (e.first()) reported.add(e);
+        });
         assertEquals(8, conforming(CARL, 8));
         for (int i = 0; i < 5; i++) { // 10 requests a second for 5 s against 4 req/s: above it throughout
             conforming(CARL, 10);
@@ -115,6 +119,9 @@ class TokenBucketTest {
             policing.update(List.of(CARL), 1);
         }
         assertEquals(1, reported.size(), "the same episode is reported once");
+        assertTrue(given.size() > 1 && given.stream().allMatch(x -> x.since().equals(e.since())),
+                "and given again at each update while it lasts, with when it began (for the cluster's one event): " + given);
+        assertTrue(given.get(given.size() - 1).last().isAfter(e.last()), "its latest request above the rate moves on");
 
         advanceMillis(6_000); // quiet for longer than the window: the episode is over
         policing.update(List.of(CARL), 1);
