@@ -4,8 +4,7 @@ import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
 import io.moses.mdal.PasswordHasher;
 import io.moses.model.User;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
+import io.moses.model.auth.BasicCredentials;
 
 /**
  * Who calls a management service: HTTP Basic checked against the knowledge base itself (not a
@@ -22,18 +21,14 @@ public final class Callers {
     /** The caller named by an {@code Authorization} header, or null when there is none. */
     User optional(String authorization) {
         if (authorization == null || authorization.isBlank()) return null;
-        if (!authorization.regionMatches(true, 0, "Basic ", 0, 6))
-            throw new SlaException(SlaException.Code.UNAUTHENTICATED, "unsupported authentication scheme: use HTTP Basic");
-        String decoded;
+        BasicCredentials credentials;
         try {
-            decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            credentials = BasicCredentials.parse(authorization);
         } catch (IllegalArgumentException e) {
-            throw new SlaException(SlaException.Code.UNAUTHENTICATED, "malformed HTTP Basic credentials");
+            throw new SlaException(SlaException.Code.UNAUTHENTICATED, e.getMessage());
         }
-        int colon = decoded.indexOf(':');
-        if (colon < 0) throw new SlaException(SlaException.Code.UNAUTHENTICATED, "malformed HTTP Basic credentials");
-        String name = decoded.substring(0, colon);
-        char[] password = decoded.substring(colon + 1).toCharArray();
+        String name = credentials.user();
+        char[] password = credentials.password().toCharArray();
         User user;
         try {
             user = kb.user(name).orElse(null);
