@@ -1,7 +1,10 @@
-package io.moses.sla;
+package io.moses.sla.soap;
 
 import io.moses.model.ServiceClass;
 import io.moses.model.User;
+import io.moses.sla.ManagementAuthenticator;
+import io.moses.sla.SlaException;
+import io.moses.sla.SlaManager;
 import io.moses.sla.wsdl.sla.Cancel;
 import io.moses.sla.wsdl.sla.CancelResponse;
 import io.moses.sla.wsdl.sla.ChangeSubscription;
@@ -31,13 +34,13 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     public static final QName PORT = new QName("urn:moses:sla-manager", "SlaManagerPort");
 
     private final SlaManager manager;
-    private final Callers callers;
+    private final ManagementAuthenticator authenticator;
     @Resource
     private WebServiceContext context;
 
-    public SlaManagerEndpoint(SlaManager manager, Callers callers) {
+    public SlaManagerEndpoint(SlaManager manager, ManagementAuthenticator authenticator) {
         this.manager = manager;
-        this.callers = callers;
+        this.authenticator = authenticator;
     }
 
     @Override
@@ -63,7 +66,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     @Override
     public SubscribeResponse subscribe(Subscribe p) throws SlaFault_Exception {
         return call(() -> {
-            User caller = manager.registration() == SlaManager.Registration.OPEN ? null : Soap.operator(callers, context);
+            User caller = manager.registration() == SlaManager.Registration.OPEN ? null : SoapCalls.operator(authenticator, context);
             SubscribeResponse r = new SubscribeResponse();
             r.setResult(result(manager.subscribe(caller, p.getUser(), p.getPassword(), p.getServiceClass(), p.getRate())));
             return r;
@@ -73,7 +76,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     @Override
     public ChangeSubscriptionResponse changeSubscription(ChangeSubscription p) throws SlaFault_Exception {
         return call(() -> {
-            User caller = Soap.caller(callers, context);
+            User caller = SoapCalls.caller(authenticator, context);
             ChangeSubscriptionResponse r = new ChangeSubscriptionResponse();
             r.setResult(result(manager.change(caller, p.getUser(), p.getServiceClass(), p.getRate())));
             return r;
@@ -83,7 +86,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     @Override
     public CancelResponse cancel(Cancel p) throws SlaFault_Exception {
         return call(() -> {
-            User caller = Soap.caller(callers, context);
+            User caller = SoapCalls.caller(authenticator, context);
             String user = p.getUser() == null || p.getUser().isBlank() ? caller.name() : p.getUser();
             CancelResponse r = new CancelResponse();
             r.setPlanVersion(manager.cancel(caller, p.getUser()));
@@ -110,7 +113,7 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
     }
 
     private static <T> T call(Supplier<T> body) throws SlaFault_Exception {
-        return Soap.refusingWith(SlaManagerEndpoint::fault, body);
+        return SoapCalls.refusingWith(SlaManagerEndpoint::fault, body);
     }
 
     private static SlaFault_Exception fault(String reason, SlaException e) {

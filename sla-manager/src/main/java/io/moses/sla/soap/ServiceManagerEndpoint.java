@@ -1,8 +1,11 @@
-package io.moses.sla;
+package io.moses.sla.soap;
 
 import io.moses.model.ConcreteService;
 import io.moses.model.PayloadMapping;
 import io.moses.model.ProviderSla;
+import io.moses.sla.ManagementAuthenticator;
+import io.moses.sla.ServiceManager;
+import io.moses.sla.SlaException;
 import io.moses.sla.wsdl.services.AddService;
 import io.moses.sla.wsdl.services.ChangeResponse;
 import io.moses.sla.wsdl.services.ListServices;
@@ -32,13 +35,13 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
     public static final QName PORT = new QName("urn:moses:service-manager", "ServiceManagerPort");
 
     private final ServiceManager manager;
-    private final Callers callers;
+    private final ManagementAuthenticator authenticator;
     @Resource
     private WebServiceContext context;
 
-    public ServiceManagerEndpoint(ServiceManager manager, Callers callers) {
+    public ServiceManagerEndpoint(ServiceManager manager, ManagementAuthenticator authenticator) {
         this.manager = manager;
-        this.callers = callers;
+        this.authenticator = authenticator;
     }
 
     @Override
@@ -143,8 +146,8 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
 
     /** Every operation is an operator's; a refusal becomes a {@link ServiceFault}. */
     private <T> T call(Supplier<T> body) throws ServiceFault_Exception {
-        return Soap.refusingWith(ServiceManagerEndpoint::fault, () -> {
-            Soap.operator(callers, context);
+        return SoapCalls.refusingWith(ServiceManagerEndpoint::fault, () -> {
+            SoapCalls.operator(authenticator, context);
             return body.get();
         });
     }

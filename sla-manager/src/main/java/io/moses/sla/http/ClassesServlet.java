@@ -1,4 +1,4 @@
-package io.moses.sla;
+package io.moses.sla.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.moses.model.OverRate;
 import io.moses.model.ServiceClass;
+import io.moses.sla.ClassManager;
+import io.moses.sla.ServiceManager;
+import io.moses.sla.SlaException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,4 +1,8 @@
-package io.moses.sla;
+package io.moses.sla.soap;
+
+import io.moses.model.User;
+import io.moses.sla.ManagementAuthenticator;
+import io.moses.sla.SlaException;
 
 import jakarta.xml.ws.WebServiceContext;
 import jakarta.xml.ws.handler.MessageContext;
@@ -8,8 +12,8 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /** Reading the HTTP side of a SOAP call, and answering a refused one with the WSDL's fault. */
-final class Soap {
-    private Soap() {}
+final class SoapCalls {
+    private SoapCalls() {}
 
     /**
      * Runs an operation, turning its refusal into the endpoint's generated fault: {@code fault}
@@ -24,17 +28,17 @@ final class Soap {
     }
 
     /** The authenticated caller of this SOAP call, who must be an operator. */
-    static io.moses.model.User operator(Callers callers, WebServiceContext context) {
-        return callers.operator(authorization(context));
+    static User operator(ManagementAuthenticator authenticator, WebServiceContext context) {
+        return authenticator.operator(authorization(context));
     }
 
     /** The authenticated caller of this SOAP call. */
-    static io.moses.model.User caller(Callers callers, WebServiceContext context) {
-        return callers.required(authorization(context));
+    static User caller(ManagementAuthenticator authenticator, WebServiceContext context) {
+        return authenticator.required(authorization(context));
     }
 
     @SuppressWarnings("unchecked")
-    static String authorization(WebServiceContext context) {
+    private static String authorization(WebServiceContext context) {
         if (context == null) return null;
         MessageContext mc = context.getMessageContext();
         Map<String, List<String>> headers = (Map<String, List<String>>) mc.get(MessageContext.HTTP_REQUEST_HEADERS);

@@ -1,4 +1,4 @@
-package io.moses.sla;
+package io.moses.sla.http;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.moses.model.ConcreteService;
 import io.moses.model.PayloadMapping;
 import io.moses.model.ProviderSla;
+import io.moses.sla.ServiceManager;
+import io.moses.sla.SlaException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -7,14 +7,14 @@ import io.moses.model.User;
 import io.moses.model.auth.BasicCredentials;
 
 /**
- * Who calls a management service: HTTP Basic checked against the knowledge base itself (not a
+ * Who calls a management service (its SOAP endpoints): HTTP Basic checked against the knowledge base itself (not a
  * replica's memory), so a user is known the moment its subscription is stored. Management
  * calls are rare: the slow password hash per call is affordable here.
  */
-public final class Callers {
+public final class ManagementAuthenticator {
     private final KnowledgeBase kb;
 
-    public Callers(KnowledgeBase kb) {
+    public ManagementAuthenticator(KnowledgeBase kb) {
         this.kb = kb;
     }
 
@@ -50,7 +50,7 @@ public final class Callers {
     }
 
     /** The caller, who must be an operator. */
-    User operator(String authorization) {
+    public User operator(String authorization) {
         User u = required(authorization);
         if (!u.isOperator()) throw new SlaException(SlaException.Code.FORBIDDEN, "user '" + u.name() + "' is not an operator");
         return u;
