@@ -1,4 +1,4 @@
-package io.moses.core;
+package io.moses.management;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,8 +19,8 @@ import java.util.Map;
 
 /**
  * A {@link Plan} as JSON (what the admin API serves and {@code moses plan --json} prints), back
- * from JSON, and as a table for people: presentation, so it lives with the admin API and the
- * command line, not in the optimizer. The JSON:
+ * from JSON, and as a table for people: the admin API's wire format, which the broker writes and
+ * the command line reads, so it lives in the module both share, not in the optimizer. The JSON:
  * <pre>
  * {"version":3,"created":"...","reason":"...","solver":"lp_solve","objective":0.41,"solveMillis":1.2,
  *  "predictions":{"gold":{"responseTime":..,"availability":..,"cost":..}},

@@ -1,4 +1,4 @@
-package io.moses.core.cli;
+package io.moses.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;

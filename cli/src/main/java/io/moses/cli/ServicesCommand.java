@@ -1,6 +1,6 @@
-package io.moses.sla.cli;
+package io.moses.cli;
 
-import io.moses.sla.ManagementClients;
+import io.moses.management.ManagementClients;
 import io.moses.sla.wsdl.services.AddService;
 import io.moses.sla.wsdl.services.ChangeResponse;
 import io.moses.sla.wsdl.services.ConcreteService;
@@ -32,7 +32,7 @@ public final class ServicesCommand {
     private ServicesCommand() {}
 
     public static void main(String[] args) {
-        Cli cli = Cli.parse(args, Set.of("--broker", "--user", "--composite", "--name", "--task", "--endpoint", "--response-time",
+        CommandLine cli = CommandLine.parse(args, Set.of("--broker", "--user", "--composite", "--name", "--task", "--endpoint", "--response-time",
                 "--availability", "--cost", "--max-rate"), USAGE);
         ManagementClients.useJdkXPath();
         String broker = cli.broker();
@@ -40,7 +40,7 @@ public final class ServicesCommand {
         try {
             port = new ServiceManagerService(new URL(broker + "/manage/services?wsdl")).getServiceManagerPort();
         } catch (Exception e) {
-            Cli.unreachable(broker, e);
+            CommandLine.unreachable(broker, e);
             return;
         }
         cli.authenticate(port, USAGE, true);
@@ -83,7 +83,7 @@ public final class ServicesCommand {
                         ListServices all = new ListServices();
                         ProviderSla old = port.listServices(all).getService().stream().filter(s -> s.getName().equals(name)).findFirst()
                                 .map(ConcreteService::getSla).orElse(null);
-                        if (old == null) Cli.refused("UNKNOWN_SERVICE", "no concrete service '" + name + "'");
+                        if (old == null) CommandLine.refused("UNKNOWN_SERVICE", "no concrete service '" + name + "'");
                         ProviderSla sla = new ProviderSla();
                         sla.setResponseTime(or(cli.number("--response-time", USAGE), old.getResponseTime()));
                         sla.setAvailability(or(cli.number("--availability", USAGE), old.getAvailability()));
@@ -91,7 +91,7 @@ public final class ServicesCommand {
                         sla.setMaxRate(or(cli.number("--max-rate", USAGE), old.getMaxRate()));
                         u.setSla(sla);
                     }
-                    if (u.getEndpoint() == null && u.getSla() == null) Cli.fail(USAGE, "update needs --endpoint and/or an SLA value");
+                    if (u.getEndpoint() == null && u.getSla() == null) CommandLine.fail(USAGE, "update needs --endpoint and/or an SLA value");
                     report(port.updateService(u));
                 }
                 case "remove" -> {
@@ -99,21 +99,21 @@ public final class ServicesCommand {
                     r.setName(only(cli));
                     report(port.removeService(r));
                 }
-                default -> Cli.fail(USAGE, "unknown command '" + cli.command + "'");
+                default -> CommandLine.fail(USAGE, "unknown command '" + cli.command + "'");
             }
         } catch (ServiceFault_Exception e) {
-            Cli.refused(e.getFaultInfo().getCode(), e.getFaultInfo().getMessage());
+            CommandLine.refused(e.getFaultInfo().getCode(), e.getFaultInfo().getMessage());
         } catch (RuntimeException e) {
-            Cli.unreachable(broker, e);
+            CommandLine.unreachable(broker, e);
         }
     }
 
-    private static String only(Cli cli) {
-        if (cli.positional.size() != 1) Cli.fail(USAGE, cli.command + " needs exactly one NAME");
+    private static String only(CommandLine cli) {
+        if (cli.positional.size() != 1) CommandLine.fail(USAGE, cli.command + " needs exactly one NAME");
         return cli.positional.get(0);
     }
 
-    private static double requiredNumber(Cli cli, String option) {
+    private static double requiredNumber(CommandLine cli, String option) {
         cli.required(option, USAGE);
         return cli.number(option, USAGE);
     }

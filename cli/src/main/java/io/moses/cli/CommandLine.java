@@ -1,4 +1,4 @@
-package io.moses.sla.cli;
+package io.moses.cli;
 
 import jakarta.xml.ws.BindingProvider;
 import java.util.HashMap;
@@ -6,20 +6,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Argument parsing and credentials shared by the management commands. */
-final class Cli {
+/**
+ * The command line of {@code moses sla} and {@code moses services}: the command, its arguments and
+ * options, the broker and the caller's credentials; and how a command ends (exit status 0, 1, 2).
+ */
+final class CommandLine {
     final String command;
     final List<String> positional;
     private final Map<String, String> options;
 
-    private Cli(String command, List<String> positional, Map<String, String> options) {
+    private CommandLine(String command, List<String> positional, Map<String, String> options) {
         this.command = command;
         this.positional = positional;
         this.options = options;
     }
 
     /** {@code COMMAND [ARG]... [--option VALUE]...}; every option takes a value except --help. */
-    static Cli parse(String[] args, Set<String> known, String usage) {
+    static CommandLine parse(String[] args, Set<String> known, String usage) {
         if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
             System.out.println(usage);
             System.exit(0);
@@ -40,7 +43,7 @@ final class Cli {
                 positional.add(a);
             }
         }
-        return new Cli(args[0], List.copyOf(positional), options);
+        return new CommandLine(args[0], List.copyOf(positional), options);
     }
 
     String option(String name) {

@@ -1,8 +1,8 @@
-package io.moses.core.cli;
+package io.moses.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.moses.core.PlanFormat;
+import io.moses.management.PlanFormat;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

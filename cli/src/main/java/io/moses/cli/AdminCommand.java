@@ -1,4 +1,4 @@
-package io.moses.core.cli;
+package io.moses.cli;
 
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,4 +1,4 @@
-package io.moses.core;
+package io.moses.management;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

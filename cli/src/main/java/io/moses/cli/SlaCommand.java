@@ -1,6 +1,6 @@
-package io.moses.sla.cli;
+package io.moses.cli;
 
-import io.moses.sla.ManagementClients;
+import io.moses.management.ManagementClients;
 import io.moses.sla.wsdl.sla.Cancel;
 import io.moses.sla.wsdl.sla.ChangeSubscription;
 import io.moses.sla.wsdl.sla.CounterOffer;
@@ -32,14 +32,14 @@ public final class SlaCommand {
     private SlaCommand() {}
 
     public static void main(String[] args) {
-        Cli cli = Cli.parse(args, Set.of("--broker", "--user", "--class", "--rate", "--for", "--as"), USAGE);
+        CommandLine cli = CommandLine.parse(args, Set.of("--broker", "--user", "--class", "--rate", "--for", "--as"), USAGE);
         ManagementClients.useJdkXPath();
         String broker = cli.broker();
         SlaManagerPort port;
         try {
             port = new SlaManagerService(new URL(broker + "/manage/sla?wsdl")).getSlaManagerPort();
         } catch (Exception e) {
-            Cli.unreachable(broker, e);
+            CommandLine.unreachable(broker, e);
             return;
         }
         try {
@@ -57,15 +57,15 @@ public final class SlaCommand {
                     s.setUser(cli.required("--user", USAGE));
                     s.setServiceClass(cli.required("--class", USAGE));
                     s.setRate(cli.number("--rate", USAGE) == null ? Double.NaN : cli.number("--rate", USAGE));
-                    if (cli.option("--rate") == null) Cli.fail(USAGE, "--rate is required");
+                    if (cli.option("--rate") == null) CommandLine.fail(USAGE, "--rate is required");
                     String password = System.getenv("MOSES_PASSWORD");
                     if (password == null && System.console() != null)
                         password = new String(System.console().readPassword("password for %s: ", s.getUser()));
-                    if (password == null) Cli.fail(USAGE, "set MOSES_PASSWORD to the new user's password");
+                    if (password == null) CommandLine.fail(USAGE, "set MOSES_PASSWORD to the new user's password");
                     s.setPassword(password);
                     if (cli.option("--as") != null) {
                         String operatorPassword = System.getenv("MOSES_OPERATOR_PASSWORD");
-                        if (operatorPassword == null) Cli.fail(USAGE, "--as OPERATOR: set MOSES_OPERATOR_PASSWORD");
+                        if (operatorPassword == null) CommandLine.fail(USAGE, "--as OPERATOR: set MOSES_OPERATOR_PASSWORD");
                         ((jakarta.xml.ws.BindingProvider) port).getRequestContext().put(jakarta.xml.ws.BindingProvider.USERNAME_PROPERTY, cli.option("--as"));
                         ((jakarta.xml.ws.BindingProvider) port).getRequestContext().put(jakarta.xml.ws.BindingProvider.PASSWORD_PROPERTY, operatorPassword);
                     }
@@ -77,7 +77,7 @@ public final class SlaCommand {
                     c.setUser(cli.option("--for"));
                     c.setServiceClass(cli.option("--class"));
                     c.setRate(cli.number("--rate", USAGE));
-                    if (c.getServiceClass() == null && c.getRate() == null) Cli.fail(USAGE, "change needs --class and/or --rate");
+                    if (c.getServiceClass() == null && c.getRate() == null) CommandLine.fail(USAGE, "change needs --class and/or --rate");
                     report(port.changeSubscription(c).getResult());
                 }
                 case "cancel" -> {
@@ -87,12 +87,12 @@ public final class SlaCommand {
                     var r = port.cancel(c);
                     System.out.println("cancelled: " + r.getUser() + ", plan " + r.getPlanVersion());
                 }
-                default -> Cli.fail(USAGE, "unknown command '" + cli.command + "'");
+                default -> CommandLine.fail(USAGE, "unknown command '" + cli.command + "'");
             }
         } catch (SlaFault_Exception e) {
-            Cli.refused(e.getFaultInfo().getCode(), e.getFaultInfo().getMessage());
+            CommandLine.refused(e.getFaultInfo().getCode(), e.getFaultInfo().getMessage());
         } catch (RuntimeException e) {
-            Cli.unreachable(broker, e);
+            CommandLine.unreachable(broker, e);
         }
     }
 

@@ -1,6 +1,6 @@
-package io.moses.sla;
+package io.moses.management;
 
-/** What a JVM that calls the management services (CLI, tests) sets up once. */
+/** What a JVM that calls the SOAP management services (command line, tests) sets up once. */
 public final class ManagementClients {
     private ManagementClients() {}
 
