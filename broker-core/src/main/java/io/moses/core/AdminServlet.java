@@ -3,6 +3,7 @@ package io.moses.core;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.core.frontend.OperatorFilter;
+import io.moses.management.PlanFormat;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
 import io.moses.model.CompositeService;

@@ -25,12 +25,13 @@ import io.moses.model.CompositeService;
 import io.moses.model.ConcreteService;
 import io.moses.model.TaskRef;
 import io.moses.optimizer.OptimizationEngine;
-import io.moses.sla.Callers;
+import io.moses.sla.ManagementAuthenticator;
 import io.moses.sla.SlaManager;
-import io.moses.sla.SlaManagerEndpoint;
 import io.moses.sla.ServiceManager;
-import io.moses.sla.ServiceManagerEndpoint;
-import io.moses.sla.ServicesServlet;
+import io.moses.sla.http.ClassesServlet;
+import io.moses.sla.http.ServicesServlet;
+import io.moses.sla.soap.ServiceManagerEndpoint;
+import io.moses.sla.soap.SlaManagerEndpoint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,8 +88,8 @@ public final class Broker implements AutoCloseable {
     private io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
     private ServicesServlet servicesServlet;
-    private io.moses.sla.ClassesServlet classesServlet;
-    private io.moses.sla.SubscriptionsServlet subscriptionsServlet;
+    private ClassesServlet classesServlet;
+    private io.moses.sla.http.SubscriptionsServlet subscriptionsServlet;
 
     enum State { STARTING, READY, DRAINING, STOPPED }
 
@@ -249,18 +250,18 @@ public final class Broker implements AutoCloseable {
      */
     private void startManagement() {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
-        Callers callers = new Callers(kb);
+        ManagementAuthenticator callers = new ManagementAuthenticator(kb);
         LoopPlanning planning = new LoopPlanning(loop, knowledge, leaderRequests);
         SlaManager sla = new SlaManager(kb, admission, planning,
                 config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
                 SlaManagerEndpoint.PORT);
-        subscriptionsServlet = new io.moses.sla.SubscriptionsServlet(sla, req -> (io.moses.model.User) req.getAttribute(OperatorFilter.USER_ATTRIBUTE));
+        subscriptionsServlet = new io.moses.sla.http.SubscriptionsServlet(sla, req -> (io.moses.model.User) req.getAttribute(OperatorFilter.USER_ATTRIBUTE));
         ServiceManager services = new ServiceManager(kb, planning);
         http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
                 ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
         servicesServlet = new ServicesServlet(services);
-        classesServlet = new io.moses.sla.ClassesServlet(new io.moses.sla.ClassManager(kb, admission, planning));
+        classesServlet = new ClassesServlet(new io.moses.sla.ClassManager(kb, admission, planning));
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {

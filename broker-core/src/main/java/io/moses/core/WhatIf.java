@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.management.PlanFormat;
 import io.moses.model.CompositeService;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;

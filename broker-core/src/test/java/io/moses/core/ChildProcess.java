@@ -58,6 +58,23 @@ final class ChildProcess implements AutoCloseable {
         reader.start();
     }
 
+    /**
+     * A command-line client ({@code io.moses.cli.*}) on the class path {@code ./moses} runs it on:
+     * the cli module's, without ODE or Camel.
+     *
+     * @param env environment variables added to this JVM's
+     */
+    static ChildProcess commandLine(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
+        return new ChildProcess(mainClass, args, env, commandLineClassPath());
+    }
+
+    /** The cli module's classes and libraries, which its build lists in target/classpath.txt. */
+    static String commandLineClassPath() throws IOException {
+        Path target = Path.of("../cli/target");
+        return target.resolve("classes").toAbsolutePath() + java.io.File.pathSeparator
+                + java.nio.file.Files.readString(target.resolve("classpath.txt")).strip();
+    }
+
     /** Waits for a line matching {@code pattern}; returns its first group. */
     String await(Pattern pattern, long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

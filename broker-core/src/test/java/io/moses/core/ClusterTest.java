@@ -11,7 +11,7 @@ import io.moses.loadtest.demo.Degrade;
 import io.moses.loadtest.demo.Demo;
 import io.moses.loadtest.demo.TripLoad;
 import io.moses.loadtest.driver.ClosedLoopDriver;
-import io.moses.loadtest.driver.Credentials;
+import io.moses.loadtest.driver.UserCredentials;
 import io.moses.loadtest.driver.LoadResult;
 import io.moses.loadtest.driver.LoadSpec;
 import io.moses.mdal.KnowledgeBase;
@@ -193,8 +193,8 @@ class ClusterTest {
 
     /** As {@link #load(int, int)}, counting the requests done so far in {@code done} (every 100 ms). */
     static CompletableFuture<LoadResult> load(int clients, int seconds, AtomicLong done) {
-        List<Credentials> users = new ArrayList<>();
-        for (String[] u : Demo.USERS) users.add(new Credentials(u[0], u[1]));
+        List<UserCredentials> users = new ArrayList<>();
+        for (String[] u : Demo.USERS) users.add(new UserCredentials(u[0], u[1]));
         LoadSpec spec = LoadSpec.builder(URI.create(haproxy.front() + "/services/TripPlannerService"),
                         (sequence, user) -> Demo.request((int) sequence, user))
                 .soapAction("urn:moses:trip-planner/planTrip").credentials(users).clients(clients)

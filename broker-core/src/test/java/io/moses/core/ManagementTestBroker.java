@@ -24,7 +24,7 @@ final class ManagementTestBroker implements AutoCloseable {
     }
 
     static ManagementTestBroker start(Path work, String seed, String db) throws Exception {
-        io.moses.sla.ManagementClients.useJdkXPath();
+        io.moses.management.ManagementClients.useJdkXPath();
         Files.writeString(work.resolve("seed.yaml"), seed);
         EchoPartner partner = new EchoPartner(5);
         try {

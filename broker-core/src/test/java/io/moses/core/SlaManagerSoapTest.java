@@ -309,10 +309,13 @@ class SlaManagerSoapTest {
         });
     }
 
-    /** Runs a command-line client in its own JVM (a few runs: each loads CXF): exit code and output. */
+    /**
+     * Runs a command-line client in its own JVM on the cli module's class path, as {@code ./moses}
+     * does (a few runs: each loads CXF): exit code and output.
+     */
     static Map.Entry<Integer, String> cli(String mainClass, Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), mainClass));
+                "-cp", ChildProcess.commandLineClassPath(), mainClass));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove("MOSES_USER");
@@ -327,7 +330,7 @@ class SlaManagerSoapTest {
     @Test
     @Order(7)
     void theCommandLineClientsSpeakTheSameOperations() throws Exception {
-        String sla = "io.moses.sla.cli.SlaCommand", services = "io.moses.sla.cli.ServicesCommand";
+        String sla = "io.moses.cli.SlaCommand", services = "io.moses.cli.ServicesCommand";
         var help = cli(sla, Map.of(), "--help");
         assertEquals(0, help.getKey());
         assertTrue(help.getValue().contains("usage: moses sla"), help.getValue());

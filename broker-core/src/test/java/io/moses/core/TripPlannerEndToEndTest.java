@@ -170,23 +170,23 @@ class TripPlannerEndToEndTest {
         String url = "http://127.0.0.1:" + brokerPort;
         // the admin API answers operators only: the seed's operator, its password from the environment
         java.util.Map<String, String> operator = java.util.Map.of("MOSES_USER", "operator", "MOSES_PASSWORD", "operator-demo");
-        try (ChildProcess anonymous = new ChildProcess("io.moses.core.cli.PlanCommand", List.of("--broker", url),
+        try (ChildProcess anonymous = ChildProcess.commandLine("io.moses.cli.PlanCommand", List.of("--broker", url),
                 java.util.Map.of("MOSES_USER", "", "MOSES_PASSWORD", ""))) {
             assertTrue(anonymous.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(2, anonymous.process.exitValue(), anonymous.output());
         }
-        try (ChildProcess table = new ChildProcess("io.moses.core.cli.PlanCommand", List.of("--broker", url), operator)) {
+        try (ChildProcess table = ChildProcess.commandLine("io.moses.cli.PlanCommand", List.of("--broker", url), operator)) {
             assertTrue(table.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(0, table.process.exitValue(), table.output());
             String out = table.finalOutput();
             assertTrue(out.contains("plan 1") && out.contains("par(flight-a,flight-b)"), out);
         }
-        try (ChildProcess json = new ChildProcess("io.moses.core.cli.PlanCommand", List.of("--broker", url, "--json", "--history"), operator)) {
+        try (ChildProcess json = ChildProcess.commandLine("io.moses.cli.PlanCommand", List.of("--broker", url, "--json", "--history"), operator)) {
             assertTrue(json.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             String out = json.finalOutput();
             assertTrue(out.contains("\"implementation\" : \"alt(hotel-a,hotel-b)\""), out);
         }
-        try (ChildProcess bad = new ChildProcess("io.moses.core.cli.PlanCommand", List.of("--broker", "http://127.0.0.1:1"))) {
+        try (ChildProcess bad = ChildProcess.commandLine("io.moses.cli.PlanCommand", List.of("--broker", "http://127.0.0.1:1"), java.util.Map.of())) {
             assertTrue(bad.process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(2, bad.process.exitValue());
         }

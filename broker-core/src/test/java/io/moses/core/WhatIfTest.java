@@ -257,7 +257,7 @@ class WhatIfTest {
     @Test
     @Order(8)
     void thePlanCommandShowsBothPlansSideBySide() throws Exception {
-        try (ChildProcess cli = new ChildProcess("io.moses.core.cli.PlanCommand", List.of("--broker", "http://127.0.0.1:" + port,
+        try (ChildProcess cli = ChildProcess.commandLine("io.moses.cli.PlanCommand", List.of("--broker", "http://127.0.0.1:" + port,
                 "--what-if", "down flight-a", "--what-if", "slower flight-b 2x"), Map.of("MOSES_USER", "operator", "MOSES_PASSWORD", "operator-demo"))) {
             assertTrue(cli.process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "moses plan did not end: " + cli.output());
             String out = cli.finalOutput();
@@ -266,7 +266,7 @@ class WhatIfTest {
             assertTrue(out.matches("(?s).*gold flight.findFlight\\s+\\S.*\\*\\s+flight-b 100%.*"), "flight-b alone in the what-if column: " + out);
             assertTrue(out.contains("in force R / A / C") && out.contains("what if R / A / C"), out);
         }
-        try (ChildProcess cli = new ChildProcess("io.moses.core.cli.PlanCommand", List.of("--broker", "http://127.0.0.1:" + port,
+        try (ChildProcess cli = ChildProcess.commandLine("io.moses.cli.PlanCommand", List.of("--broker", "http://127.0.0.1:" + port,
                 "--what-if", "down nosuch"), Map.of("MOSES_USER", "operator", "MOSES_PASSWORD", "operator-demo"))) {
             assertTrue(cli.process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
             String out = cli.finalOutput();

@@ -79,7 +79,7 @@ public final class SlaManager {
         this.registration = registration;
     }
 
-    Registration registration() {
+    public Registration registration() {
         return registration;
     }
 
@@ -92,7 +92,7 @@ public final class SlaManager {
     }
 
     /** A subscription by its user's name. */
-    Optional<User> subscriber(String name) {
+    public Optional<User> subscriber(String name) {
         return lookup(name);
     }
 
@@ -151,7 +151,7 @@ public final class SlaManager {
      *
      * @param target the user to change, or null for the caller; only an operator may name another
      */
-    Subscription change(User caller, String target, String serviceClass, Double rate) {
+    public Subscription change(User caller, String target, String serviceClass, Double rate) {
         User u = subject(caller, target);
         String cls = serviceClass == null || serviceClass.isBlank() ? u.serviceClass() : knownClass(serviceClass).name();
         double newRate = rate == null ? u.rate() : rate;

@@ -1,12 +1,12 @@
 package io.moses.core.frontend;
 
 import io.moses.model.User;
+import io.moses.model.auth.BasicCredentials;
 import jakarta.xml.ws.handler.MessageContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,18 +53,14 @@ public final class BasicAuthenticator implements Authenticator {
             if (anonymousAllowed) return null;
             throw new AuthenticationException("authentication required: send HTTP Basic credentials of a registered user");
         }
-        if (!header.regionMatches(true, 0, "Basic ", 0, 6))
-            throw new AuthenticationException("unsupported authentication scheme: use HTTP Basic");
-        String decoded;
+        BasicCredentials credentials;
         try {
-            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+            credentials = BasicCredentials.parse(header);
         } catch (IllegalArgumentException e) {
-            throw new AuthenticationException("malformed HTTP Basic credentials");
+            throw new AuthenticationException(e.getMessage());
         }
-        int colon = decoded.indexOf(':');
-        if (colon < 0) throw new AuthenticationException("malformed HTTP Basic credentials");
-        String name = decoded.substring(0, colon);
-        String password = decoded.substring(colon + 1);
+        String name = credentials.user();
+        String password = credentials.password();
         User user = users.apply(name);
         // one message for both cases: do not tell a stranger which user names exist
         if (user == null || user.passwordHash() == null || !check(user, password))

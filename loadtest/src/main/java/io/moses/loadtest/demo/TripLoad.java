@@ -1,7 +1,7 @@
 package io.moses.loadtest.demo;
 
 import io.moses.loadtest.driver.ClosedLoopDriver;
-import io.moses.loadtest.driver.Credentials;
+import io.moses.loadtest.driver.UserCredentials;
 import io.moses.loadtest.driver.LoadResult;
 import io.moses.loadtest.driver.LoadSpec;
 import io.moses.loadtest.driver.Progress;
@@ -22,8 +22,8 @@ public final class TripLoad {
      */
     public static LoadResult run(String broker, int clients, long maxRequests, Duration maxDuration, Consumer<Progress> progress)
             throws InterruptedException {
-        List<Credentials> users = new ArrayList<>();
-        for (String[] u : Demo.USERS) users.add(new Credentials(u[0], u[1]));
+        List<UserCredentials> users = new ArrayList<>();
+        for (String[] u : Demo.USERS) users.add(new UserCredentials(u[0], u[1]));
         LoadSpec.Builder spec = LoadSpec.builder(URI.create(broker + "/services/TripPlannerService"),
                         (sequence, user) -> Demo.request((int) sequence, user))
                 .soapAction("urn:moses:trip-planner/planTrip").credentials(users).clients(clients)

@@ -40,7 +40,7 @@ final class Cli {
     long requests, warmup;
     Double seconds;
     double timeout = 30, progress = 2;
-    final List<Credentials> users = new ArrayList<>();
+    final List<UserCredentials> users = new ArrayList<>();
 
     private Cli() {}
 
@@ -62,7 +62,7 @@ final class Cli {
                 case "--timeout" -> c.timeout = decimal(args, ++i, opt, false);
                 case "--progress" -> c.progress = decimal(args, ++i, opt, true);
                 case "--tally" -> c.tally = value(args, ++i, opt);
-                case "--user" -> c.users.add(Credentials.parse(value(args, ++i, opt)));
+                case "--user" -> c.users.add(UserCredentials.parse(value(args, ++i, opt)));
                 default -> throw new IllegalArgumentException("unknown option '" + opt + "'");
             }
         }

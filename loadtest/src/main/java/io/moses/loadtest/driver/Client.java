@@ -48,7 +48,7 @@ final class Client implements Runnable {
 
     private final Run run;
     private final HttpClient http;
-    final Credentials credentials;
+    final UserCredentials credentials;
     private final String authorization;
 
     // results, read by the driver after join
@@ -62,7 +62,7 @@ final class Client implements Runnable {
     long lastEnd = Long.MIN_VALUE;
     Throwable failure;
 
-    Client(Run run, HttpClient http, Credentials credentials) {
+    Client(Run run, HttpClient http, UserCredentials credentials) {
         this.run = run;
         this.http = http;
         this.credentials = credentials;

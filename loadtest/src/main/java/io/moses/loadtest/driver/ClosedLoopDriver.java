@@ -55,7 +55,7 @@ public final class ClosedLoopDriver {
         List<Thread> threads = new ArrayList<>(spec.clients());
         CountDownLatch finished = new CountDownLatch(spec.clients());
         for (int i = 0; i < spec.clients(); i++) {
-            Credentials c = spec.credentials().isEmpty() ? null : spec.credentials().get(i % spec.credentials().size());
+            UserCredentials c = spec.credentials().isEmpty() ? null : spec.credentials().get(i % spec.credentials().size());
             Client client = new Client(run, shared != null ? shared : newHttpClient(spec), c);
             clients.add(client);
             Thread t = new Thread(() -> {

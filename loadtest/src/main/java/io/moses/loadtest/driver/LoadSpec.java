@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * @param progress         optional callback, called every {@code progressInterval} from the thread that called run
  * @param progressInterval how often to call {@code progress}
  */
-public record LoadSpec(URI target, String soapAction, BodySource bodies, List<Credentials> credentials, int clients,
+public record LoadSpec(URI target, String soapAction, BodySource bodies, List<UserCredentials> credentials, int clients,
                        long maxRequests, Duration maxDuration, long warmupRequests, Duration requestTimeout,
                        Pattern tally, Consumer<Progress> progress, Duration progressInterval) {
 
@@ -62,7 +62,7 @@ public record LoadSpec(URI target, String soapAction, BodySource bodies, List<Cr
         private final URI target;
         private final BodySource bodies;
         private String soapAction = "";
-        private List<Credentials> credentials = List.of();
+        private List<UserCredentials> credentials = List.of();
         private int clients = 1;
         private long maxRequests;
         private Duration maxDuration;
@@ -78,7 +78,7 @@ public record LoadSpec(URI target, String soapAction, BodySource bodies, List<Cr
         }
 
         public Builder soapAction(String v) { soapAction = v; return this; }
-        public Builder credentials(List<Credentials> v) { credentials = v; return this; }
+        public Builder credentials(List<UserCredentials> v) { credentials = v; return this; }
         public Builder clients(int v) { clients = v; return this; }
         public Builder maxRequests(long v) { maxRequests = v; return this; }
         public Builder maxDuration(Duration v) { maxDuration = v; return this; }

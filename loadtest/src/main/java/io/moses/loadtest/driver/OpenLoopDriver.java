@@ -40,7 +40,7 @@ public final class OpenLoopDriver {
             Open-loop SOAP load: R requests per second for T seconds, users in turn ({user} in the body is the user's name).
             Prints one CLASS line per class and one DRIVER line (the tool's own errors). Exit 0, or 2 for bad arguments.""";
 
-    private record User(Credentials credentials, String serviceClass) {}
+    private record User(UserCredentials credentials, String serviceClass) {}
 
     /** One class's outcomes; guarded by itself (replies arrive on the client's threads). */
     private static final class Tally {
@@ -107,7 +107,7 @@ public final class OpenLoopDriver {
                 case "--user" -> {
                     int eq = v.lastIndexOf('=');
                     if (eq <= 0 || eq == v.length() - 1) throw new IllegalArgumentException("--user takes NAME:PASSWORD=CLASS, got '" + v.replaceAll(":.*", ":***") + "'");
-                    users.add(new User(Credentials.parse(v.substring(0, eq)), v.substring(eq + 1)));
+                    users.add(new User(UserCredentials.parse(v.substring(0, eq)), v.substring(eq + 1)));
                 }
                 default -> throw new IllegalArgumentException("unknown option '" + opt + "'");
             }

@@ -143,7 +143,7 @@ class ClosedLoopDriverTest {
 
     @Test
     void credentialsAreAssignedToClientsInTurnAndReportedPerUser() throws Exception {
-        List<Credentials> users = List.of(new Credentials("alice", "pw-a"), new Credentials("bob", "pw-b"));
+        List<UserCredentials> users = List.of(new UserCredentials("alice", "pw-a"), new UserCredentials("bob", "pw-b"));
         LoadResult r = ClosedLoopDriver.run(spec(BodySource.fixed(SoapTestServer.body("ok", "a")))
                 .clients(3).maxRequests(90).credentials(users).build());
         assertEquals(2, r.perUser().size());
@@ -191,7 +191,7 @@ class ClosedLoopDriverTest {
         server.delayMs = 2;
         LoadResult r = ClosedLoopDriver.run(spec(BodySource.roundRobin(List.of(SoapTestServer.body("ok", "svc-a"),
                         SoapTestServer.body("fault", "x")))).clients(2).maxRequests(10).tally("by ([a-z]+-[ab])")
-                .credentials(List.of(Credentials.parse("carol:secret:with:colons"))).build());
+                .credentials(List.of(UserCredentials.parse("carol:secret:with:colons"))).build());
         String json = r.toJson();
         assertFalse(json.contains("\n"));
         JsonNode n = new ObjectMapper().readTree(json);

@@ -49,13 +49,13 @@ class LoadSpecTest {
 
     @Test
     void credentialsParseAndHideThePassword() {
-        Credentials c = Credentials.parse("alice:pa:ss");
+        UserCredentials c = UserCredentials.parse("alice:pa:ss");
         assertEquals("alice", c.user());
         assertEquals("pa:ss", c.password());
         assertEquals("alice:***", c.toString());
         assertEquals("Basic YWxpY2U6cGE6c3M=", c.authorizationHeader());
-        String msg = assertThrows(IllegalArgumentException.class, () -> Credentials.parse("nopassword")).getMessage();
+        String msg = assertThrows(IllegalArgumentException.class, () -> UserCredentials.parse("nopassword")).getMessage();
         assertTrue(msg.contains("user:password"), msg);
-        assertThrows(IllegalArgumentException.class, () -> Credentials.parse(":pw"));
+        assertThrows(IllegalArgumentException.class, () -> UserCredentials.parse(":pw"));
     }
 }

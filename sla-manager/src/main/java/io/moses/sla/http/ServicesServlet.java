@@ -1,0 +1,247 @@
+package io.moses.sla.http;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.moses.model.ConcreteService;
+import io.moses.model.PayloadMapping;
+import io.moses.model.ProviderSla;
+import io.moses.sla.ServiceManager;
+import io.moses.sla.SlaException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The Service Manager in the admin API, as JSON (behind the broker's operator check):
+ * {@code GET /admin/services}, {@code POST /admin/services} (a service), {@code PUT
+ * /admin/services/NAME} (any of endpoint, responseTime, availability, cost, maxRate, mapping),
+ * {@code DELETE /admin/services/NAME}. Refusals: 400, 404, 409, 503 with {@code {"error", "code"}}.
+ * A service's {@code idempotent} is its task's (docs/model.md, "Idempotent tasks"): given with a
+ * POST or PUT, it says so for the task (and re-plans).
+ */
+public final class ServicesServlet extends HttpServlet {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final Set<String> FIELDS = Set.of("name", "composite", "task", "endpoint", "responseTime", "availability", "cost",
+            "maxRate", "mapping", "idempotent");
+    private static final Set<String> UPDATE_FIELDS = Set.of("endpoint", "responseTime", "availability", "cost", "maxRate", "mapping",
+            "idempotent");
+
+    private final ServiceManager manager;
+
+    public ServicesServlet(ServiceManager manager) {
+        this.manager = manager;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        handle(res, () -> {
+            if (name(req) != null) {
+                String n = name(req);
+                Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks();
+                return manager.list(null).stream().filter(l -> l.service().name().equals(n)).findFirst()
+                        .map(l -> toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task())))
+                        .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + n + "'"));
+            }
+            ObjectNode out = JSON.createObjectNode();
+            ArrayNode list = out.putArray("services");
+            Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks();
+            for (ServiceManager.Listed l : manager.list(req.getParameter("composite")))
+                list.add(toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task())));
+            out.put("planVersion", manager.planVersion());
+            return out;
+        });
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        handle(res, () -> {
+            if (name(req) != null) throw new SlaException(SlaException.Code.INVALID, "POST /admin/services adds a service; use PUT to update");
+            JsonNode n = body(req, FIELDS);
+            var task = ServiceManager.task(text(n, "composite", true), text(n, "task", true));
+            URI endpoint = ServiceManager.endpoint(text(n, "endpoint", true));
+            ProviderSla sla = ServiceManager.build(() -> new ProviderSla(number(n, "responseTime"), number(n, "availability"),
+                    number(n, "cost"), number(n, "maxRate")));
+            PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : PayloadMapping.IDENTITY;
+            String name = text(n, "name", true);
+            Boolean idempotent = flag(n, "idempotent");
+            ServiceManager.Change added = manager.add(ServiceManager.build(() -> new ConcreteService(name, task, endpoint, sla, mapping)));
+            if (idempotent != null) added = withService(manager.setIdempotent(task, idempotent), added.service());
+            res.setStatus(201);
+            return change(added);
+        });
+    }
+
+    @Override
+    protected void doPut(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        handle(res, () -> {
+            String name = required(req);
+            JsonNode n = body(req, UPDATE_FIELDS);
+            URI endpoint = n.has("endpoint") ? ServiceManager.endpoint(text(n, "endpoint", true)) : null;
+            ProviderSla sla = null;
+            if (n.has("responseTime") || n.has("availability") || n.has("cost") || n.has("maxRate")) {
+                ProviderSla old = manager.list(null).stream().filter(l -> l.service().name().equals(name)).findFirst()
+                        .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + name + "'"))
+                        .service().sla();
+                sla = ServiceManager.build(() -> new ProviderSla(n.has("responseTime") ? number(n, "responseTime") : old.responseTime(),
+                        n.has("availability") ? number(n, "availability") : old.availability(),
+                        n.has("cost") ? number(n, "cost") : old.cost(), n.has("maxRate") ? number(n, "maxRate") : old.maxRate()));
+            }
+            PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : null;
+            Boolean idempotent = flag(n, "idempotent");
+            if (idempotent != null && n.size() == 1) { // only the task's flag
+                ConcreteService s = manager.list(null).stream().map(ServiceManager.Listed::service).filter(x -> x.name().equals(name))
+                        .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + name + "'"));
+                return change(withService(manager.setIdempotent(s.task(), idempotent), s));
+            }
+            ServiceManager.Change updated = manager.update(name, endpoint, sla, mapping);
+            if (idempotent != null) updated = withService(manager.setIdempotent(updated.service().task(), idempotent), updated.service());
+            return change(updated);
+        });
+    }
+
+    @Override
+    protected void doDelete(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        handle(res, () -> change(manager.remove(required(req))));
+    }
+
+    // ------------------------------------------------------------------ JSON
+
+    private interface Body {
+        JsonNode get() throws IOException;
+    }
+
+    private static void handle(HttpServletResponse res, Body body) throws IOException {
+        JsonNode out;
+        try {
+            out = body.get();
+        } catch (SlaException e) {
+            res.setStatus(e.code().httpStatus());
+            out = JSON.createObjectNode().put("error", e.getMessage()).put("code", e.code().name());
+        }
+        res.setContentType("application/json");
+        JSON.writerWithDefaultPrettyPrinter().writeValue(res.getOutputStream(), out);
+    }
+
+    private static String name(HttpServletRequest req) {
+        String p = req.getPathInfo();
+        if (p == null || p.equals("/") || p.isEmpty()) return null;
+        return p.substring(1);
+    }
+
+    private static String required(HttpServletRequest req) {
+        String n = name(req);
+        if (n == null) throw new SlaException(SlaException.Code.INVALID, "name the service: /admin/services/NAME");
+        return n;
+    }
+
+    private static JsonNode body(HttpServletRequest req, Set<String> allowed) throws IOException {
+        JsonNode n;
+        try {
+            n = JSON.readTree(req.getInputStream());
+        } catch (IOException e) {
+            // the parser's reason, without the source location it appends on further lines
+            throw new SlaException(SlaException.Code.INVALID, "the body is not JSON: "
+                    + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()));
+        }
+        if (n == null || !n.isObject()) throw new SlaException(SlaException.Code.INVALID, "the body must be a JSON object");
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!allowed.contains(f)) throw new SlaException(SlaException.Code.INVALID, f + ": unknown field (expected one of " + new java.util.TreeSet<>(allowed) + ")");
+        }
+        return n;
+    }
+
+    private static String text(JsonNode n, String field, boolean required) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) {
+            if (required) throw new SlaException(SlaException.Code.INVALID, field + " is missing");
+            return null;
+        }
+        if (!v.isTextual()) throw new SlaException(SlaException.Code.INVALID, field + " must be a string");
+        return v.asText();
+    }
+
+    private static double number(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) throw new SlaException(SlaException.Code.INVALID, field + " is missing");
+        if (!v.isNumber()) throw new SlaException(SlaException.Code.INVALID, field + " must be a number, was " + v);
+        return v.asDouble();
+    }
+
+    private static Boolean flag(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) return null;
+        if (!v.isBoolean()) throw new SlaException(SlaException.Code.INVALID, field + " must be true or false, was " + v);
+        return v.asBoolean();
+    }
+
+    private static ServiceManager.Change withService(ServiceManager.Change c, ConcreteService s) {
+        return new ServiceManager.Change(s, c.planVersion(), c.message());
+    }
+
+    private static PayloadMapping mapping(JsonNode m) {
+        if (!m.isObject()) throw new SlaException(SlaException.Code.INVALID, "mapping must be an object");
+        for (Iterator<String> it = m.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!Set.of("operation", "soapAction", "request", "reply").contains(f))
+                throw new SlaException(SlaException.Code.INVALID, "mapping." + f + ": unknown field");
+        }
+        return new PayloadMapping(text(m, "operation", false), text(m, "soapAction", false), names(m, "request"), names(m, "reply"));
+    }
+
+    private static Map<String, String> names(JsonNode m, String field) {
+        Map<String, String> out = new LinkedHashMap<>();
+        JsonNode v = m.get(field);
+        if (v == null || v.isNull()) return out;
+        if (!v.isObject()) throw new SlaException(SlaException.Code.INVALID, "mapping." + field + " must be an object of renames");
+        v.fields().forEachRemaining(e -> {
+            if (!e.getValue().isTextual()) throw new SlaException(SlaException.Code.INVALID, "mapping." + field + "." + e.getKey() + " must be a string");
+            out.put(e.getKey(), e.getValue().asText());
+        });
+        return out;
+    }
+
+    static ObjectNode toJson(ConcreteService s, boolean used) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("name", s.name());
+        o.put("composite", s.task().composite());
+        o.put("task", s.task().name());
+        o.put("endpoint", s.endpoint().toString());
+        o.put("responseTime", s.sla().responseTime());
+        o.put("availability", s.sla().availability());
+        o.put("cost", s.sla().cost());
+        o.put("maxRate", s.sla().maxRate());
+        if (!s.mapping().isIdentity()) {
+            ObjectNode m = o.putObject("mapping");
+            if (s.mapping().operation() != null) m.put("operation", s.mapping().operation());
+            if (s.mapping().soapAction() != null) m.put("soapAction", s.mapping().soapAction());
+            ObjectNode rq = m.putObject("request");
+            s.mapping().requestNames().forEach(rq::put);
+            ObjectNode rp = m.putObject("reply");
+            s.mapping().replyNames().forEach(rp::put);
+        }
+        o.put("used", used);
+        return o;
+    }
+
+    private static JsonNode change(ServiceManager.Change c) {
+        ObjectNode o = JSON.createObjectNode();
+        if (c.service() != null) {
+            ObjectNode s = toJson(c.service(), false);
+            s.remove("used");
+            o.set("service", s);
+        }
+        o.put("planVersion", c.planVersion());
+        o.put("message", c.message());
+        return o;
+    }
+}
