@@ -196,7 +196,7 @@ class FeedbackLoopTest {
         // outweigh one second of its budget in the utility (docs/model.md), and one run of this
         // test saw a quarter of the flight calls stay on the slowed service
         stub(slow, "{\"latencyMs\":3000,\"distribution\":\"fixed\"}");
-        long ms = waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains(slow)), 20,
+        long ms = waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains(slow)), 90,
                 "a new plan because " + slow + " slowed down");
         // the observed response time climbs as slow replies arrive; the plans follow it: windows of
         // 40 flight calls each, until one gives the slow service less than a fifth (at most 10
@@ -218,7 +218,7 @@ class FeedbackLoopTest {
     @Test
     @Order(2)
     void aServiceThatGoesDownLeavesThePlanAndReturnsWhenBackUp() throws Exception {
-        waitFor(unchecked(() -> planMentions("hotel-b")), 20, "hotel-b in the plan before the test");
+        waitFor(unchecked(() -> planMentions("hotel-b")), 90, "hotel-b in the plan before the test");
         int errorsBefore = errors.get();
         stub("hotel-b", "{\"up\":false}");
         // ejected after consecutive failures on the request path, or a refused probe; and a solve
