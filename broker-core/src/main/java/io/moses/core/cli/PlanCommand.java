@@ -2,7 +2,7 @@ package io.moses.core.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.moses.core.PlanFormat;
+import io.moses.core.operations.PlanFormat;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
