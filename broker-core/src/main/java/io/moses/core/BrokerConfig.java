@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.core.loop.Adaptation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

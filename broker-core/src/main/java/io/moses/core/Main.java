@@ -1,5 +1,7 @@
 package io.moses.core;
 
+import io.moses.core.cluster.ClusterSettings;
+import io.moses.core.loop.Adaptation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

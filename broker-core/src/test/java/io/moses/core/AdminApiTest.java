@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,12 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
  * and its guard, and /metrics, against an in-process broker with the optimizer on.
  */
 @Tag("e2e")
-class AdminApiTest {
+public class AdminApiTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
     static final String OPERATOR = "Basic " + Base64.getEncoder().encodeToString("olga:olga-secret".getBytes());
 
-    static HttpResponse<String> send(int port, String method, String path, String auth, Map<String, String> headers, String body) throws Exception {
+    public static HttpResponse<String> send(int port, String method, String path, String auth, Map<String, String> headers, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (auth != null) b.header("Authorization", auth);
@@ -62,7 +63,7 @@ class AdminApiTest {
         throw new AssertionError("no plan for '" + why + "': " + get(port, "/admin/plans?n=20"));
     }
 
-    static boolean planUses(JsonNode plan, String service) {
+    public static boolean planUses(JsonNode plan, String service) {
         for (JsonNode b : plan.get("bindings"))
             for (JsonNode s : b.get("shares"))
                 if (s.get("fraction").asDouble() > 0 && s.get("implementation").asText().matches(".*\\b" + service + "\\b.*")) return true;

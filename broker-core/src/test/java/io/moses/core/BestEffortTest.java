@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.core.frontend.Admission;
 import io.moses.core.frontend.RatePolicy;
+import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,6 +3,7 @@ package io.moses.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code moses run} as a real process: starts, deploys, serves, refuses bad options, stops on SIGTERM. */
 @Tag("e2e")
-class BrokerProcessTest {
-    static final Pattern LISTENING = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
+public class BrokerProcessTest {
+    public static final Pattern LISTENING = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
 
     @Test
     void runsDeploysServesAndStopsGracefully(@TempDir Path work) throws Exception {

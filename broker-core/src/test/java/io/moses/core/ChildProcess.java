@@ -17,23 +17,23 @@ import java.util.regex.Pattern;
  * A Java main class run as a real child process with this JVM's class path; its output is
  * collected so a test can wait for a line and show what happened when it fails.
  */
-final class ChildProcess implements AutoCloseable {
-    final Process process;
+public final class ChildProcess implements AutoCloseable {
+    public final Process process;
     private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final Thread reader;
 
-    ChildProcess(String mainClass, List<String> args) throws IOException {
+    public ChildProcess(String mainClass, List<String> args) throws IOException {
         this(mainClass, args, java.util.Map.of());
     }
 
     /** @param env environment variables added to this JVM's */
-    ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
+    public ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
         this(mainClass, args, env, System.getProperty("java.class.path"));
     }
 
     /** @param classPath the child's class path (this JVM's, for the other constructors) */
-    ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env, String classPath) throws IOException {
+    public ChildProcess(String mainClass, List<String> args, java.util.Map<String, String> env, String classPath) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
@@ -64,7 +64,7 @@ final class ChildProcess implements AutoCloseable {
      *
      * @param env environment variables added to this JVM's
      */
-    static ChildProcess commandLine(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
+    public static ChildProcess commandLine(String mainClass, List<String> args, java.util.Map<String, String> env) throws IOException {
         return new ChildProcess(mainClass, args, env, commandLineClassPath());
     }
 
@@ -76,7 +76,7 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** Waits for a line matching {@code pattern}; returns its first group. */
-    String await(Pattern pattern, long seconds) throws InterruptedException {
+    public String await(Pattern pattern, long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             String line = lines.poll(100, TimeUnit.MILLISECONDS);
@@ -90,20 +90,20 @@ final class ChildProcess implements AutoCloseable {
         throw new IllegalStateException("no line matching " + pattern + " within " + seconds + " s:\n" + output());
     }
 
-    String output() {
+    public String output() {
         synchronized (output) {
             return String.join("\n", output);
         }
     }
 
     /** Everything the process wrote, once it has exited and its output is read to the end. */
-    String finalOutput() throws InterruptedException {
+    public String finalOutput() throws InterruptedException {
         reader.join(10_000); // bounds a hang only: the reader ends at the end of the output
         return output();
     }
 
     /** SIGTERM, then wait; returns the exit code. */
-    int stop(long seconds) throws InterruptedException {
+    public int stop(long seconds) throws InterruptedException {
         process.toHandle().destroy(); // SIGTERM without closing our end of its output (Process.destroy would)
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
             process.destroyForcibly();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.core.cluster.OptimizerLease;
 import io.moses.loadtest.demo.Degrade;
 import io.moses.loadtest.demo.Demo;
 import io.moses.loadtest.demo.TripLoad;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.moses.core.loop.Adaptation;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.core.loop.Adaptation;
 import jakarta.xml.ws.BindingProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;

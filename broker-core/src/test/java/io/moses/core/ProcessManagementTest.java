@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.core.loop.Adaptation;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

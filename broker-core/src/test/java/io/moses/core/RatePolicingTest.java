@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.core.frontend.RatePolicy;
+import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.core.loop.Adaptation;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

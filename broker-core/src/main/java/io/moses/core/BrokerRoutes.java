@@ -1,0 +1,79 @@
+package io.moses.core;
+
+import io.moses.core.cluster.LeaderRequests;
+import io.moses.core.cluster.OptimizerLease;
+import io.moses.core.cluster.ReplicaPresence;
+import io.moses.core.frontend.ClassWorth;
+import io.moses.core.frontend.RatePolicing;
+import io.moses.core.loop.Adaptation;
+import io.moses.core.loop.FeedbackLoop;
+import io.moses.core.loop.KnowledgeCache;
+import io.moses.core.operations.OperatorActions;
+import io.moses.core.processes.Processes;
+import org.apache.camel.builder.RouteBuilder;
+
+/**
+ * A replica's background work, each on a Camel timer route off the request path: the optimizer
+ * lease, the knowledge refresh, the rate policing's shares, the cluster's process units, the
+ * leader's answers to plan requests, the operator's switches, and the monitors (routes an
+ * operator may stop and start: {@code qos-monitor}, {@code ws-monitor}).
+ */
+final class BrokerRoutes extends RouteBuilder {
+    private final BrokerConfig config;
+    private final OptimizerLease lease;
+    private final KnowledgeCache knowledge;
+    private final ClassWorth classWorth;
+    private final RatePolicing policing;
+    private final ReplicaPresence presence;
+    private final Processes processes;
+    private final OperatorActions operatorActions;
+    private final LeaderRequests leaderRequests;
+    private final FeedbackLoop loop;
+
+    BrokerRoutes(BrokerConfig config, OptimizerLease lease, KnowledgeCache knowledge, ClassWorth classWorth, RatePolicing policing,
+                 ReplicaPresence presence, Processes processes, OperatorActions operatorActions, LeaderRequests leaderRequests,
+                 FeedbackLoop loop) {
+        this.config = config;
+        this.lease = lease;
+        this.knowledge = knowledge;
+        this.classWorth = classWorth;
+        this.policing = policing;
+        this.presence = presence;
+        this.processes = processes;
+        this.operatorActions = operatorActions;
+        this.leaderRequests = leaderRequests;
+        this.loop = loop;
+    }
+
+    @Override
+    public void configure() {
+        from("timer:optimizer-lease?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
+                .routeId("optimizer-lease").process(e -> lease.renew());
+        from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
+                .routeId("knowledge-refresh").process(e -> {
+                    knowledge.refresh();
+                    classWorth.update(knowledge.classes());
+                });
+        from("timer:rate-policing?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
+                .routeId("rate-policing").process(e -> {
+                    policing.overRates(knowledge.overRates());
+                    policing.update(knowledge.users(), policing.polices() ? presence.beat() : policing.replicas());
+                });
+        from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
+                .routeId("process-sync").process(e -> processes.poll());
+        // the leader answers the other replicas' plan requests (no database read elsewhere)
+        // the leader applies the operator's switches before it answers (a service put back in is planned with)
+        from("timer:leader-requests?period=200&delay=200").routeId("leader-requests").process(e -> {
+            if (lease.leads()) operatorActions.poll();
+            leaderRequests.serve();
+        });
+        from("timer:operator-sync?period=500&delay=500").routeId("operator-sync").process(e -> operatorActions.poll());
+        Adaptation a = config.adaptation();
+        if (a.qosMonitor() || a.pathAnalyzer())
+            from("timer:qos-monitor?period=" + a.monitorMillis() + "&delay=" + a.monitorMillis())
+                    .routeId("qos-monitor").process(e -> loop.monitorTick());
+        if (a.wsMonitor())
+            from("timer:ws-monitor?period=" + a.probeMillis() + "&delay=" + a.probeMillis())
+                    .routeId("ws-monitor").process(e -> loop.probeTick());
+    }
+}

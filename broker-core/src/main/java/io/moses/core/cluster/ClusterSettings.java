@@ -1,0 +1,72 @@
+package io.moses.core.cluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * How a replica behaves in a cluster (issue 13; see README "Running a cluster").
+ *
+ * @param replica the replica's name in the lease and the monitoring windows (unique per cluster)
+ * @param lease   how long the optimizer lease lasts without renewal (renewed every third of it)
+ * @param drain   after SIGTERM, how long /health says DRAINING while the replica still serves,
+ *                before it closes its port and finishes what is in flight: at least the
+ *                balancer's health-check interval, so that no new request is sent to a closed port
+ */
+public record ClusterSettings(String replica, Duration lease, Duration drain) {
+    public ClusterSettings {
+        if (replica == null || replica.isBlank() || replica.length() > 200)
+            throw new IllegalArgumentException("--replica needs a name of 1 to 200 characters");
+        if (lease.toMillis() < 900) throw new IllegalArgumentException("--lease must be at least 900 ms, was " + lease.toMillis());
+        if (drain.isNegative()) throw new IllegalArgumentException("--drain must be >= 0");
+    }
+
+    /** A name that differs between processes and between brokers in one process. */
+    public static ClusterSettings defaults() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        String suffix = HexFormat.of().toHexDigits((short) ThreadLocalRandom.current().nextInt());
+        return new ClusterSettings(host + "-" + ProcessHandle.current().pid() + "-" + suffix, Duration.ofSeconds(3), Duration.ZERO);
+    }
+
+    /**
+     * Takes {@code --replica NAME}, {@code --lease MS} and {@code --drain MS} out of a command
+     * line; the rest goes to {@code parsed.rest}.
+     */
+    public static Parsed parse(String[] args) {
+        ClusterSettings c = defaults();
+        List<String> rest = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--replica" -> c = new ClusterSettings(value(args, ++i, a), c.lease, c.drain);
+                case "--lease" -> c = new ClusterSettings(c.replica, Duration.ofMillis(millis(args, ++i, a)), c.drain);
+                case "--drain" -> c = new ClusterSettings(c.replica, c.lease, Duration.ofMillis(millis(args, ++i, a)));
+                default -> rest.add(a);
+            }
+        }
+        return new Parsed(c, rest.toArray(String[]::new));
+    }
+
+    public record Parsed(ClusterSettings settings, String[] rest) {}
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");
+        return args[i];
+    }
+
+    private static long millis(String[] args, int i, String option) {
+        String v = value(args, i, option);
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " needs milliseconds, got '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,398 @@
+package io.moses.core.loop;
+
+import io.moses.adaptation.AdaptiveBinding;
+import io.moses.adaptation.ServiceCallLog;
+import io.moses.core.engine.CompletedRequest;
+import io.moses.mdal.KnowledgeBase;
+import io.moses.mdal.KnowledgeBaseException;
+import io.moses.model.ConcreteService;
+import io.moses.model.Observation;
+import io.moses.model.Plan;
+import io.moses.model.SlaEvent;
+import io.moses.monitor.ClassMonitor;
+import io.moses.monitor.PathAnalyzer;
+import io.moses.monitor.QosMonitor;
+import io.moses.monitor.Replanner;
+import io.moses.monitor.WsMonitor;
+import io.moses.optimizer.OptimizationEngine;
+import io.moses.optimizer.PlanResult;
+import io.moses.optimizer.PlanningInput;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MAPE-K loop of one replica: the monitors observe (Monitor), the event-condition-action
+ * rules decide that the plan no longer fits (Analyze), the Optimization Engine solves a new
+ * one (Plan), the knowledge base publishes it and the Adaptation Manager binds by it
+ * (Execute). Runs off the request path, on Camel timer routes.
+ */
+public final class FeedbackLoop implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(FeedbackLoop.class);
+
+    private final KnowledgeBase kb;
+    private final KnowledgeCache knowledge;
+    private final ServiceCallLog outcomes;
+    private final Adaptation settings;
+    private final OptimizationEngine optimizer;
+    private final java.util.function.Supplier<OptimizationEngine> whatIfEngines;
+    private OptimizationEngine whatIfOptimizer; // made on the first what-if
+    private OptimizationEngine whatIfAdmission; // its admission questions: their plans are not the what-if's starting point
+    private final Object whatIfLock = new Object();
+    /** The shortest wait for a WS Monitor probe's answer before it counts as failed. */
+    static final long PROBE_TIMEOUT_MILLIS = 2_000;
+
+    private final QosMonitor qos;
+    private final AdaptiveBinding binding;
+    private final ClassMonitor classes = new ClassMonitor(500);
+    private final PathAnalyzer paths = new PathAnalyzer(500);
+    private final WsMonitor ws;
+    private final Replanner replanner;
+    /** The broker's wall clock, which observations and SLA events are stamped on. */
+    private final Clock wall;
+    private final ServiceEstimates estimates;
+    private final ServiceQosRules serviceRules;
+    private final ClassRules classRules;
+    private final PlanningInputs inputs;
+    /** Concrete services the operator took out: planned as down until put back in. */
+    private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
+    private volatile String lastChange = "none yet";
+    private final Replicas replicas;
+    private final java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed;
+
+    /**
+     * @param replicas      the cluster: only its leader re-plans, on the merged windows of all
+     * @param deployed      the composites deployed on this broker (null: every composite the knowledge
+     *                      base holds): only they are planned for
+     * @param optimizer     the engine that solves the plans ({@link #optimizer(Adaptation)}; null: this replica does not solve)
+     * @param whatIfEngines makes the what-ifs' own engine, on the first what-if
+     * @param qos           the QoS Monitor ({@link #qosMonitor(Adaptation, LongSupplier)}) on {@code nanos}
+     * @param wall          the wall clock observations and SLA events are stamped on
+     * @param nanos         the monotonic clock of the rules, the same the binding stamps its calls on
+     */
+    public FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings, Replicas replicas,
+                 java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed,
+                 OptimizationEngine optimizer, java.util.function.Supplier<OptimizationEngine> whatIfEngines, QosMonitor qos,
+                 Clock wall, LongSupplier nanos) {
+        this.replicas = replicas;
+        this.deployed = deployed;
+        this.kb = kb;
+        this.knowledge = knowledge;
+        this.outcomes = outcomes;
+        this.settings = settings;
+        this.optimizer = optimizer;
+        this.whatIfEngines = whatIfEngines;
+        this.qos = qos;
+        this.wall = wall;
+        this.binding = knowledge.binding();
+        this.replanner = new Replanner(this::solve);
+        this.estimates = new ServiceEstimates(settings.minSamples());
+        this.serviceRules = new ServiceQosRules(settings, qos, estimates, nanos);
+        this.classRules = new ClassRules(settings, nanos);
+        this.inputs = new PlanningInputs(kb, settings, estimates, wall, deployed);
+        // a probe's timeout is generous: a WSDL slower than that is the QoS Monitor's business, and
+        // at half a short period (250 ms) a loaded machine once timed out every probe twice in a row
+        // and took every provider down at once; a dead provider refuses, which acts at once
+        this.ws = new WsMonitor(Duration.ofMillis(Math.max(PROBE_TIMEOUT_MILLIS, settings.probeMillis())), 2, 2,
+                (service, up) -> {
+                    if (up) {
+                        // back up: its failures while down no longer describe it
+                        qos.forget(service);
+                        inputs.forget(service);
+                        binding.reinstate(service, "the WS Monitor finds it back up");
+                    } else {
+                        binding.eject(service, "the WS Monitor finds it down");
+                    }
+                    replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
+                });
+        // services the plan does not use get a call now and then, so a recovered one is seen
+        if (settings.qosMonitor()) binding.explore(java.time.Duration.ofMillis(2 * settings.monitorMillis()));
+        // consecutive failures on the request path: a plan without it at once, not after the probes
+        binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
+        // back after its trial call: a plan that may use it again
+        binding.onReadmitted((service, why) -> replanner.request("concrete service " + service + " back in selection (" + why + ")"));
+    }
+
+    /** The QoS Monitor the loop reads, on the broker's clock: a short window, the plan must follow a service that changes within seconds. */
+    public static QosMonitor qosMonitor(Adaptation settings, LongSupplier nanos) {
+        return new QosMonitor(500, 5_000, settings.minSamples(), nanos);
+    }
+
+    /** The engine that solves this replica's plans; null when the optimizer is off. */
+    public static OptimizationEngine optimizer(Adaptation settings) {
+        return settings.optimizer() ? engine(settings) : null;
+    }
+
+    /** An optimization engine on the solver the settings name. */
+    public static OptimizationEngine engine(Adaptation settings) {
+        return new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
+    }
+
+    /**
+     * Solves at start whenever the plan in force was not made by the optimizer for the services
+     * now registered (no plan, a seed's hand-written plan, a plan naming services that are gone
+     * or leaving a registered task unbound), so the broker starts on an optimal plan.
+     */
+    public void start() {
+        String why = optimizer == null ? null : startReason(knowledge.plan(), knowledge.services());
+        if (why != null) replanner.request("broker start: " + why);
+        rememberAssumptions(Map.of());
+    }
+
+    /** Why the plan in force needs a solve at start, or null if the optimizer made it for these services. */
+    static String startReason(Plan plan, List<ConcreteService> services) {
+        if (plan == null) return "no plan yet";
+        // every solver the optimizer uses names itself; "seed" and "static" plans are hand-made
+        if (java.util.Set.of("seed", "static", "manual", "").contains(plan.solver()))
+            return "plan " + plan.version() + " was not made by the optimizer (" + (plan.solver().isEmpty() ? "no solver" : plan.solver()) + ")";
+        java.util.Set<String> registered = new java.util.HashSet<>();
+        java.util.Set<io.moses.model.TaskRef> tasks = new java.util.HashSet<>();
+        for (ConcreteService s : services) {
+            registered.add(s.name());
+            tasks.add(s.task());
+        }
+        java.util.Set<io.moses.model.TaskRef> bound = new java.util.HashSet<>();
+        for (var e : plan.bindings().entrySet()) {
+            bound.add(e.getKey().task());
+            for (Plan.Share share : e.getValue())
+                for (String m : share.implementation().members())
+                    if (!registered.contains(m)) return "plan " + plan.version() + " names " + m + ", which is not registered";
+        }
+        for (io.moses.model.TaskRef t : tasks)
+            if (!bound.contains(t)) return "plan " + plan.version() + " binds no class to " + t;
+        return null;
+    }
+
+    /**
+     * Every finished composite request (on its thread: cheap). Best-effort excess is left out of
+     * the class's figures (the SLA check, the console): its class never promised it anything.
+     */
+    public void completed(CompletedRequest r) {
+        if (r.serviceClass() == null) return;
+        if (!r.bestEffort()) classes.record(r.serviceClass(), r.nanos() / 1e9, r.succeeded());
+        if (settings.pathAnalyzer() && r.succeeded()) paths.record(r.serviceClass(), r.composite(), r.invokes());
+    }
+
+    /** The QoS Monitor's period: drain outcomes, write observations, run the rules. */
+    public void monitorTick() {
+        if (settings.qosMonitor()) {
+            outcomes.drain(qos::record);
+            Map<String, double[]> slow = slowInFlight();
+            Map<String, QosMonitor.ServiceStats> local = qos.snapshot(slow);
+            replicas.publish(local);
+            Map<String, QosMonitor.ServiceStats> stats = replicas.merged(local);
+            Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
+            Map<String, ConcreteService> services = new HashMap<>();
+            for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
+            serviceRules.check(stats, latest, services).forEach(replanner::request);
+            serviceRules.checkExplored(knowledge.plan()).forEach(replanner::request);
+            writeObservations(stats, services);
+        }
+        if (settings.pathAnalyzer()) classRules.checkVisits(paths.visits()).forEach(replanner::request);
+        checkSlas();
+    }
+
+    private void checkSlas() {
+        List<ClassRules.SlaBreak> breaks;
+        try {
+            breaks = classRules.checkSlas(knowledge.classes(), classes.snapshot());
+        } catch (RuntimeException e) {
+            return;
+        }
+        for (ClassRules.SlaBreak b : breaks) {
+            try {
+                kb.recordSlaEvent(new SlaEvent(wall.instant(), SlaEvent.Kind.VIOLATION, b.serviceClass(), null, b.detail()));
+            } catch (KnowledgeBaseException ignored) {
+                // the event is in the log line below
+            }
+            replanner.request("class " + b.serviceClass() + " breaks its SLA: " + b.detail());
+        }
+    }
+
+    /** Calls in flight longer than the plan assumed, as censored samples ({@link ServiceQosRules#slowInFlight}). */
+    private Map<String, double[]> slowInFlight() {
+        return serviceRules.slowInFlight(binding.inFlight());
+    }
+
+    private void writeObservations(Map<String, QosMonitor.ServiceStats> stats, Map<String, ConcreteService> services) {
+        Instant at = wall.instant();
+        try {
+            for (QosMonitor.ServiceStats s : stats.values()) {
+                ConcreteService cs = services.get(s.service());
+                if (s.successes() > 0 && cs != null)
+                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(),
+                            Math.max(1e-6, ServiceEstimates.availability(cs.sla().availability(), s)), s.samples(), at));
+            }
+        } catch (KnowledgeBaseException e) {
+            // the database is away: the next period writes again
+        }
+    }
+
+    /** The WS Monitor's period. */
+    public void probeTick() {
+        if (!settings.wsMonitor()) return;
+        Map<String, URI> endpoints = new HashMap<>();
+        for (ConcreteService s : knowledge.services()) endpoints.put(s.name(), s.endpoint());
+        ws.probe(endpoints);
+        // a service the WS Monitor ejected that answered its probe is back in selection (and in
+        // the plan); one ejected for failed calls waits for its trial call (the binding refuses)
+        java.util.Set<String> answering = ws.answering();
+        for (String s : binding.ejected())
+            if (answering.contains(s) && !ws.down().contains(s) && binding.reinstate(s, "it answered a probe"))
+                replanner.request("concrete service " + s + " answered a probe after its ejection");
+    }
+
+    /** Builds the program from what is known now, solves it and publishes the plan. */
+    private void solve(String why) {
+        if (!replicas.leads()) return; // in a cluster only the optimizer leader re-plans on the monitors' rules
+        solveNow(why, java.util.Set.of());
+    }
+
+    /** What the optimizer plans with now: the knowledge base plus what the monitors observed. */
+    public PlanningInput planningInput() {
+        return input(observedStats(), java.util.Set.of());
+    }
+
+    /**
+     * The plan the optimizer would make from {@code change} of what it plans with now, with an
+     * engine of its own (the loop's remembers the plan in force as its next starting point):
+     * nothing is published. Throws IllegalStateException when the optimizer is off. What-ifs go
+     * one at a time on a lock of their own: with the admissible rates an answer takes many solves,
+     * and the loop's re-plans must not wait for them.
+     */
+    public <T> T whatIf(java.util.function.Function<PlanningInput, T> change) {
+        if (optimizer == null) throw new IllegalStateException("the optimizer is off: no what-if");
+        synchronized (whatIfLock) {
+            if (whatIfOptimizer == null) whatIfOptimizer = whatIfEngines.get();
+            if (whatIfAdmission == null) whatIfAdmission = whatIfEngines.get();
+            return change.apply(planningInput());
+        }
+    }
+
+    /** The rate {@code serviceClass} can still admit on {@code in}, by the SLA Manager's rule; call inside {@link #whatIf}. */
+    public double admissibleRate(PlanningInput in, String serviceClass) {
+        return io.moses.sla.AdmissibleRate.of(whatIfAdmission, in, serviceClass);
+    }
+
+    /** The what-if engine's plan for {@code in}; call inside {@link #whatIf}. */
+    public PlanResult planOnly(PlanningInput in) {
+        return whatIfOptimizer.plan(in, "what-if");
+    }
+
+    private Map<String, QosMonitor.ServiceStats> observedStats() {
+        return settings.qosMonitor() ? replicas.merged(qos.snapshot(slowInFlight())) : Map.of();
+    }
+
+    /**
+     * Solves and publishes a plan on the caller's thread (the SLA and Service Managers: the
+     * change is planned before they reply), leaving out the services in {@code without}.
+     * One solve at a time, with the Replanner's. Null when the optimizer is off.
+     */
+    public synchronized PlanResult solveNow(String why, java.util.Set<String> without) {
+        if (optimizer == null) return null;
+        Plan before = knowledge.plan();
+        Map<String, QosMonitor.ServiceStats> stats = observedStats();
+        PlanResult result = optimizer.plan(input(stats, without), why);
+        if (!result.hasPlan()) {
+            log.warn("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
+            return result;
+        }
+        Plan published = kb.publish(keepUnplanned(result, before));
+        knowledge.refresh();
+        rememberAssumptions(stats);
+        lastChange = why;
+        log.info("plan {} ({}): objective {} -> {}, {} by {} in {} ms{}", published.version(), why,
+                before == null ? "none" : String.format("%.4f", before.objective()), String.format("%.4f", published.objective()),
+                result.status(), published.solver(), String.format("%.1f", published.solveMillis()),
+                published.atRisk().isEmpty() ? "" : ", classes at risk " + published.atRisk().stream().map(Plan.ClassAtRisk::serviceClass).toList());
+        return new PlanResult(result.status(), published, result.message(), result.overloadedProviders(), result.diagnostics());
+    }
+
+    /**
+     * The new plan, with the fractions the plan in force had for the composites the optimizer
+     * could not plan this time (a task with every provider unavailable): the others' new plan
+     * does not take away what those composites had.
+     */
+    private static Plan keepUnplanned(PlanResult result, Plan before) {
+        Plan p = result.plan();
+        if (result.unplanned().isEmpty() || before == null) return p;
+        Map<Plan.Key, List<Plan.Share>> bindings = new HashMap<>(p.bindings());
+        before.bindings().forEach((k, shares) -> {
+            if (result.unplanned().containsKey(k.task().composite())) bindings.putIfAbsent(k, shares);
+        });
+        return new Plan(p.version(), p.created(), bindings, p.predictions(), p.objective(), p.solver(), p.solveMillis(), p.atRisk(), p.reason());
+    }
+
+    /** Which deployed composites the plans cover and why the others are not (this replica's view, no database). */
+    PlanCoverage coverage() {
+        java.util.Set<String> unavailable = new java.util.HashSet<>(ws.down());
+        unavailable.addAll(heldOut);
+        unavailable.addAll(binding.ejected());
+        java.util.Collection<io.moses.model.CompositeService> here = deployed == null ? List.of() : deployed.get();
+        return PlanCoverage.of(here, knowledge.services(), unavailable);
+    }
+
+    private PlanningInput input(Map<String, QosMonitor.ServiceStats> stats, java.util.Set<String> without) {
+        java.util.Set<String> out = new java.util.HashSet<>(heldOut);
+        out.addAll(without);
+        return inputs.input(stats, settings.pathAnalyzer() ? paths.visits() : Map.of(), ws.down(), out, binding.ejected());
+    }
+
+    /** After a new plan, what it assumed becomes the baseline of the drift rules. */
+    private void rememberAssumptions(Map<String, QosMonitor.ServiceStats> observed) {
+        serviceRules.assume(observed, knowledge.services());
+        classRules.assume(paths.visits());
+    }
+
+    public Map<String, Object> status() {
+        Map<String, Object> m = new java.util.LinkedHashMap<>(Map.of("qosMonitor", settings.qosMonitor(), "wsMonitor", settings.wsMonitor(), "pathAnalyzer", settings.pathAnalyzer(),
+                "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
+                "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
+                "explorations", binding.explorations(), "lastChange", lastChange));
+        m.put("planning", coverage().toJson());
+        if (!inputs.notDeployed().isEmpty()) m.put("notDeployed", inputs.notDeployed());
+        return m;
+    }
+
+    /** A re-plan for a reason outside the monitors (this replica took over the optimizer lease). */
+    public void replan(String why) {
+        if (optimizer != null) replanner.request(why);
+    }
+
+    public long solves() {
+        return replanner.solves();
+    }
+
+    /**
+     * The concrete services operators have taken out of the plans (the cluster's switches, see
+     * {@code OperatorActions}): planned as down until put back in. No re-plan here: the leader makes it.
+     */
+    public void heldOut(java.util.Set<String> services) {
+        heldOut.retainAll(services);
+        heldOut.addAll(services);
+    }
+
+    /** What the monitors see now, for the admin API and the gauges; read-only. */
+    public LiveView live() {
+        Map<String, LiveView.Service> services = new java.util.TreeMap<>();
+        qos.snapshot().forEach((name, s) -> services.put(name,
+                new LiveView.Service(s.successes() > 0 ? s.responseTime() : Double.NaN, s.availability(), s.samples())));
+        Map<String, LiveView.ServiceClass> classes = new java.util.TreeMap<>();
+        this.classes.snapshot().forEach((name, c) -> classes.put(name,
+                new LiveView.ServiceClass(c.responseTime(), c.availability(), c.requests())));
+        return new LiveView(services, classes, java.util.Set.copyOf(ws.down()), java.util.Set.copyOf(heldOut), optimizer != null);
+    }
+
+    @Override
+    public void close() {
+        replanner.close();
+    }
+}

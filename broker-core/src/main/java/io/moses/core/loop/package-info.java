@@ -1,0 +1,10 @@
+/**
+ * The feedback loop of one replica (MAPE-K): the monitors observe, the event-condition-action
+ * rules decide that the plan no longer fits, the optimizer solves a new one and the knowledge
+ * base publishes it ({@link io.moses.core.loop.FeedbackLoop}); what the replica knows in memory
+ * ({@link io.moses.core.loop.KnowledgeCache}); the switches and thresholds of the adaptation
+ * ({@link io.moses.core.loop.Adaptation}); and what the loop needs of a cluster
+ * ({@link io.moses.core.loop.Replicas}, implemented in {@code io.moses.core.cluster}). Nothing
+ * here runs on the request path.
+ */
+package io.moses.core.loop;

@@ -1,0 +1,74 @@
+package io.moses.core.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.moses.adaptation.InvokeHandler;
+import io.moses.core.cluster.ConversationRouter;
+import io.moses.core.frontend.RatePolicing;
+import io.moses.core.frontend.RequestMetrics;
+import io.moses.core.loop.LiveView;
+import io.moses.model.ConcreteService;
+import io.moses.model.Plan;
+import io.moses.model.ServiceClass;
+import jakarta.servlet.http.HttpServlet;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Everything /metrics serves, behind one door: the replica's Prometheus registry, the request
+ * path's timers, the gauges a scrape brings up to date, and the servlet itself. Names:
+ * docs/metrics.md.
+ */
+public final class BrokerMetrics implements AutoCloseable {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final RequestTimers timers = new RequestTimers(registry);
+    private BrokerGauges gauges;
+
+    /** Where the other parts register their own meters (shedding, policing). */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The timers of composite requests, for the front-end. */
+    public RequestMetrics requests() {
+        return timers;
+    }
+
+    /** {@code handler} with every invoke timed per task, concrete service and outcome. */
+    public InvokeHandler timed(InvokeHandler handler) {
+        return new MeteredInvokeHandler(handler, timers);
+    }
+
+    /** The JVM's meters, and the plan's, the classes' and the services' gauges (once, at start). */
+    public void gauges(Supplier<Plan> plan, Supplier<LiveView> live, Supplier<List<ServiceClass>> classes,
+                       Supplier<List<ConcreteService>> services) {
+        gauges = new BrokerGauges(registry, plan, live, classes, services);
+    }
+
+    public void policing(RatePolicing policing) {
+        Gauge.builder("moses.policing.replicas", policing, RatePolicing::replicas)
+                .description("live replicas that share each user's agreed rate (each polices rate / this)").register(registry);
+    }
+
+    public void conversations(ConversationRouter conversations) {
+        FunctionCounter.builder("moses.conversation.forwarded", conversations,
+                ConversationRouter::forwarded).description("conversation messages forwarded to the replica holding their instance").register(registry);
+        FunctionCounter.builder("moses.conversation.owner.gone", conversations,
+                ConversationRouter::ownerGone).description("conversation messages whose instance's replica was gone").register(registry);
+    }
+
+    /** GET /metrics, the gauges brought up to date first. */
+    public HttpServlet servlet() {
+        BrokerGauges g = gauges;
+        return g == null ? new MetricsServlet(registry) : new MetricsServlet(registry, g::refresh);
+    }
+
+    @Override
+    public void close() {
+        if (gauges != null) gauges.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,28 @@
+package io.moses.core.metrics;
+
+import io.moses.adaptation.InvokeHandler;
+import io.moses.adaptation.InvokeOutcome;
+import io.moses.adaptation.Invocation;
+import java.util.concurrent.CompletionStage;
+
+/** Times every invoke per task, concrete service and outcome. */
+final class MeteredInvokeHandler implements InvokeHandler {
+    private final InvokeHandler delegate;
+    private final RequestTimers timers;
+
+    MeteredInvokeHandler(InvokeHandler delegate, RequestTimers timers) {
+        this.delegate = delegate;
+        this.timers = timers;
+    }
+
+    @Override
+    public CompletionStage<InvokeOutcome> invoke(Invocation invocation) {
+        long start = System.nanoTime();
+        return delegate.invoke(invocation).whenComplete((outcome, error) -> {
+            String service = outcome == null || outcome.answeredBy() == null ? "none" : outcome.answeredBy();
+            String kind = error != null ? "error" : outcome instanceof InvokeOutcome.Reply ? "ok"
+                    : outcome instanceof InvokeOutcome.Fault ? "fault" : "failure";
+            timers.invoke(invocation.task(), service, kind, System.nanoTime() - start);
+        });
+    }
+}
