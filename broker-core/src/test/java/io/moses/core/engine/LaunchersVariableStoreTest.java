@@ -54,6 +54,16 @@ class LaunchersVariableStoreTest {
         throw new AssertionError("no " + pattern + " within " + seconds + " s:\n" + Files.readString(out));
     }
 
+    /** The broker started by {@code broker} listens, and its start line names the broker's store; then it is stopped. */
+    static void assertListensWithTheBrokersStore(Process broker, Path out) throws IOException, InterruptedException {
+        try {
+            awaitLine(broker, out, Pattern.compile("broker listening on"), 180);
+            assertTrue(Files.readString(out).contains(FAST_STORE), Files.readString(out));
+        } finally {
+            stop(broker);
+        }
+    }
+
     static void stop(Process p) throws InterruptedException {
         p.destroy(); // the script exec'd java: this is the broker's SIGTERM
         if (!p.waitFor(60, TimeUnit.SECONDS)) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -78,25 +88,13 @@ class LaunchersVariableStoreTest {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 String.join(File.pathSeparator, entries), "io.moses.core.Main", "--port", "0", "--work", tmp.resolve("work").toString(),
                 "--db", "mem:order");
-        Process broker = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        try {
-            awaitLine(broker, out, Pattern.compile("broker listening on"), 180);
-            assertTrue(Files.readString(out).contains(FAST_STORE), Files.readString(out));
-        } finally {
-            stop(broker);
-        }
+        assertListensWithTheBrokersStore(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start(), out);
     }
 
     @Test
     void mosesRunStartsABrokerWithTheBrokersVariableStore() throws Exception {
         Path out = tmp.resolve("run.log");
-        Process broker = moses(out, "run", "--port", "0", "--work", tmp.resolve("work").toString(), "--db", "mem:launcher");
-        try {
-            awaitLine(broker, out, Pattern.compile("broker listening on"), 180);
-            assertTrue(Files.readString(out).contains(FAST_STORE), Files.readString(out));
-        } finally {
-            stop(broker);
-        }
+        assertListensWithTheBrokersStore(moses(out, "run", "--port", "0", "--work", tmp.resolve("work").toString(), "--db", "mem:launcher"), out);
     }
 
     @Test
