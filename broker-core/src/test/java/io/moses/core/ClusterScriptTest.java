@@ -86,6 +86,8 @@ class ClusterScriptTest {
             assertEquals(4, pids.size(), "MariaDB, stubs, a replica, HAProxy: " + pids);
             HttpResponse<String> r = TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, front);
             assertEquals(200, r.statusCode(), r.body());
+            String replica = Files.readString(dir.resolve("cluster/logs/r1.log"));
+            assertTrue(replica.contains("variables in io.moses.ode.VariableStore"), "the broker's variable store: " + replica);
 
             Run status = script("status");
             assertEquals(0, status.exit(), status.out());

@@ -1,6 +1,7 @@
 package io.moses.core.engine;
 
 import io.moses.adaptation.InvokeHandler;
+import io.moses.ode.VariableStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,7 +103,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         scheduler.setExecutorService(this.jobThreads);
         this.server = new BpelServerImpl();
         server.setConfigProperties(props);
-        // ODE's in-memory store, with the look-up of instances by correlation key it lacks
+        // ODE's in-memory store, with the broker's variable store and the look-up of instances by
+        // correlation key it lacks (the DAO chain: io.moses.ode's package-info)
         server.setDaoConnectionFactory(daos[0] = new InMemoryProcesses(scheduler));
         server.setInMemDaoConnectionFactory(daos[1] = new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
@@ -139,34 +141,30 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     /**
-     * @throws IllegalStateException when ODE's own variable store is loaded instead of the
-     *         broker's (ODE's jar before broker-core on the class path): it copies every variable
-     *         on every write, and a broker that quietly ran several times slower would mislead
-     *         every measurement made of it
+     * @throws IllegalStateException when ODE's DAOs keep the variables in another store than the
+     *         broker's {@link VariableStore} (ODE's copies every variable on every write: a
+     *         broker that quietly ran several times slower would mislead every measurement)
      */
     public void start() {
-        if (!ownVariableStore())
-            throw new IllegalStateException("ODE's own in-memory variable store (org.apache.ode.bpel.memdao.XmlDataDaoImpl in "
-                    + "ode-bpel-runtime) is loaded instead of the broker's: put broker-core before ODE's jars on the class path");
+        requireOwnVariableStore(daos);
         server.init();
         server.start();
         scheduler.start();
         running = true;
-        log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes)");
+        log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes, variables in {})", VariableStore.class.getName());
     }
 
-    /**
-     * Whether the broker's in-memory variable store ({@code org.apache.ode.bpel.memdao.XmlDataDaoImpl}
-     * in broker-core) is the one loaded, rather than ODE's class of the same name.
-     */
-    static boolean ownVariableStore() {
+    /** Probes each DAO factory the way ODE's engine reaches a variable, in a transaction rolled back. */
+    private void requireOwnVariableStore(org.apache.ode.bpel.dao.BpelDAOConnectionFactory... factories) {
         try {
-            Class<?> store = Class.forName("org.apache.ode.bpel.memdao.XmlDataDaoImpl", false, BpelEngine.class.getClassLoader());
-            var mine = BpelEngine.class.getProtectionDomain().getCodeSource();
-            var loaded = store.getProtectionDomain().getCodeSource();
-            return mine != null && loaded != null && mine.getLocation().equals(loaded.getLocation());
-        } catch (ClassNotFoundException | SecurityException e) {
-            return false;
+            tx.begin();
+            try {
+                for (var f : factories) VariableStore.requireUsedBy(f);
+            } finally {
+                tx.rollback();
+            }
+        } catch (javax.transaction.NotSupportedException | javax.transaction.SystemException e) {
+            throw new IllegalStateException("cannot probe the variable store: " + e, e);
         }
     }
 

@@ -28,6 +28,8 @@ import java.util.stream.Stream;
 public final class Demo {
     private static final Pattern STUBS = Pattern.compile("stubs listening on http://[^:]+:(\\d+)");
     private static final Pattern BROKER = Pattern.compile("broker listening on http://[^:]+:(\\d+)");
+    /** The engine's start line names the store of BPEL variables (the broker's fast one, or it refuses to start). */
+    private static final Pattern VARIABLE_STORE = Pattern.compile("variables in ([\\w.$]+)");
     /** The trip planner seed's demo users: name, password, class. */
     public static final String[][] USERS = {
             {"alice", "alice-demo", "gold"}, {"bob", "bob-demo", "silver"}, {"carl", "carl-demo", "bronze"},
@@ -80,7 +82,7 @@ public final class Demo {
                 int port = Integer.parseInt(broker.await(BROKER, 120));
                 String base = "http://127.0.0.1:" + port;
                 say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))
-                        + ", trip planner deployed");
+                        + ", BPEL variables in " + broker.await(VARIABLE_STORE, 10) + ", trip planner deployed");
                 say("demo: operator '" + OPERATOR[0] + "', demo password '" + OPERATOR[1]
                         + "' (admin API " + base + "/admin/plan, SLA Manager " + base + "/manage/sla?wsdl, Service Manager "
                         + base + "/manage/services?wsdl)");

@@ -6,6 +6,7 @@ import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.xml.namespace.QName;
 import org.apache.ode.bpel.common.CorrelationKey;
 import org.apache.ode.bpel.dao.BpelDAOConnection;
@@ -16,8 +17,11 @@ import org.apache.ode.bpel.dao.ProcessInstanceDAO;
 import org.apache.ode.bpel.iapi.Scheduler;
 
 /**
- * ODE's in-memory store of processes and their instances, with the one query ODE 1.3.7 left
- * unimplemented there: the active instances whose correlation set has a given value.
+ * ODE's in-memory store of processes and their instances (the DAO factory the broker hands to
+ * ODE's {@code setDaoConnectionFactory} and {@code setInMemDaoConnectionFactory}), with two
+ * changes: instances keep their variables in the broker's {@code io.moses.ode.VariableStore}
+ * ({@link InMemoryInstance}), and the one query ODE 1.3.7 left unimplemented there is answered:
+ * the active instances whose correlation set has a given value.
  *
  * <p>Why it matters: a message for an existing instance that arrives before the instance
  * waits for it (typically the second message of a conversation a one-way operation started:
@@ -79,18 +83,48 @@ public final class InMemoryProcesses extends BpelDAOConnectionFactoryImpl {
     }
 
     /**
-     * A process whose instances can be found by correlation key and state, and whose
-     * correlators keep a message routed while its instance's job runs ({@link ConversationCorrelator}).
+     * A process whose instances keep their variables in the broker's store ({@link InMemoryInstance}),
+     * can be found by correlation key and state, and whose correlators keep a message routed while
+     * its instance's job runs ({@link ConversationCorrelator}).
      */
     static final class Process extends ProcessDaoImpl {
         private final BpelDAOConnectionImpl conn;
         private final Scheduler scheduler;
+        private final AtomicInteger created = new AtomicInteger();
 
         Process(BpelDAOConnectionImpl conn, Map<QName, ProcessDaoImpl> store, QName pid, QName type, String guid, long version,
                 Scheduler scheduler) {
             super(conn, store, pid, type, guid, version);
             this.conn = conn;
             this.scheduler = scheduler;
+        }
+
+        /**
+         * As ODE's, but the instance is the broker's ({@link InMemoryInstance}: its variables
+         * are {@code VariableStore}s). Registered when the creating job commits, dropped if it
+         * rolls back, as ODE does.
+         */
+        @Override
+        public ProcessInstanceDAO createInstance(CorrelatorDAO correlator) {
+            InMemoryInstance instance = new InMemoryInstance(conn, this, correlator);
+            Long id = instance.getInstanceId();
+            conn.defer(() -> {
+                _instances.put(id, instance);
+                _instancesAge.put(id, System.currentTimeMillis());
+            });
+            discardOldInstances();
+            conn.onRollback(() -> {
+                _instances.remove(id);
+                _instancesAge.remove(id);
+            });
+            created.incrementAndGet();
+            return instance;
+        }
+
+        /** As ODE's: the instances created so far (completed ones are removed from the store). */
+        @Override
+        public int getNumInstances() {
+            return created.get();
         }
 
         @Override

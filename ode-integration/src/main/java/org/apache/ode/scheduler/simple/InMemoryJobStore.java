@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * for: ODE schedules a persisted reply-timeout check for every partner invoke) lives as long
  * as this broker does. One node: no reassignment.
  *
- * <p>The only class of ours in an ODE package: the scheduler's Job type is package-private.
+ * <p>In ODE's package because the scheduler's Job type is package-private (it replaces no class of ODE's).
  */
 public final class InMemoryJobStore implements DatabaseDelegate {
     private final Map<String, Stored> jobs = new ConcurrentHashMap<>();

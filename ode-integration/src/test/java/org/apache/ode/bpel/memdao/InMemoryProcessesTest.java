@@ -12,9 +12,9 @@ import org.apache.ode.bpel.dao.ProcessInstanceDAO;
 import org.apache.ode.bpel.iapi.Scheduler;
 import org.junit.jupiter.api.Test;
 
-class InMemoryProcessesTest {
+public class InMemoryProcessesTest {
     /** A scheduler whose transactions complete at once: ODE's in-memory DAO registers new instances on completion. */
-    static Scheduler committingAtOnce() {
+    public static Scheduler committingAtOnce() {
         return (Scheduler) Proxy.newProxyInstance(Scheduler.class.getClassLoader(), new Class<?>[] {Scheduler.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("registerSynchronizer")) {

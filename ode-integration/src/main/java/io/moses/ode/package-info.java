@@ -1,0 +1,56 @@
+/**
+ * The broker's integration with Apache ODE 1.3.7's internals, all in this module
+ * ({@code ode-integration}): this package holds the broker's own variable store; the classes of
+ * ours that must sit in ODE's packages (because what they reach is package-private) are
+ * {@code org.apache.ode.bpel.memdao.InMemoryProcesses}, {@code InMemoryInstance} and
+ * {@code ConversationCorrelator}; {@code org.apache.ode.bpel.engine.ResponseWaiters},
+ * {@code IncomingCorrelation} and {@code RunningConversations};
+ * {@code org.apache.ode.scheduler.simple.InstanceOrderedScheduler} and {@code InMemoryJobStore}.
+ * None of them has the name of a class of ODE's: nothing is replaced, and the order of the class
+ * path does not matter. ODE is retired upstream (1.3.7 is its last release), so these internals
+ * will not move under us; an upgrade would have to check each one.
+ *
+ * <h2>The variable store: the DAO chain ODE offers</h2>
+ * The broker hands {@code InMemoryProcesses} to {@code BpelServerImpl.setDaoConnectionFactory}
+ * and {@code setInMemDaoConnectionFactory}; its processes create {@code InMemoryInstance}s, whose
+ * scopes create {@link io.moses.ode.VariableStore}s. {@code BpelEngine.start} probes that chain
+ * ({@link io.moses.ode.VariableStore#requireUsedBy}) and refuses to start on any other store;
+ * it logs "variables in io.moses.ode.VariableStore" when it has started.
+ *
+ * <h2>Every ODE internal relied on, and why</h2>
+ * <ul>
+ * <li>memdao: {@code BpelDAOConnectionFactoryImpl} and {@code BpelDAOConnectionImpl} (its
+ *     package-private constructor, {@code defer}, {@code onRollback}): extended, to create our
+ *     processes; {@code ProcessDaoImpl} (package-private constructor, the protected
+ *     {@code _instances} and {@code _instancesAge}, {@code _correlators},
+ *     {@code discardOldInstances()}): extended, to create our instances as ODE does and to answer
+ *     {@code findInstance(key, state)}, which ODE's returns null for;
+ *     {@code ProcessInstanceDaoImpl} (package-private constructor; ODE's runtime casts an
+ *     in-memory instance to it for its execution state, so ours must extend it): extended,
+ *     overriding every method that reads its private scope maps, since only its own
+ *     {@code createScope} fills them; {@code ScopeDaoImpl} (package-private class, public
+ *     constructor): extended, to give variables our store; {@code CorrelatorDaoImpl}
+ *     (package-private constructor, {@code _removeRoutes}), {@code MessageRouteDaoImpl}
+ *     (constructor, {@code _instance}, {@code _groupId}, {@code _ckeySet}) and
+ *     {@code ProcessInstanceDaoImpl.removeRoutes}: a correlator whose routes and queued messages
+ *     change under one lock.</li>
+ * <li>engine: {@code MyRoleMessageExchangeImpl._waitingCallbacks} and its package-private
+ *     {@code ResponseCallback} ({@code responseReceived}, {@code waitResponse}): wake the
+ *     waiter of a request whose instance failed, and park waiters on a latch instead of a
+ *     monitor; {@code BpelEngineImpl._activeProcesses} (public field, no accessor): the active
+ *     process of a service, and the versions still registered; {@code BpelProcess._pconf},
+ *     {@code extractProperty} (package-private), {@code getProcessDAO}, {@code isInMemory}: a
+ *     message's correlation keys computed as ODE computes them, before the engine sees the
+ *     message; {@code PartnerLinkMyRoleImpl} (package-private constructor, {@code findRoute},
+ *     {@code noRoutingMatch}, {@code RoutingInfo}): queue a conversation's next message for its
+ *     running instance; {@code MyRoleMessageExchangeImpl.getDAO} and
+ *     {@code PartnerRoleMessageExchangeImpl.getDAO} (used by {@code io.moses.core.engine}): the
+ *     exchange's instance and stored messages.</li>
+ * <li>scheduler: {@code SimpleScheduler.runJob} (protected), {@code setJobProcessor},
+ *     {@code registerSynchronizer}, its package-private {@code Job} ({@code jobId},
+ *     {@code detail}, {@code persisted}, {@code schedDate}) and {@code DatabaseDelegate}: run an
+ *     instance's jobs one after the other instead of rolling back and retrying on its lock, and
+ *     keep the job table in memory.</li>
+ * </ul>
+ */
+package io.moses.ode;
