@@ -194,13 +194,7 @@ class ClusterTest {
 
     /** As {@link #load(int, int)}, counting the requests done so far in {@code done} (every 100 ms). */
     static CompletableFuture<LoadResult> load(int clients, int seconds, AtomicLong done) {
-        List<UserCredentials> users = new ArrayList<>();
-        for (String[] u : Demo.USERS) users.add(new UserCredentials(u[0], u[1]));
-        LoadSpec spec = LoadSpec.builder(URI.create(haproxy.front() + "/services/TripPlannerService"),
-                        (sequence, user) -> Demo.request((int) sequence, user))
-                .soapAction("urn:moses:trip-planner/planTrip").credentials(users).clients(clients)
-                .maxDuration(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(120))
-                .progress(p -> done.set(p.requests())).progressInterval(Duration.ofMillis(100)).build();
+        LoadSpec spec = spec(clients, seconds, done);
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return ClosedLoopDriver.run(spec);
@@ -208,6 +202,31 @@ class ClusterTest {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    static LoadSpec spec(int clients, int seconds, AtomicLong done) {
+        List<UserCredentials> users = new ArrayList<>();
+        for (String[] u : Demo.USERS) users.add(new UserCredentials(u[0], u[1]));
+        return LoadSpec.builder(URI.create(haproxy.front() + "/services/TripPlannerService"),
+                        (sequence, user) -> Demo.request((int) sequence, user))
+                .soapAction("urn:moses:trip-planner/planTrip").credentials(users).clients(clients)
+                .maxDuration(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(120))
+                .progress(p -> done.set(p.requests())).progressInterval(Duration.ofMillis(100)).build();
+    }
+
+    /** Traffic through HAProxy whose figures are not judged: it runs until {@link Thread#interrupt()} or {@code seconds}. */
+    static Thread traffic(int clients, int seconds) {
+        LoadSpec spec = spec(clients, seconds, new AtomicLong());
+        Thread t = new Thread(() -> {
+            try {
+                ClosedLoopDriver.run(spec);
+            } catch (InterruptedException stopped) {
+                // its scenario is over
+            }
+        }, "cluster-traffic");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     /** One request straight to each live replica, unmeasured: JIT and connection pools warm before the timed runs. */
@@ -357,7 +376,8 @@ class ClusterTest {
         assertEquals(next, kb.lease(OptimizerLease.NAME).orElseThrow().holder());
         assertTrue(kb.lease(OptimizerLease.NAME).orElseThrow().term() > before);
 
-        CompletableFuture<LoadResult> load = load(2, 15);
+        // under traffic, stopped once the plan shows the new leader followed the service (15 s at most, as before)
+        Thread traffic = traffic(2, 15);
         JsonNode plan = JSON.readTree(get("http://127.0.0.1:" + ports.get(next) + "/admin/plan").body());
         String down = Degrade.firstUsed(plan, "hotel.findHotel");
         setUp(down, false);
@@ -371,7 +391,8 @@ class ClusterTest {
             assertTrue(version > plan.path("version").asLong());
         } finally {
             setUp(down, true);
-            load.get(300, TimeUnit.SECONDS);
+            traffic.interrupt();
+            traffic.join(TimeUnit.SECONDS.toMillis(300));
         }
     }
 

@@ -46,7 +46,7 @@ class ShedByClassTest {
     private io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
     private void start(io.moses.core.frontend.RatePolicy rates) throws Exception {
-        partner = new EchoPartner(200);
+        partner = new EchoPartner(100);
         Files.writeString(work.resolve("seed.yaml"), """
                 composite: EchoPair
                 classes:
