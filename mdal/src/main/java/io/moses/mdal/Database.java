@@ -87,7 +87,11 @@ final class Database {
                     c.commit();
                     return result;
                 } catch (SQLException | RuntimeException | Error e) {
-                    rollbackQuietly(c);
+                    // a node that left the primary component keeps answering "not ready" (its
+                    // rollback too): the next attempt takes a new connection, to a node that is
+                    // Synced (GaleraNodes)
+                    if (SqlErrors.nodeNotReady(e)) dataSource.evictConnection(c);
+                    else rollbackQuietly(c);
                     throw e;
                 }
             } catch (SQLException e) {
@@ -96,8 +100,8 @@ final class Database {
                     continue;
                 }
                 // A Galera node that is joining (or has lost quorum) answers every query with
-                // "not ready": a joiner is ready within a second or two, so wait that long for it
-                // (or for the failover to reach another node) before calling it UNAVAILABLE.
+                // "not ready": its connection was dropped, and the next attempt's goes to a node
+                // that is Synced; with none, wait about 2 s for one before calling it UNAVAILABLE.
                 if (attempt < NOT_READY_ATTEMPTS && !committing && SqlErrors.nodeNotReady(e)) {
                     sleepQuietly(NOT_READY_BACKOFF_MS);
                     continue;

@@ -73,8 +73,8 @@ final class SqlErrors {
     static KnowledgeBaseException translate(String what, String description, SQLException e) {
         if (nodeNotReady(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE, what + ": knowledge base unavailable (" + description
-                    + "): its Galera node is not in the primary component (a majority of the nodes is down, or the node is still"
-                    + " joining); nothing is written until a majority is back", e);
+                    + "): no Galera node it reaches is Synced in the primary component (a majority of the nodes is down, or the"
+                    + " nodes are still joining); nothing is written until a majority is back", e);
         if (connectionProblem(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE,
                     what + ": knowledge base unavailable (" + description + "): " + KnowledgeBaseException.firstLine(e.getMessage()), e);
