@@ -38,6 +38,8 @@ final class Database {
     private final String description;
     private final boolean h2InMemory;
     private volatile boolean closed;
+    /** Whether an outage was logged and no transaction has succeeded since: one line per outage. */
+    private volatile boolean reportedDown;
 
     Database(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.dataSource = dataSource;
@@ -85,6 +87,10 @@ final class Database {
                     T result = work.run(c);
                     committing = true;
                     c.commit();
+                    if (reportedDown) {
+                        reportedDown = false;
+                        LOG.info("knowledge base reachable again ({})", what);
+                    }
                     return result;
                 } catch (SQLException | RuntimeException | Error e) {
                     // a node that left the primary component keeps answering "not ready" (its
@@ -120,9 +126,13 @@ final class Database {
         }
     }
 
+    /** The first UNAVAILABLE of an outage is logged, the rest not (every caller gets its exception). */
     private KnowledgeBaseException unavailableOrOther(String what, SQLException e) {
         KnowledgeBaseException k = SqlErrors.translate(what, description, e);
-        if (k.kind() == KnowledgeBaseException.Kind.UNAVAILABLE) LOG.warn("{}", k.getMessage());
+        if (k.kind() == KnowledgeBaseException.Kind.UNAVAILABLE && !reportedDown) {
+            reportedDown = true;
+            LOG.warn("{} (no further line until it is reachable again)", k.getMessage());
+        }
         return k;
     }
 
