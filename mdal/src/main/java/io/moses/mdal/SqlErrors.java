@@ -36,10 +36,16 @@ final class SqlErrors {
         return false;
     }
 
-    /** A Galera node outside the primary component (joining, or quorum lost). */
+    /**
+     * A Galera node outside the primary component (joining, or quorum lost): "not ready", or a
+     * write that lost the primary component under way (ER_ERROR_DURING_COMMIT, 1180, "... Not
+     * connected to Primary Component", seen on the lease's write in the drill).
+     */
     static boolean nodeNotReady(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getErrorCode() == WSREP_NOT_READY) return true;
+            if (t instanceof SQLException s && (s.getErrorCode() == WSREP_NOT_READY
+                    || s.getErrorCode() == 1180 && String.valueOf(s.getMessage()).contains("Not connected to Primary Component")))
+                return true;
             if (t.getCause() == t) break;
         }
         return false;

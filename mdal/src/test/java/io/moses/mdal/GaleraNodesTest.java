@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The per-node URLs MDAL opens its connections on, taken from a multi-host URL. */
+/** The per-node URLs MDAL opens its connections on (from a multi-host URL), and how a node that lost the primary component is reported. */
 class GaleraNodesTest {
     @Test
     void eachHostGetsTheDatabaseAndTheParameters() {
@@ -27,6 +27,15 @@ class GaleraNodesTest {
     void bracketedHostsAreNotSplitInside() {
         assertEquals(List.of("jdbc:mysql://address=(host=a)(port=1)/db", "jdbc:mysql://[::1]:3306/db"),
                 GaleraNodes.nodeUrls("jdbc:mysql://address=(host=a)(port=1),[::1]:3306/db"));
+    }
+
+    @Test
+    void aWriteThatLostThePrimaryComponentIsUnavailableNotAnInternalError() {
+        java.sql.SQLException lost = new java.sql.SQLException("Error while appending streaming replication fragment"
+                + "(provider status: Not connected to Primary Component)", "HY000", 1180);
+        assertEquals(KnowledgeBaseException.Kind.UNAVAILABLE, SqlErrors.translate("acquire lease 'optimizer'", "db", lost).kind());
+        assertEquals(KnowledgeBaseException.Kind.INTERNAL,
+                SqlErrors.translate("x", "db", new java.sql.SQLException("Got error 5 during COMMIT", "HY000", 1180)).kind());
     }
 
     @Test
