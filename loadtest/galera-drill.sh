@@ -94,9 +94,10 @@ leadership() {
       for (i = 2; i <= NF; i++) { split($i, a, ":"); n += a[1]; if (a[2] + 0 > term) term = a[2] + 0 }
       if (first == "") first = term; last = term; samples++
       if (n >= 2) both++
-      if (n >= 1) { if (lastLeader != "" && $1 - lastLeader > gap) gap = $1 - lastLeader; lastLeader = $1; if (!seen) seen = $1 }
-      else if (lastLeader == "" && $1 - from > gap) gap = $1 - from
-      else if (lastLeader != "" && $1 - lastLeader > gap) gap = $1 - lastLeader
+      # a gap runs from the last sample with a leader before a leaderless one to the next with one
+      if (n == 0 && gapFrom == "") gapFrom = (lastLeader == "" ? from : lastLeader)
+      if (gapFrom != "" && $1 - gapFrom > gap) gap = $1 - gapFrom
+      if (n >= 1) { gapFrom = ""; lastLeader = $1; if (!seen) seen = $1 }
     }
     END { printf "%d %d %s %s %d %s\n", gap, both, (first == "" ? "-" : first), (last == "" ? "-" : last), samples, (seen == "" ? "-" : seen - from) }
   ' "$DIR/leader.log"
