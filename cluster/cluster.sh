@@ -100,7 +100,7 @@ start_mariadb() {
 }
 
 # N Galera nodes (cluster/galera.sh); the replicas get a URL naming all of them, in order:
-# Connector/J connects to the first that answers and fails over to the next (README).
+# MDAL connects to the first that is Synced in the primary component, else the next (README).
 start_galera() { # N
   local n="$1" hosts password
   say "starting a Galera cluster of $n nodes (the first bootstraps, the others join by state transfer) ..."

@@ -82,6 +82,12 @@ write_start_script() { # I
   local i="$1" d="$DIR/n$1" user=() addr="" j
   [[ $(id -u) == 0 ]] && user=(--user=mysql)
   for j in $(seq 1 "$NODES"); do local g="GCOMM_$j"; addr+="${addr:+,}127.0.0.1:${!g}"; done
+  # The donor of a state transfer, last node first: the replicas use the first Synced node of
+  # their URL, and a full transfer (rsync, after a crash) locks its donor's tables until it is
+  # done, which held their commits (the leader's lease renewals) for 8 s in the drill when the
+  # donor was the node they used. The trailing comma: any other node when none of these can.
+  local donors=""
+  for j in $(seq "$NODES" -1 1); do [[ $j != "$i" ]] && donors+="n$j,"; done
   local p="PORT_$i" g="GCOMM_$i" ist="IST_$i" sst="SST_$i"
   # The first start of node 1 bootstraps the cluster; every later start joins the others.
   {
@@ -95,8 +101,8 @@ write_start_script() { # I
     printf -- '--wsrep-on=ON --wsrep-provider=%q --wsrep-cluster-name=moses --wsrep-node-name=n%s ' "$PROVIDER" "$i"
     printf -- '--wsrep-cluster-address=gcomm://%s --wsrep-node-address=127.0.0.1:%s ' "$addr" "${!g}"
     printf -- '--wsrep-provider-options=%q ' "gmcast.listen_addr=tcp://127.0.0.1:${!g};ist.recv_addr=127.0.0.1:${!ist};gcache.size=64M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S"
-    printf -- '--wsrep-sst-method=rsync --wsrep-sst-receive-address=127.0.0.1:%s %s "${new[@]}" >/dev/null 2>&1 &\necho $!\n' \
-      "${!sst}" "${user[*]}"
+    printf -- '--wsrep-sst-method=rsync --wsrep-sst-receive-address=127.0.0.1:%s --wsrep-sst-donor=%q %s "${new[@]}" >/dev/null 2>&1 &\necho $!\n' \
+      "${!sst}" "$donors" "${user[*]}"
   } > "$d/start.sh"
 }
 

@@ -38,6 +38,8 @@ final class Database {
     private final String description;
     private final boolean h2InMemory;
     private volatile boolean closed;
+    /** Whether an outage was logged and no transaction has succeeded since: one line per outage. */
+    private volatile boolean reportedDown;
 
     Database(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.dataSource = dataSource;
@@ -85,9 +87,17 @@ final class Database {
                     T result = work.run(c);
                     committing = true;
                     c.commit();
+                    if (reportedDown) {
+                        reportedDown = false;
+                        LOG.info("knowledge base reachable again ({})", what);
+                    }
                     return result;
                 } catch (SQLException | RuntimeException | Error e) {
-                    rollbackQuietly(c);
+                    // a node that left the primary component keeps answering "not ready" (its
+                    // rollback too): the next attempt takes a new connection, to a node that is
+                    // Synced (GaleraNodes)
+                    if (SqlErrors.nodeNotReady(e)) dataSource.evictConnection(c);
+                    else rollbackQuietly(c);
                     throw e;
                 }
             } catch (SQLException e) {
@@ -96,8 +106,8 @@ final class Database {
                     continue;
                 }
                 // A Galera node that is joining (or has lost quorum) answers every query with
-                // "not ready": a joiner is ready within a second or two, so wait that long for it
-                // (or for the failover to reach another node) before calling it UNAVAILABLE.
+                // "not ready": its connection was dropped, and the next attempt's goes to a node
+                // that is Synced; with none, wait about 2 s for one before calling it UNAVAILABLE.
                 if (attempt < NOT_READY_ATTEMPTS && !committing && SqlErrors.nodeNotReady(e)) {
                     sleepQuietly(NOT_READY_BACKOFF_MS);
                     continue;
@@ -116,9 +126,13 @@ final class Database {
         }
     }
 
+    /** The first UNAVAILABLE of an outage is logged, the rest not (every caller gets its exception). */
     private KnowledgeBaseException unavailableOrOther(String what, SQLException e) {
         KnowledgeBaseException k = SqlErrors.translate(what, description, e);
-        if (k.kind() == KnowledgeBaseException.Kind.UNAVAILABLE) LOG.warn("{}", k.getMessage());
+        if (k.kind() == KnowledgeBaseException.Kind.UNAVAILABLE && !reportedDown) {
+            reportedDown = true;
+            LOG.warn("{} (no further line until it is reachable again)", k.getMessage());
+        }
         return k;
     }
 

@@ -60,6 +60,11 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.operatorSwitches = new OperatorSwitchStore(db);
     }
 
+    /** The database under the stores (tests run their own statements on its connections). */
+    Database database() {
+        return db;
+    }
+
     // ---- composite services and their tasks
 
     @Override public void putCompositeService(CompositeService cs) { composites.putCompositeService(cs); }

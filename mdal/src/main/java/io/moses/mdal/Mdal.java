@@ -2,6 +2,7 @@ package io.moses.mdal;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.SQLExceptionOverride;
 import com.zaxxer.hikari.pool.HikariPool;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +68,22 @@ public final class Mdal {
         cfg.setValidationTimeout(1000);
         cfg.setInitializationFailTimeout(1);
         cfg.setKeepaliveTime(60_000);
-        if (t.mysql() && galera(t.url(), cfg.getUsername(), cfg.getPassword())) {
+        if (t.mysql()) cfg.setExceptionOverride(new SQLExceptionOverride() {
+            // a Galera node's "not ready" is no broken connection for the pool to log with its
+            // stack trace: Database drops the connection itself and the next goes to a Synced node
+            @java.lang.Override
+            public SQLExceptionOverride.Override adjudicate(SQLException e) {
+                return SqlErrors.nodeNotReady(e) ? SQLExceptionOverride.Override.DO_NOT_EVICT : SQLExceptionOverride.Override.CONTINUE_EVICT;
+            }
+        });
+        GaleraNodes nodes = null;
+        if (t.mysql() && multiHost(t.url())) {
+            // several nodes: MDAL chooses each new connection's node (the first Synced one), not the driver
+            nodes = new GaleraNodes(t.url(), cfg.getUsername(), cfg.getPassword());
+            cfg.setDataSource(nodes);
+            cfg.setJdbcUrl(null);
+        }
+        if (t.mysql() && galera(t.url(), nodes, cfg.getUsername(), cfg.getPassword())) {
             // Galera applies another node's commits a moment after they commit there: a read could
             // miss a row just written through another node (a replica on another node, or after a
             // failover). Causal reads wait until this node has applied what was committed before.
@@ -159,11 +175,11 @@ public final class Mdal {
      * refusing the credentials) is left to the pool to report; MySQL, which has no wsrep
      * variables, is not Galera.
      */
-    private static boolean galera(String url, String user, String password) {
+    private static boolean galera(String url, GaleraNodes nodes, String user, String password) {
         java.util.Properties p = new java.util.Properties();
         if (user != null) p.setProperty("user", user);
         if (password != null) p.setProperty("password", password);
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, p);
+        try (java.sql.Connection c = nodes != null ? nodes.getConnection() : java.sql.DriverManager.getConnection(url, p);
              java.sql.Statement st = c.createStatement();
              java.sql.ResultSet rs = st.executeQuery("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) {
             return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));

@@ -36,10 +36,16 @@ final class SqlErrors {
         return false;
     }
 
-    /** A Galera node outside the primary component (joining, or quorum lost). */
+    /**
+     * A Galera node outside the primary component (joining, or quorum lost): "not ready", or a
+     * write that lost the primary component under way (ER_ERROR_DURING_COMMIT, 1180, "... Not
+     * connected to Primary Component", seen on the lease's write in the drill).
+     */
     static boolean nodeNotReady(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getErrorCode() == WSREP_NOT_READY) return true;
+            if (t instanceof SQLException s && (s.getErrorCode() == WSREP_NOT_READY
+                    || s.getErrorCode() == 1180 && String.valueOf(s.getMessage()).contains("Not connected to Primary Component")))
+                return true;
             if (t.getCause() == t) break;
         }
         return false;
@@ -73,8 +79,8 @@ final class SqlErrors {
     static KnowledgeBaseException translate(String what, String description, SQLException e) {
         if (nodeNotReady(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE, what + ": knowledge base unavailable (" + description
-                    + "): its Galera node is not in the primary component (a majority of the nodes is down, or the node is still"
-                    + " joining); nothing is written until a majority is back", e);
+                    + "): no Galera node it reaches is Synced in the primary component (a majority of the nodes is down, or the"
+                    + " nodes are still joining); nothing is written until a majority is back", e);
         if (connectionProblem(e))
             return new KnowledgeBaseException(Kind.UNAVAILABLE,
                     what + ": knowledge base unavailable (" + description + "): " + KnowledgeBaseException.firstLine(e.getMessage()), e);

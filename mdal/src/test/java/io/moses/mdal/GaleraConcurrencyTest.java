@@ -38,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("e2e")
 class GaleraConcurrencyTest {
     @RegisterExtension
-    static final GaleraCluster GALERA = new GaleraCluster(3);
+    static final GaleraCluster GALERA = GaleraCluster.shared();
 
     final List<KnowledgeBase> nodes = new ArrayList<>();
 

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GaleraFailoverTest {
     @RegisterExtension
-    static final GaleraCluster GALERA = new GaleraCluster(3);
+    static final GaleraCluster GALERA = GaleraCluster.shared();
 
     /** Writes a subscription-version bump and an observation every few milliseconds, counting what fails. */
     static final class Writer implements AutoCloseable {
@@ -89,7 +89,7 @@ class GaleraFailoverTest {
         try (KnowledgeBase kb = open(); Writer w = new Writer(kb)) {
             w.awaitWrites(20);
             long before = System.nanoTime();
-            GALERA.kill(1); // the first node: the one the failover URL uses while it is there
+            GALERA.kill(1); // the first node: the one MDAL connects to while it is Synced
             w.awaitWrites(20);
             System.out.printf("galera failover: 20 writes done %d ms after node 1 was SIGKILLed%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before));

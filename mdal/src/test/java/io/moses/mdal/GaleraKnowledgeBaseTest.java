@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("e2e")
 class GaleraKnowledgeBaseTest extends KnowledgeBaseContract {
     @RegisterExtension
-    static final GaleraCluster GALERA = new GaleraCluster(3);
+    static final GaleraCluster GALERA = GaleraCluster.shared();
 
     @Override
     protected String newDatabase() throws Exception {

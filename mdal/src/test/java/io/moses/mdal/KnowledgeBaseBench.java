@@ -42,7 +42,8 @@ public final class KnowledgeBaseBench {
             System.out.printf("started: one MariaDB in %.1f s, three Galera nodes (Synced) in %.1f s%n", (t1 - t0) / 1e9, (t2 - t1) / 1e9);
             Map<String, KnowledgeBase> kbs = new LinkedHashMap<>();
             kbs.put("one MariaDB", Mdal.open(single.createDatabase(), single.credentials()));
-            kbs.put("Galera x3", Mdal.open(galera.createDatabase(), galera.credentials()));
+            String galeraUrl = galera.createDatabase();
+            kbs.put("Galera x3", Mdal.open(galeraUrl, galera.credentials()));
             for (KnowledgeBase kb : kbs.values()) {
                 kb.addServiceClass(KnowledgeBaseContract.gold());
                 kb.addServiceClass(new ServiceClass("silver", 3, 0.95, 6, 7));
@@ -81,10 +82,39 @@ public final class KnowledgeBaseBench {
                 System.out.printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2fx |%n", op, ms(a, 0.5), ms(a, 0.95), ms(g, 0.5), ms(g, 0.95), ms(g, 0.5) / ms(a, 0.5));
             }
             kbs.values().forEach(KnowledgeBase::close);
+            connectionCheck(galeraUrl, galera, rounds * perRound);
         } finally {
             galera.close();
             single.close();
         }
+    }
+
+    /**
+     * What MDAL's node check (GaleraNodes: one SHOW GLOBAL STATUS) adds to opening a connection
+     * to a Synced node: a plain connection to node 1 against one chosen by the check (node 1
+     * too), opened and closed alternately. Paid once per pooled connection, not per transaction.
+     */
+    static void connectionCheck(String url, GaleraCluster galera, int n) throws java.sql.SQLException {
+        GaleraNodes nodes = new GaleraNodes(Mdal.target(url).url(), galera.user(), galera.password());
+        String node1 = nodes.nodeUrls().get(0);
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("user", galera.user());
+        p.setProperty("password", galera.password());
+        List<Long> plain = new ArrayList<>(), checked = new ArrayList<>();
+        for (int i = -20; i < n; i++) {
+            long s = System.nanoTime();
+            java.sql.DriverManager.getConnection(node1, p).close();
+            long m = System.nanoTime();
+            nodes.getConnection().close();
+            long e = System.nanoTime();
+            if (i >= 0) {
+                plain.add(m - s);
+                checked.add(e - m);
+            }
+        }
+        long[] a = sorted(plain), c = sorted(checked);
+        System.out.printf("%nnew connection to node 1, %d each, ms: plain median %.2f p95 %.2f; with the node check median %.2f p95 %.2f (+%.2f ms median)%n",
+                n, ms(a, 0.5), ms(a, 0.95), ms(c, 0.5), ms(c, 0.95), ms(c, 0.5) - ms(a, 0.5));
     }
 
     static long[] sorted(List<Long> l) {

@@ -29,11 +29,17 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *   KnowledgeBase kb = Mdal.open(GALERA.createDatabase(), GALERA.credentials());
  * </pre>
  *
- * {@link #createDatabase()} gives a multi-host URL (Connector/J failover: the first node that
- * answers); {@link #jdbcUrl(String, int)} one node's. Nodes may be {@link #kill(int) killed},
+ * {@link #createDatabase()} gives a multi-host URL (MDAL connects to the first node that is
+ * Synced); {@link #jdbcUrl(String, int)} one node's. Nodes may be {@link #kill(int) killed},
  * {@link #stop(int) stopped} and {@link #start(int) started} again (they rejoin). After the class's
  * last test every node is stopped by its PID and the directory deleted; a test JVM that dies
  * kills them from a shutdown hook.
+ *
+ * <p>A cluster takes half a minute or more to start: test classes share one with
+ * {@code GaleraCluster.shared()} instead. It starts before the first of them, each class
+ * leaves it with every node running and Synced (its {@code afterAll} starts a node a failed
+ * test left down), and it is stopped by PID when the test run ends (a resource of JUnit's
+ * root store). Each test keeps to a database of its own ({@link #createDatabase()}).
  *
  * <p>Without mariadb-server, galera-4 or rsync the class's tests are skipped with the reason
  * printed, except when CI=true: then they fail.
@@ -41,28 +47,76 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class GaleraCluster implements BeforeAllCallback, AfterAllCallback {
     public static final String USER = MariaDbServer.USER;
     private static final AtomicInteger DATABASES = new AtomicInteger();
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(GaleraCluster.class);
+    private static GaleraCluster shared;
 
     private final int nodes;
+    private final boolean isShared;
     private final String password = "pw" + randomHex();
     private Path dir;
     private List<Integer> ports = List.of();
     private Thread shutdownHook;
 
+    /** A cluster of its own, stopped after the class's last test (or by {@link #close()}). */
     public GaleraCluster(int nodes) {
+        this(nodes, false);
+    }
+
+    private GaleraCluster(int nodes, boolean isShared) {
         if (nodes < 1) throw new IllegalArgumentException("nodes must be >= 1");
         this.nodes = nodes;
+        this.isShared = isShared;
+    }
+
+    /** The test JVM's one three-node cluster, shared by the test classes that register it. */
+    public static synchronized GaleraCluster shared() {
+        if (shared == null) shared = new GaleraCluster(3, true);
+        return shared;
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         Optional<String> missing = missingReason();
         if (missing.isPresent()) MariaDbServer.skipUnlessCi(context, "Galera tests need mariadb-server, galera-4 and rsync (.ci/run installs them): " + missing.get());
+        if (isShared) {
+            // closed when the whole test run ends, after the last class that shares it
+            context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent("cluster", k -> (AutoCloseable) this::close, AutoCloseable.class);
+        }
         start();
     }
 
     @Override
-    public void afterAll(ExtensionContext context) {
-        close();
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (!isShared) {
+            close();
+            return;
+        }
+        try {
+            restore();
+        } catch (Exception | AssertionError e) {
+            close(); // the next class starts a new one
+            throw e;
+        }
+    }
+
+    /**
+     * Starts every node that is down (the last one started first: it was likely the last to
+     * leave, which the others need to form a primary component again) and waits until all are
+     * Synced in one primary component.
+     */
+    private void restore() throws IOException, InterruptedException {
+        if (dir == null) return;
+        List<String> lines = nodeLines();
+        for (int i = lines.size(); i >= 1; i--) if (!lines.get(i - 1).contains(" running ")) start(i);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (nodeLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size " + nodes + " ")).count() != nodes) {
+            if (System.nanoTime() > deadline) throw new IllegalStateException("the Galera nodes are not all Synced again: " + nodeLines());
+            Thread.sleep(200);
+        }
+    }
+
+    private List<String> nodeLines() throws IOException, InterruptedException {
+        return status().lines().filter(l -> l.startsWith("galera-n")).toList();
     }
 
     /** The cluster script, found from the working directory up (a module or the repository root). */
@@ -193,7 +247,7 @@ public final class GaleraCluster implements BeforeAllCallback, AfterAllCallback 
         return password;
     }
 
-    /** All nodes, in order: Connector/J's failover uses the first that answers. */
+    /** All nodes, in order: MDAL connects to the first that is Synced. */
     public String jdbcUrl(String database) {
         StringBuilder hosts = new StringBuilder();
         for (int p : ports) hosts.append(hosts.isEmpty() ? "" : ",").append("127.0.0.1:").append(p);
@@ -216,7 +270,7 @@ public final class GaleraCluster implements BeforeAllCallback, AfterAllCallback 
 
     /** The first node that answers (some may have been killed). */
     private int firstRunning() throws IOException, InterruptedException {
-        List<String> lines = status().lines().filter(l -> l.startsWith("galera-n")).toList();
+        List<String> lines = nodeLines();
         for (int i = 0; i < lines.size(); i++) if (lines.get(i).contains(" Synced ")) return i + 1;
         throw new IllegalStateException("no node is Synced: " + lines);
     }

@@ -1,0 +1,93 @@
+package io.moses.mdal;
+
+import static io.moses.mdal.GaleraFailoverTest.poll;
+import static io.moses.mdal.GaleraFailoverTest.statusLines;
+import static io.moses.mdal.KnowledgeBaseContract.HASH;
+import static io.moses.mdal.KnowledgeBaseContract.gold;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.mdal.testing.GaleraCluster;
+import io.moses.model.User;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * MDAL chooses the Galera node of each new connection: the first of the URL's nodes that is
+ * Synced in the primary component. A node that answers but is desynced (a donor, or held back
+ * with {@code wsrep_desync}) or cut off from the majority gets no connection, though it is first
+ * in the URL and accepts connections; Connector/J's failover alone used it (the rejoining node
+ * that cost the leader its lease in the drills).
+ */
+@Tag("e2e")
+class GaleraNodeChoiceTest {
+    @RegisterExtension
+    static final GaleraCluster GALERA = GaleraCluster.shared();
+
+    /** The Galera node ({@code n1}...) a transaction of {@code kb} runs on. */
+    static String nodeOf(KnowledgeBase kb) {
+        return ((JdbcKnowledgeBase) kb).database().tx("which node", c -> {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@wsrep_node_name")) {
+                rs.next();
+                return rs.getString(1);
+            }
+        });
+    }
+
+    static void awaitAllSynced() {
+        poll(() -> statusLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size 3 ")).count() == 3,
+                "three nodes Synced");
+    }
+
+    @Test
+    void aDesyncedNodeGetsNoNewConnectionsThoughFirstInTheUrl() throws Exception {
+        String url = GALERA.createDatabase();
+        try (KnowledgeBase kb = Mdal.open(url, GALERA.credentials())) {
+            assertEquals("n1", nodeOf(kb), "every node Synced: the first in the URL");
+        }
+        GALERA.admin(1, "SET GLOBAL wsrep_desync = ON");
+        try {
+            poll(() -> statusLines().get(0).contains("Donor/Desynced"), "node 1 desynced");
+            try (KnowledgeBase kb = Mdal.open(url, GALERA.credentials())) {
+                assertEquals("n2", nodeOf(kb), "node 1 is not Synced: the next node");
+                kb.addServiceClass(gold());
+                kb.addUser(new User("alice", "gold", 1, HASH));
+                assertTrue(kb.user("alice").isPresent());
+                assertEquals("n2", nodeOf(kb));
+            }
+        } finally {
+            GALERA.admin(1, "SET GLOBAL wsrep_desync = OFF");
+            awaitAllSynced();
+        }
+    }
+
+    @Test
+    void aNodeCutOffFromTheMajorityLosesItsConnectionsToASyncedNode() throws Exception {
+        String url = GALERA.createDatabase();
+        try (KnowledgeBase kb = Mdal.open(url, GALERA.credentials())) {
+            kb.addServiceClass(gold());
+            assertEquals("n1", nodeOf(kb));
+            // node 1 alone in a component of its own: it accepts connections and answers every
+            // query "not ready"; the other two are the primary component
+            GALERA.admin(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+            try {
+                poll(() -> statusLines().get(0).contains("non-Primary")
+                        && statusLines().get(1).contains("cluster size 2 ") && statusLines().get(1).contains(" Synced "),
+                        "node 1 cut off, nodes 2 and 3 primary");
+                // the pooled connection on node 1 fails once, is dropped, and the write runs on node 2
+                kb.putUser(new User("bob", "gold", 1, HASH));
+                assertEquals("n2", nodeOf(kb));
+                try (KnowledgeBase fresh = Mdal.open(url, GALERA.credentials())) {
+                    assertEquals("n2", nodeOf(fresh), "a new knowledge base skips node 1 too");
+                    assertTrue(fresh.user("bob").isPresent());
+                }
+            } finally {
+                GALERA.admin(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+                awaitAllSynced();
+            }
+        }
+    }
+}
