@@ -10,7 +10,13 @@ import io.moses.core.loop.FeedbackLoop;
 import io.moses.core.loop.KnowledgeCache;
 import io.moses.core.operations.OperatorActions;
 import io.moses.core.processes.Processes;
+import io.moses.mdal.KnowledgeBaseException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A replica's background work, each on a Camel timer route off the request path: the optimizer
@@ -19,6 +25,10 @@ import org.apache.camel.builder.RouteBuilder;
  * operator may stop and start: {@code qos-monitor}, {@code ws-monitor}).
  */
 final class BrokerRoutes extends RouteBuilder {
+    private static final Logger log = LoggerFactory.getLogger(BrokerRoutes.class);
+    /** While the knowledge base is away, each route says so once a minute, one line, no stack trace. */
+    private static final long OUTAGE_LOG_NANOS = 60_000_000_000L;
+    private final Map<String, Long> lastOutageLog = new ConcurrentHashMap<>();
     private final BrokerConfig config;
     private final OptimizerLease lease;
     private final KnowledgeCache knowledge;
@@ -47,6 +57,8 @@ final class BrokerRoutes extends RouteBuilder {
 
     @Override
     public void configure() {
+        // an unavailable knowledge base is an expected condition (an outage, a Galera quorum loss): the next tick tries again
+        onException(KnowledgeBaseException.class).handled(true).process(this::outage);
         from("timer:optimizer-lease?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
                 .routeId("optimizer-lease").process(e -> lease.renew());
         from("timer:knowledge-refresh?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
@@ -75,5 +87,16 @@ final class BrokerRoutes extends RouteBuilder {
         if (a.wsMonitor())
             from("timer:ws-monitor?period=" + a.probeMillis() + "&delay=" + a.probeMillis())
                     .routeId("ws-monitor").process(e -> loop.probeTick());
+    }
+
+    private void outage(Exchange e) {
+        Throwable t = e.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        String route = e.getFromRouteId();
+        long now = System.nanoTime();
+        Long last = lastOutageLog.get(route);
+        if (last != null && now - last < OUTAGE_LOG_NANOS) return;
+        lastOutageLog.put(route, now);
+        log.warn("{}: knowledge base unavailable, retried at its next tick (said once a minute while it lasts): {}", route,
+                t == null ? "?" : t.getMessage());
     }
 }
