@@ -119,6 +119,11 @@ final class Database {
                 // (GaleraFailoverTest once killed a node in the middle of such a commit).
                 if (attempt == 1 && (!committing || retryDuplicates) && SqlErrors.connectionProblem(e)) {
                     LOG.info("{}: connection lost ({}); retrying once on a new connection", what, e.getClass().getSimpleName());
+                    // the pool's other connections most likely went to the same server: without
+                    // this the retry takes one of them, dead too (to one Galera node each, with
+                    // GaleraNodes, where the driver's own failover no longer hides a dead node)
+                    var pool = dataSource.getHikariPoolMXBean();
+                    if (pool != null) pool.softEvictConnections();
                     continue;
                 }
                 throw unavailableOrOther(what, e);

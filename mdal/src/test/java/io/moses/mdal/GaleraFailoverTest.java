@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GaleraFailoverTest {
     @RegisterExtension
-    static final GaleraCluster GALERA = GaleraCluster.shared();
+    static final GaleraCluster GALERA = new GaleraCluster(3); // of its own: it kills nodes
 
     /** Writes a subscription-version bump and an observation every few milliseconds, counting what fails. */
     static final class Writer implements AutoCloseable {

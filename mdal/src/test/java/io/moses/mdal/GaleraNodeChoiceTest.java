@@ -1,7 +1,6 @@
 package io.moses.mdal;
 
 import static io.moses.mdal.GaleraFailoverTest.poll;
-import static io.moses.mdal.GaleraFailoverTest.statusLines;
 import static io.moses.mdal.KnowledgeBaseContract.HASH;
 import static io.moses.mdal.KnowledgeBaseContract.gold;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +10,7 @@ import io.moses.mdal.testing.GaleraCluster;
 import io.moses.model.User;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("e2e")
 class GaleraNodeChoiceTest {
     @RegisterExtension
-    static final GaleraCluster GALERA = GaleraCluster.shared();
+    static final GaleraCluster GALERA = new GaleraCluster(3); // of its own: it desyncs and isolates nodes
 
     /** The Galera node ({@code n1}...) a transaction of {@code kb} runs on. */
     static String nodeOf(KnowledgeBase kb) {
@@ -35,6 +35,15 @@ class GaleraNodeChoiceTest {
                 return rs.getString(1);
             }
         });
+    }
+
+    /** This class's cluster's node lines ({@code galera-n1 ...}), as {@link GaleraFailoverTest#statusLines()} gives its own. */
+    static List<String> statusLines() {
+        try {
+            return GALERA.status().lines().filter(l -> l.startsWith("galera-")).toList();
+        } catch (Exception e) {
+            return List.of();
+        }
     }
 
     static void awaitAllSynced() {

@@ -39,7 +39,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code GaleraCluster.shared()} instead. It starts before the first of them, each class
  * leaves it with every node running and Synced (its {@code afterAll} starts a node a failed
  * test left down), and it is stopped by PID when the test run ends (a resource of JUnit's
- * root store). Each test keeps to a database of its own ({@link #createDatabase()}).
+ * root store). Each test keeps to a database of its own ({@link #createDatabase()}). A class that
+ * kills, desyncs or isolates nodes takes a cluster of its own ({@code new GaleraCluster(3)}): one
+ * CI run saw every commit of the next class stall for 30 s on a shared cluster after such a class,
+ * though its nodes were all back and Synced.
  *
  * <p>Without mariadb-server, galera-4 or rsync the class's tests are skipped with the reason
  * printed, except when CI=true: then they fail.
