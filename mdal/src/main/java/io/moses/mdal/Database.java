@@ -51,6 +51,11 @@ final class Database {
         return description;
     }
 
+    /** The pool, for tests of its settings. */
+    HikariDataSource pool() {
+        return dataSource;
+    }
+
     // ------------------------------------------------------------------ transactions
 
     @FunctionalInterface

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.mdal.testing.GaleraCluster;
 import io.moses.model.User;
+import java.lang.reflect.Field;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
@@ -49,6 +50,29 @@ class GaleraNodeChoiceTest {
     static void awaitAllSynced() {
         poll(() -> statusLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size 3 ")).count() == 3,
                 "three nodes Synced");
+    }
+
+    /**
+     * Hikari sets a new or validated connection's network timeout to the validation timeout (1 s)
+     * and back; on an executor thread of its own unless the pool knows the driver is MySQL's, and
+     * a late restore left the borrower's commit a 1 s socket timeout (a commit waiting for a
+     * killed node's eviction then failed in GaleraFailoverTest). The pool with MDAL's own node
+     * choice must set them synchronously, and hand out connections with the URL's timeout.
+     */
+    @Test
+    void connectionsComeWithTheUrlsSocketTimeoutSetSynchronously() throws Exception {
+        try (KnowledgeBase kb = Mdal.open(GALERA.createDatabase(), GALERA.credentials())) {
+            Database db = ((JdbcKnowledgeBase) kb).database();
+            Object pool = db.pool().getHikariPoolMXBean();
+            Field executor = Class.forName("com.zaxxer.hikari.pool.PoolBase").getDeclaredField("netTimeoutExecutor");
+            executor.setAccessible(true);
+            assertEquals("SynchronousExecutor", executor.get(pool).getClass().getSimpleName(),
+                    "the pool's network-timeout executor");
+            for (int i = 0; i < 5; i++) {
+                db.pool().getHikariPoolMXBean().softEvictConnections(); // each transaction on a new connection
+                assertEquals(30_000, (int) db.tx("network timeout", c -> c.getNetworkTimeout()), "socket timeout of connection " + i);
+            }
+        }
     }
 
     @Test
