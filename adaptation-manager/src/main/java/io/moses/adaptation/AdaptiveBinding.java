@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *       provider that hangs may still serve its WSDL. A service the WS Monitor ejected comes
  *       back with a successful probe or a new plan that uses it ({@link #reinstate});
  *   <li>an implementation whose every member failed without processing the request
- *       ({@link FailureKind#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
+ *       ({@link CallEnd#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
  *       refused locally) is retried at once on another provider of the task;
  *   <li>a call that may have been processed (a timeout, a dropped connection, a fault) is never
  *       sent twice for a task that is not idempotent (the default); for an idempotent task it is

@@ -90,8 +90,8 @@ class AdaptiveBindingTest {
         while (log.written() < 4 && System.nanoTime() < deadline) Thread.onSpinWait();
         List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == ServiceCall.Kind.OK), seen.toString());
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && !x.winner() && x.kind() == ServiceCall.Kind.OK
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == CallEnd.REPLY), seen.toString());
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && !x.winner() && x.kind() == CallEnd.REPLY
                 && x.nanos() >= TimeUnit.MILLISECONDS.toNanos(200)), "slow call observed with its own reply: " + seen);
     }
 
@@ -137,7 +137,7 @@ class AdaptiveBindingTest {
         List<ServiceCall> seen = new java.util.ArrayList<>();
         log.drain(seen::add);
         ServiceCall sleepy = seen.stream().filter(x -> x.service().equals("sleepy")).findFirst().orElseThrow();
-        assertEquals(ServiceCall.Kind.TIMEOUT, sleepy.kind(), seen.toString());
+        assertEquals(CallEnd.TIMEOUT, sleepy.kind(), seen.toString());
     }
 
     @Test

@@ -114,11 +114,11 @@ class IdempotentTasksTest {
         stubs().set("gw503", 0, Behaviour.REFUSE);
         stubs().set("bare503", 0, Behaviour.UNAVAILABLE);
         stubs().set("after503", 0, Behaviour.REPLY);
-        SoapClient.Response faulted = client.call(stubs().uri("gw503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        assertEquals(FailureKind.PROTOCOL, assertInstanceOf(SoapClient.Response.Failure.class, faulted).kind(),
+        CallOutcome faulted = client.call(stubs().uri("gw503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertEquals(CallEnd.PROTOCOL, assertInstanceOf(CallOutcome.CallFailure.class, faulted).kind(),
                 "a 503 with a SOAP fault may come from a gateway whose backend processed the call");
-        SoapClient.Response bare = client.call(stubs().uri("bare503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        assertEquals(FailureKind.UNAVAILABLE, assertInstanceOf(SoapClient.Response.Failure.class, bare).kind());
+        CallOutcome bare = client.call(stubs().uri("bare503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertEquals(CallEnd.UNAVAILABLE, assertInstanceOf(CallOutcome.CallFailure.class, bare).kind());
 
         AdaptiveBinding gw = binding(plan(Implementation.single("gw503")), List.of(service("gw503"), service("after503")), Set.of(),
                 Map.of(), noEjection());

@@ -200,8 +200,8 @@ class ReactionBetweenPlansTest {
         assertInstanceOf(InvokeOutcome.Failure.class, second);
         List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
-        assertTrue(seen.stream().anyMatch(o -> o.service().equals("garbage") && o.kind() == ServiceCall.Kind.FAILURE), seen.toString());
-        assertTrue(seen.stream().anyMatch(o -> o.service().equals("hang") && o.kind() == ServiceCall.Kind.TIMEOUT), seen.toString());
+        assertTrue(seen.stream().anyMatch(o -> o.service().equals("garbage") && o.kind() == CallEnd.PROTOCOL), seen.toString());
+        assertTrue(seen.stream().anyMatch(o -> o.service().equals("hang") && o.kind() == CallEnd.TIMEOUT), seen.toString());
         assertTrue(b.inFlight().isEmpty(), "no call left in flight");
         assertEquals(0, b.retries(), "neither may have been processed: not retried");
     }
