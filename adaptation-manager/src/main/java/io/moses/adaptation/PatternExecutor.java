@@ -3,6 +3,7 @@ package io.moses.adaptation;
 import io.moses.adaptation.CallOutcome.CallFailure;
 import io.moses.adaptation.CallOutcome.CallFault;
 import io.moses.adaptation.CallOutcome.CallReply;
+import io.moses.adaptation.InvokeOutcome.InvokeFailure;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
 import io.moses.model.PayloadMapping;
@@ -236,7 +237,7 @@ final class PatternExecutor {
             tried.add(a.service().name());
             why.append("; ").append(a.service().name()).append(": ").append(describe(a.result()));
         }
-        return new InvokeOutcome.Failure(why.toString(), tried);
+        return new InvokeFailure(why.toString(), tried);
     }
 
     private static String describe(CallOutcome r) {

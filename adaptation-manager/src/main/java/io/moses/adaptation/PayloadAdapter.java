@@ -3,6 +3,9 @@ package io.moses.adaptation;
 import io.moses.adaptation.CallOutcome.CallFailure;
 import io.moses.adaptation.CallOutcome.CallFault;
 import io.moses.adaptation.CallOutcome.CallReply;
+import io.moses.adaptation.InvokeOutcome.InvokeFailure;
+import io.moses.adaptation.InvokeOutcome.InvokeFault;
+import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.model.PayloadMapping;
 import java.util.Map;
 import org.w3c.dom.Document;
@@ -37,12 +40,12 @@ final class PayloadAdapter {
      */
     static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, CallOutcome result) {
         if (result instanceof CallReply r)
-            return new InvokeOutcome.Reply(rename(r.body(), mapping.replyNames()), service);
+            return new InvokeReply(rename(r.body(), mapping.replyNames()), service);
         if (result instanceof CallFault f)
-            return new InvokeOutcome.Fault(f.code(), f.reason(),
+            return new InvokeFault(f.code(), f.reason(),
                     f.detail() == null ? null : rename(f.detail(), mapping.replyNames()), service);
         CallFailure f = (CallFailure) result;
-        return new InvokeOutcome.Failure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
+        return new InvokeFailure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
     }
 
     private static Node copy(Document doc, Node node, Map<String, String> names) {

@@ -68,7 +68,7 @@ class AdaptiveBindingTest {
     }
 
     static String by(InvokeOutcome o) {
-        Element body = ((InvokeOutcome.Reply) o).body();
+        Element body = ((InvokeOutcome.InvokeReply) o).body();
         return body.getTextContent().trim();
     }
 
@@ -115,7 +115,7 @@ class AdaptiveBindingTest {
 
         stubs.set("second", 0, Behaviour.FAULT);
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
-        InvokeOutcome.Failure f = assertInstanceOf(InvokeOutcome.Failure.class, o);
+        InvokeOutcome.InvokeFailure f = assertInstanceOf(InvokeOutcome.InvokeFailure.class, o);
         assertEquals(List.of("first", "second"), f.tried());
         assertTrue(f.reason().contains("flight.findFlight") && f.reason().contains("first") && f.reason().contains("second is broken"), f.reason());
     }
@@ -150,7 +150,7 @@ class AdaptiveBindingTest {
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         String sent = stubs.lastRequest.get("other");
         assertTrue(sent.contains("searchFlights") && sent.contains("urn:b:flight") && !sent.contains("urn:moses:task:flight"), sent);
-        Element reply = ((InvokeOutcome.Reply) o).body();
+        Element reply = ((InvokeOutcome.InvokeReply) o).body();
         assertEquals("findFlightResponse", reply.getLocalName());
         assertEquals("urn:moses:task:flight", reply.getNamespaceURI());
     }

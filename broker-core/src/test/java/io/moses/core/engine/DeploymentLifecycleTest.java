@@ -48,7 +48,7 @@ class DeploymentLifecycleTest {
                     held.countDown();
                     await(release);
                 }
-                return new InvokeOutcome.Reply(echoResponse(text), "partner");
+                return new InvokeOutcome.InvokeReply(echoResponse(text), "partner");
             });
         }, 4);
         engine.start();
