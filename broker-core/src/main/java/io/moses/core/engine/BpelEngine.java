@@ -471,7 +471,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;
-        org.apache.ode.bpel.engine.ResponseWaiters.Reply parked = null;
+        org.apache.ode.bpel.engine.ResponseWaiters.ParkedWait parked = null;
         try {
             tx.begin();
             MyRoleMessageExchange mex = server.getEngine().createMessageExchange(clientId, service, operation);
