@@ -40,7 +40,10 @@ public enum CallEnd {
         return this == CONNECT || this == UNAVAILABLE || this == REFUSED_LOCALLY;
     }
 
-    /** True for a failed call that counts against the provider's availability. */
+    /**
+     * True for a failed call the provider is to blame for (it counts toward ejecting it): not
+     * one the broker cancelled or refused itself.
+     */
     boolean blamesProvider() {
         return !answered() && this != CANCELLED && this != REFUSED_LOCALLY;
     }
