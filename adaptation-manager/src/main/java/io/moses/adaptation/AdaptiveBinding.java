@@ -1,5 +1,7 @@
 package io.moses.adaptation;
 
+import io.moses.adaptation.InvokeOutcome.InvokeFailure;
+import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
 import io.moses.model.Plan;
@@ -39,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       provider that hangs may still serve its WSDL. A service the WS Monitor ejected comes
  *       back with a successful probe or a new plan that uses it ({@link #reinstate});
  *   <li>an implementation whose every member failed without processing the request
- *       ({@link FailureKind#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
+ *       ({@link CallEnd#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
  *       refused locally) is retried at once on another provider of the task;
  *   <li>a call that may have been processed (a timeout, a dropped connection, a fault) is never
  *       sent twice for a task that is not idempotent (the default); for an idempotent task it is
@@ -291,7 +293,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         // as an exploration, a trial of an idempotent task must not fail the user's request: on
         // anything but a reply, the binding's own choice answers (the second call of the invoke)
         return run(inv, c, key, Implementation.single(trial), new ArrayList<>(), null, true).thenCompose(out ->
-                out instanceof InvokeOutcome.Reply ? CompletableFuture.completedFuture(out) : bind(inv, c).toCompletableFuture());
+                out instanceof InvokeReply ? CompletableFuture.completedFuture(out) : bind(inv, c).toCompletableFuture());
     }
 
     /** A service of the task out for failed calls whose trial call is due: this call is its trial. */
@@ -310,7 +312,7 @@ public final class AdaptiveBinding implements InvokeHandler {
             if (explore == null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null, false);
             // an exploration must not fail the user's request: on anything but a reply, the plan's choice answers
             return run(inv, c, key, Implementation.single(explore), new ArrayList<>(), null, false).thenCompose(out ->
-                    out instanceof InvokeOutcome.Reply ? CompletableFuture.completedFuture(out)
+                    out instanceof InvokeReply ? CompletableFuture.completedFuture(out)
                             : run(inv, c, key, choose(c, key, selector), new ArrayList<>(List.of(explore)), null, false));
         }
         ConcreteService fixed = c.fallback().get(inv.task());
@@ -325,7 +327,7 @@ public final class AdaptiveBinding implements InvokeHandler {
             return run(inv, c, key, Implementation.single(pick), new ArrayList<>(), null, false);
         }
         if (inv.defaultEndpoint() == null)
-            return CompletableFuture.completedFuture(new InvokeOutcome.Failure(inv.task()
+            return CompletableFuture.completedFuture(new InvokeFailure(inv.task()
                     + ": no concrete service registered and no address in the WSDL", List.of()));
         String name = inv.defaultEndpoint().toString();
         return client.call(inv.defaultEndpoint(), inv.soapVersion(), inv.soapAction(), inv.body(), defaultTimeout)
@@ -389,12 +391,12 @@ public final class AdaptiveBinding implements InvokeHandler {
         boolean idempotent = c.idempotent().contains(inv.task());
         return executor.execute(inv, impl, members, idempotent).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
-            if (!(out instanceof InvokeOutcome.Failure f)) return CompletableFuture.completedFuture(out);
+            if (!(out instanceof InvokeFailure f)) return CompletableFuture.completedFuture(out);
             tried.addAll(ex.tried());
             String why = earlier == null ? f.reason() : earlier + "; then " + f.reason();
             boolean resend = !ex.neverProcessed() && idempotent && !resent;
             String next = ex.neverProcessed() || resend ? retryTarget(c, key, inv.task(), tried) : null;
-            if (next == null) return CompletableFuture.completedFuture(new InvokeOutcome.Failure(why, tried));
+            if (next == null) return CompletableFuture.completedFuture(new InvokeFailure(why, tried));
             retries.incrementAndGet();
             return run(inv, c, key, Implementation.single(next), tried, why, resent || resend);
         });

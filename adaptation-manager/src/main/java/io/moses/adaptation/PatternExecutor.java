@@ -1,5 +1,9 @@
 package io.moses.adaptation;
 
+import io.moses.adaptation.CallOutcome.CallFailure;
+import io.moses.adaptation.CallOutcome.CallFault;
+import io.moses.adaptation.CallOutcome.CallReply;
+import io.moses.adaptation.InvokeOutcome.InvokeFailure;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
 import io.moses.model.PayloadMapping;
@@ -53,13 +57,13 @@ final class PatternExecutor {
     }
 
     /** One member's attempt. */
-    private record Attempt(ConcreteService service, SoapClient.Response result, long nanos) {
+    private record Attempt(ConcreteService service, CallOutcome result, long nanos) {
         boolean succeeded() {
-            return result instanceof SoapClient.Response.Reply;
+            return result instanceof CallReply;
         }
 
         boolean neverProcessed() {
-            return result instanceof SoapClient.Response.Failure f && f.kind().neverProcessed();
+            return result.kind().neverProcessed();
         }
     }
 
@@ -74,8 +78,8 @@ final class PatternExecutor {
             this.service = service;
             ProviderHealth.State state = health.state(service.name());
             if (!state.permits.tryAcquire()) {
-                CompletableFuture<SoapClient.Response> busy = CompletableFuture.completedFuture(new SoapClient.Response.Failure(
-                        FailureKind.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
+                CompletableFuture<CallOutcome> busy = CompletableFuture.completedFuture(new CallFailure(
+                        CallEnd.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
                 this.call = new SoapClient.Call(busy, () -> {});
                 return;
             }
@@ -105,7 +109,7 @@ final class PatternExecutor {
 
     private Executed single(Invocation inv, Attempt a) {
         record(inv, a, a.succeeded());
-        InvokeOutcome out = a.succeeded() || a.result() instanceof SoapClient.Response.Fault ? toOutcome(inv, a) : allFailed(inv, List.of(a));
+        InvokeOutcome out = a.succeeded() || a.result() instanceof CallFault ? toOutcome(inv, a) : allFailed(inv, List.of(a));
         return new Executed(out, a.neverProcessed(), List.of(a.service().name()));
     }
 
@@ -233,25 +237,17 @@ final class PatternExecutor {
             tried.add(a.service().name());
             why.append("; ").append(a.service().name()).append(": ").append(describe(a.result()));
         }
-        return new InvokeOutcome.Failure(why.toString(), tried);
+        return new InvokeFailure(why.toString(), tried);
     }
 
-    private static String describe(SoapClient.Response r) {
-        if (r instanceof SoapClient.Response.Fault f) return "SOAP fault " + f.reason();
-        if (r instanceof SoapClient.Response.Failure f) return f.reason();
+    private static String describe(CallOutcome r) {
+        if (r instanceof CallFault f) return "SOAP fault " + f.reason();
+        if (r instanceof CallFailure f) return f.reason();
         return "ok";
     }
 
     private void record(Invocation inv, Attempt a, boolean winner) {
-        ServiceCall.Kind kind;
-        if (a.result() instanceof SoapClient.Response.Reply) kind = ServiceCall.Kind.OK;
-        else if (a.result() instanceof SoapClient.Response.Fault) kind = ServiceCall.Kind.FAULT;
-        else kind = switch (((SoapClient.Response.Failure) a.result()).kind()) {
-            case CANCELLED -> ServiceCall.Kind.CANCELLED;
-            case REFUSED_LOCALLY -> ServiceCall.Kind.REFUSED_LOCALLY;
-            case TIMEOUT -> ServiceCall.Kind.TIMEOUT;
-            default -> ServiceCall.Kind.FAILURE;
-        };
+        CallEnd kind = a.result().kind();
         outcomes.add(new ServiceCall(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now()));
         health.observe(a.service().name(), kind);
     }

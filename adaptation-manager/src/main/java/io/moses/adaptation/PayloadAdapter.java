@@ -1,5 +1,11 @@
 package io.moses.adaptation;
 
+import io.moses.adaptation.CallOutcome.CallFailure;
+import io.moses.adaptation.CallOutcome.CallFault;
+import io.moses.adaptation.CallOutcome.CallReply;
+import io.moses.adaptation.InvokeOutcome.InvokeFailure;
+import io.moses.adaptation.InvokeOutcome.InvokeFault;
+import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.model.PayloadMapping;
 import java.util.Map;
 import org.w3c.dom.Document;
@@ -28,18 +34,18 @@ final class PayloadAdapter {
     }
 
     /**
-     * What a concrete service's answer to an invoke means in the abstract interface's terms: a
-     * reply or a fault with its payload mapped back, or a failure naming the task and the
+     * What one call of a concrete service for an invoke means in the abstract interface's terms:
+     * a reply or a fault with its payload mapped back, or a failure naming the task and the
      * service. Shared by every binding (static, adaptive, and each pattern's members).
      */
-    static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, SoapClient.Response result) {
-        if (result instanceof SoapClient.Response.Reply r)
-            return new InvokeOutcome.Reply(rename(r.body(), mapping.replyNames()), service);
-        if (result instanceof SoapClient.Response.Fault f)
-            return new InvokeOutcome.Fault(f.code(), f.reason(),
+    static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, CallOutcome result) {
+        if (result instanceof CallReply r)
+            return new InvokeReply(rename(r.body(), mapping.replyNames()), service);
+        if (result instanceof CallFault f)
+            return new InvokeFault(f.code(), f.reason(),
                     f.detail() == null ? null : rename(f.detail(), mapping.replyNames()), service);
-        SoapClient.Response.Failure f = (SoapClient.Response.Failure) result;
-        return new InvokeOutcome.Failure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
+        CallFailure f = (CallFailure) result;
+        return new InvokeFailure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
     }
 
     private static Node copy(Document doc, Node node, Map<String, String> names) {

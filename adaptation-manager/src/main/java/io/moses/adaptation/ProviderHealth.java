@@ -106,31 +106,27 @@ final class ProviderHealth {
     }
 
     /** Counts one finished call; returns true if this call ejected the service. */
-    boolean observe(String service, ServiceCall.Kind kind) {
+    boolean observe(String service, CallEnd kind) {
         State s = state(service);
-        switch (kind) {
-            case OK, FAULT -> {
-                // a SOAP fault is an answer too (often a business fault): it neither counts as a
-                // failure nor leaves a service out for failed calls
-                if (kind == ServiceCall.Kind.OK) s.consecutiveFailures.set(0);
-                // only its trial: a call sent before the ejection that is answered late is no
-                // evidence that the provider answers now
-                if (s.outForCalls && s.readmission.callEnded(clock.getAsLong(), true) && readmit(s, "its trial call was answered"))
-                    onReadmitted.accept(service, "its trial call was answered");
-                return false;
-            }
-            case FAILURE, TIMEOUT -> {
-                if (s.outForCalls) s.readmission.callEnded(clock.getAsLong(), false);
-                int n = s.consecutiveFailures.incrementAndGet();
-                if (ejectAfter > 0 && n >= ejectAfter) return ejectForCalls(s, n + " consecutive failures");
-                return false;
-            }
-            default -> {
-                // cancelled and locally refused calls say nothing about the provider
-                if (s.outForCalls) s.readmission.trialUndecided();
-                return false;
-            }
+        if (kind.answered()) {
+            // a SOAP fault is an answer too (often a business fault): it neither counts as a
+            // failure nor leaves a service out for failed calls
+            if (kind == CallEnd.REPLY) s.consecutiveFailures.set(0);
+            // only its trial: a call sent before the ejection that is answered late is no
+            // evidence that the provider answers now
+            if (s.outForCalls && s.readmission.callEnded(clock.getAsLong(), true) && readmit(s, "its trial call was answered"))
+                onReadmitted.accept(service, "its trial call was answered");
+            return false;
         }
+        if (kind.blamesProvider()) {
+            if (s.outForCalls) s.readmission.callEnded(clock.getAsLong(), false);
+            int n = s.consecutiveFailures.incrementAndGet();
+            if (ejectAfter > 0 && n >= ejectAfter) return ejectForCalls(s, n + " consecutive failures");
+            return false;
+        }
+        // cancelled and locally refused calls say nothing about the provider
+        if (s.outForCalls) s.readmission.trialUndecided();
+        return false;
     }
 
     /** Takes a service out of selection (the WS Monitor found it down); returns true if it was in. */

@@ -1,5 +1,8 @@
 package io.moses.adaptation;
 
+import io.moses.adaptation.CallOutcome.CallFailure;
+import io.moses.adaptation.CallOutcome.CallFault;
+import io.moses.adaptation.CallOutcome.CallReply;
 import java.net.ConnectException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +36,7 @@ import org.w3c.dom.Node;
  * is one hand-off per call; no common pool, no thread per task. Replies are parsed straight
  * into the document implementation the caller keeps its documents in ({@link Xml.Parser}).
  *
- * <p>A cancelled call ends for the caller at once as {@link FailureKind#CANCELLED}. If its
+ * <p>A cancelled call ends for the caller at once as {@link CallEnd#CANCELLED}. If its
  * request is already on the wire, its exchange finishes on its pooled connection and the reply is
  * discarded without being parsed, so the connection stays in the pool; a request still queued for
  * a connection is aborted. A withdrawn call (a 1-out-of-n loser) is aborted only while queued; on
@@ -47,14 +50,6 @@ public final class SoapClient implements AutoCloseable {
 
     private final HttpClient http;
     private final Xml.Parser replies;
-
-    /** What came back from one concrete service. */
-    public sealed interface Response {
-        /** @param body the body's payload, null for an empty body (a one-way or no-part reply) */
-        record Reply(Element body) implements Response {}
-        record Fault(QName code, String reason, Element detail) implements Response {}
-        record Failure(FailureKind kind, String reason) implements Response {}
-    }
 
     /** A client with its own threads, replies parsed with the JDK's DOM. */
     public SoapClient(Duration connectTimeout) {
@@ -111,22 +106,22 @@ public final class SoapClient implements AutoCloseable {
     }
 
     /** Posts {@code body} in a SOAP 1.1 envelope; the stage never completes exceptionally. */
-    public CompletableFuture<Response> call(URI endpoint, String soapAction, Element body, Duration timeout) {
+    public CompletableFuture<CallOutcome> call(URI endpoint, String soapAction, Element body, Duration timeout) {
         return send(endpoint, SoapVersion.SOAP_11, soapAction, body, timeout).result();
     }
 
     /** Posts {@code body} in an envelope of {@code version}; the stage never completes exceptionally. */
-    public CompletableFuture<Response> call(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
+    public CompletableFuture<CallOutcome> call(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
         return send(endpoint, version, soapAction, body, timeout).result();
     }
 
     /** A call in flight: its result, and ways to abandon it ({@link #cancel}, {@link #withdraw}). */
-    public record Call(CompletableFuture<Response> result, Runnable canceller, Runnable withdrawer) {
-        public Call(CompletableFuture<Response> result, Runnable canceller) {
+    public record Call(CompletableFuture<CallOutcome> result, Runnable canceller, Runnable withdrawer) {
+        public Call(CompletableFuture<CallOutcome> result, Runnable canceller) {
             this(result, canceller, canceller);
         }
 
-        /** Ends the call for the caller at once (as {@link FailureKind#CANCELLED}, unless it already ended). */
+        /** Ends the call for the caller at once (as {@link CallEnd#CANCELLED}, unless it already ended). */
         public void cancel() {
             canceller.run();
         }
@@ -145,7 +140,7 @@ public final class SoapClient implements AutoCloseable {
     /** Like {@link #call}, but the call can be cancelled (see the class comment). */
     public Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
         String action = soapAction == null ? "" : soapAction;
-        CompletableFuture<Response> result = new CompletableFuture<>();
+        CompletableFuture<CallOutcome> result = new CompletableFuture<>();
         Request request;
         try {
             request = http.newRequest(endpoint)
@@ -154,7 +149,7 @@ public final class SoapClient implements AutoCloseable {
                     .body(new BytesRequestContent(version.contentType(action), envelope(version, body)));
             if (version == SoapVersion.SOAP_11) request.headers(h -> h.put("SOAPAction", "\"" + action + "\""));
         } catch (IllegalArgumentException e) {
-            result.complete(new Response.Failure(FailureKind.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
+            result.complete(new CallFailure(CallEnd.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
             return new Call(result, () -> {});
         }
         // Whether the request got a connection and began to be sent. Jetty notifies onRequestBegin
@@ -169,17 +164,17 @@ public final class SoapClient implements AutoCloseable {
             @Override
             public void onComplete(org.eclipse.jetty.client.Result exchange) {
                 if (result.isDone()) return; // cancelled: the reply is discarded, not parsed
-                Response r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, began.get())
+                CallOutcome r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, began.get())
                         : read(endpoint, exchange.getResponse().getStatus(), this, replies);
                 result.complete(r);
             }
         });
         return new Call(result, () -> {
-            if (result.complete(new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled"))
+            if (result.complete(new CallFailure(CallEnd.CANCELLED, "call to " + endpoint + " cancelled"))
                     && !began.get())
                 request.abort(new CancellationException("cancelled before it was sent"));
         }, () -> {
-            if (!began.get() && result.complete(new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled")))
+            if (!began.get() && result.complete(new CallFailure(CallEnd.CANCELLED, "call to " + endpoint + " cancelled")))
                 request.abort(new CancellationException("cancelled before it was sent"));
         });
     }
@@ -208,61 +203,61 @@ public final class SoapClient implements AutoCloseable {
      * error, a dropped connection, garbage) may come after the provider read it: a timeout is
      * TIMEOUT, the rest PROTOCOL.
      */
-    private static Response failure(URI endpoint, Throwable e, Duration timeout, boolean began) {
-        if (e instanceof CancellationException) return new Response.Failure(FailureKind.CANCELLED, "call to " + endpoint + " cancelled");
+    private static CallOutcome failure(URI endpoint, Throwable e, Duration timeout, boolean began) {
+        if (e instanceof CancellationException) return new CallFailure(CallEnd.CANCELLED, "call to " + endpoint + " cancelled");
         boolean timedOut = e instanceof java.util.concurrent.TimeoutException;
         if (!began) {
-            if (timedOut) return new Response.Failure(FailureKind.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
+            if (timedOut) return new CallFailure(CallEnd.CONNECT, "no connection to " + endpoint + " within " + timeout.toMillis() + " ms");
             if (e instanceof java.net.SocketTimeoutException)
-                return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
+                return new CallFailure(CallEnd.CONNECT, "cannot connect to " + endpoint + " within the connect timeout");
             if (e instanceof ConnectException || e instanceof java.nio.channels.UnresolvedAddressException
                     || e instanceof java.net.UnknownHostException || e instanceof java.net.NoRouteToHostException)
-                return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint);
-            return new Response.Failure(FailureKind.CONNECT, "cannot connect to " + endpoint + ": " + message(e));
+                return new CallFailure(CallEnd.CONNECT, "cannot connect to " + endpoint);
+            return new CallFailure(CallEnd.CONNECT, "cannot connect to " + endpoint + ": " + message(e));
         }
-        if (timedOut) return new Response.Failure(FailureKind.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
+        if (timedOut) return new CallFailure(CallEnd.TIMEOUT, "no reply from " + endpoint + " within " + timeout.toMillis() + " ms");
         if (e instanceof java.io.EOFException) // Jetty's message is a dump of the connection
-            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " closed the connection before replying");
-        return new Response.Failure(FailureKind.PROTOCOL, "call to " + endpoint + " failed: " + message(e));
+            return new CallFailure(CallEnd.PROTOCOL, endpoint + " closed the connection before replying");
+        return new CallFailure(CallEnd.PROTOCOL, "call to " + endpoint + " failed: " + message(e));
     }
 
     private static String message(Throwable e) {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    private static Response read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
+    private static CallOutcome read(URI endpoint, int status, BufferingResponseListener content, Xml.Parser parser) {
         byte[] bytes = content.getContent();
         // 503 without a SOAP fault: declined before processing (a server or proxy with no
         // backend), so the call may go to another provider. With a SOAP fault it is the
         // provider's own answer, and a gateway may send it after its backend processed the call.
         if (status == 503 && !soapFault(bytes, parser))
-            return new Response.Failure(FailureKind.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
+            return new CallFailure(CallEnd.UNAVAILABLE, endpoint + " answered HTTP 503 (unavailable)");
         if (status == 503)
-            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP 503 with a SOAP fault (it may have processed the call)");
+            return new CallFailure(CallEnd.PROTOCOL, endpoint + " answered HTTP 503 with a SOAP fault (it may have processed the call)");
         // 2xx with no body: a one-way operation's answer (202) or an empty reply
-        if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new Response.Reply(null);
+        if ((bytes == null || bytes.length == 0) && status / 100 == 2) return new CallReply(null);
         if (bytes == null || bytes.length == 0)
-            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
+            return new CallFailure(CallEnd.PROTOCOL, endpoint + " answered HTTP " + status + " with no body");
         Document doc;
         try {
             doc = parser.parse(new java.io.ByteArrayInputStream(bytes));
         } catch (Exception e) {
-            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with a body that is not XML");
+            return new CallFailure(CallEnd.PROTOCOL, endpoint + " answered HTTP " + status + " with a body that is not XML");
         }
         Element env = doc.getDocumentElement();
         String ns = env.getNamespaceURI();
         if (!"Envelope".equals(env.getLocalName()) || !(SOAP11.equals(ns) || SOAP12.equals(ns)))
-            return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
+            return new CallFailure(CallEnd.PROTOCOL, endpoint + " answered HTTP " + status + " with a body that is not a SOAP envelope");
         Element body = child(env, ns, "Body");
         Element payload = body == null ? null : firstElement(body);
         if (payload == null) {
-            if (status >= 300) return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
-            return new Response.Reply(null); // an empty body: the reply of a message with no part
+            if (status >= 300) return new CallFailure(CallEnd.PROTOCOL, endpoint + " answered HTTP " + status);
+            return new CallReply(null); // an empty body: the reply of a message with no part
         }
         if ("Fault".equals(payload.getLocalName()) && ns.equals(payload.getNamespaceURI()))
             return fault(payload, ns);
-        if (status >= 300) return new Response.Failure(FailureKind.PROTOCOL, endpoint + " answered HTTP " + status);
-        return new Response.Reply(payload);
+        if (status >= 300) return new CallFailure(CallEnd.PROTOCOL, endpoint + " answered HTTP " + status);
+        return new CallReply(payload);
     }
 
     /** True when the body is a SOAP envelope whose body is a fault. */
@@ -280,7 +275,7 @@ public final class SoapClient implements AutoCloseable {
         }
     }
 
-    private static Response fault(Element fault, String ns) {
+    private static CallOutcome fault(Element fault, String ns) {
         QName code;
         String reason;
         Element detail;
@@ -301,7 +296,7 @@ public final class SoapClient implements AutoCloseable {
             reason = t == null ? "" : t.getTextContent().trim();
             detail = d == null ? null : firstElement(d);
         }
-        return new Response.Fault(code, reason, detail);
+        return new CallFault(code, reason, detail);
     }
 
     private static QName qname(Element context, String text) {

@@ -37,7 +37,7 @@ public final class StaticBinding implements InvokeHandler {
         if (service == null) {
             URI target = invocation.defaultEndpoint();
             if (target == null)
-                return CompletableFuture.completedFuture(new InvokeOutcome.Failure(invocation.task()
+                return CompletableFuture.completedFuture(new InvokeOutcome.InvokeFailure(invocation.task()
                         + ": no concrete service registered and no address in the WSDL", List.of()));
             String name = target.toString();
             return client.call(target, invocation.soapVersion(), invocation.soapAction(), invocation.body(), timeout)

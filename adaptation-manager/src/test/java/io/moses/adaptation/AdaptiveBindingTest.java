@@ -68,7 +68,7 @@ class AdaptiveBindingTest {
     }
 
     static String by(InvokeOutcome o) {
-        Element body = ((InvokeOutcome.Reply) o).body();
+        Element body = ((InvokeOutcome.InvokeReply) o).body();
         return body.getTextContent().trim();
     }
 
@@ -90,8 +90,8 @@ class AdaptiveBindingTest {
         while (log.written() < 4 && System.nanoTime() < deadline) Thread.onSpinWait();
         List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == ServiceCall.Kind.OK), seen.toString());
-        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && !x.winner() && x.kind() == ServiceCall.Kind.OK
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("fast") && x.winner() && x.kind() == CallEnd.REPLY), seen.toString());
+        assertTrue(seen.stream().anyMatch(x -> x.service().equals("slow") && !x.winner() && x.kind() == CallEnd.REPLY
                 && x.nanos() >= TimeUnit.MILLISECONDS.toNanos(200)), "slow call observed with its own reply: " + seen);
     }
 
@@ -115,7 +115,7 @@ class AdaptiveBindingTest {
 
         stubs.set("second", 0, Behaviour.FAULT);
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
-        InvokeOutcome.Failure f = assertInstanceOf(InvokeOutcome.Failure.class, o);
+        InvokeOutcome.InvokeFailure f = assertInstanceOf(InvokeOutcome.InvokeFailure.class, o);
         assertEquals(List.of("first", "second"), f.tried());
         assertTrue(f.reason().contains("flight.findFlight") && f.reason().contains("first") && f.reason().contains("second is broken"), f.reason());
     }
@@ -137,7 +137,7 @@ class AdaptiveBindingTest {
         List<ServiceCall> seen = new java.util.ArrayList<>();
         log.drain(seen::add);
         ServiceCall sleepy = seen.stream().filter(x -> x.service().equals("sleepy")).findFirst().orElseThrow();
-        assertEquals(ServiceCall.Kind.TIMEOUT, sleepy.kind(), seen.toString());
+        assertEquals(CallEnd.TIMEOUT, sleepy.kind(), seen.toString());
     }
 
     @Test
@@ -150,7 +150,7 @@ class AdaptiveBindingTest {
         InvokeOutcome o = b.invoke(invocation()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         String sent = stubs.lastRequest.get("other");
         assertTrue(sent.contains("searchFlights") && sent.contains("urn:b:flight") && !sent.contains("urn:moses:task:flight"), sent);
-        Element reply = ((InvokeOutcome.Reply) o).body();
+        Element reply = ((InvokeOutcome.InvokeReply) o).body();
         assertEquals("findFlightResponse", reply.getLocalName());
         assertEquals("urn:moses:task:flight", reply.getNamespaceURI());
     }

@@ -25,8 +25,8 @@ import org.w3c.dom.Element;
 
 /**
  * A provider that reads the whole request and then closes the connection without answering
- * may have processed the call: every such call must end as {@link FailureKind#PROTOCOL}, never
- * as {@link FailureKind#CONNECT} (which would send it to a second provider). The server's
+ * may have processed the call: every such call must end as {@link CallEnd#PROTOCOL}, never
+ * as {@link CallEnd#CONNECT} (which would send it to a second provider). The server's
  * close races with the client's own bookkeeping after its write; many calls at once on fresh
  * connections, with threads hogging the CPU, make the race happen (under a classification that
  * depends on which of the two runs first, it did within a few hundred calls).
@@ -45,7 +45,7 @@ class DroppedConnectionRaceTest {
         List<Thread> readers = new ArrayList<>();
         Thread acceptor = null;
         AtomicInteger received = new AtomicInteger();
-        Map<FailureKind, Integer> kinds = new TreeMap<>();
+        Map<CallEnd, Integer> kinds = new TreeMap<>();
         List<String> reasons = new ArrayList<>(); // the first of each kind
         int sent = 0;
         try (ServerSocket server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
@@ -65,12 +65,12 @@ class DroppedConnectionRaceTest {
             URI uri = URI.create("http://127.0.0.1:" + server.getLocalPort() + "/dropper");
             long deadline = System.nanoTime() + MAX_NANOS;
             for (int round = 0; round < MAX_ROUNDS && System.nanoTime() < deadline; round++) {
-                List<CompletableFuture<SoapClient.Response>> calls = new ArrayList<>();
+                List<CompletableFuture<CallOutcome>> calls = new ArrayList<>();
                 for (int i = 0; i < CALLS_AT_ONCE; i++) calls.add(client.call(uri, "urn:test:ask", body, Duration.ofSeconds(30)));
                 sent += CALLS_AT_ONCE;
-                for (CompletableFuture<SoapClient.Response> c : calls) {
-                    SoapClient.Response r = c.get(60, TimeUnit.SECONDS);
-                    SoapClient.Response.Failure f = assertInstanceOf(SoapClient.Response.Failure.class, r, "the server never answers");
+                for (CompletableFuture<CallOutcome> c : calls) {
+                    CallOutcome r = c.get(60, TimeUnit.SECONDS);
+                    CallOutcome.CallFailure f = assertInstanceOf(CallOutcome.CallFailure.class, r, "the server never answers");
                     if (kinds.merge(f.kind(), 1, Integer::sum) == 1) reasons.add(f.reason());
                 }
             }
@@ -83,7 +83,7 @@ class DroppedConnectionRaceTest {
             }
         }
         assertEquals(sent, received.get(), "every request reached the server whole");
-        assertEquals(Map.of(FailureKind.PROTOCOL, sent), kinds, "calls that reached the server, by the kind the client gave them; " + reasons);
+        assertEquals(Map.of(CallEnd.PROTOCOL, sent), kinds, "calls that reached the server, by the kind the client gave them; " + reasons);
     }
 
     /**

@@ -100,7 +100,7 @@ class HedgedCallTest {
         // no third service of the task to send it once more to
         AdaptiveBinding both = binding(plan(Implementation.hedged("faultyA", "faultyB", 60)), List.of(service("faultyA"), service("faultyB")),
                 Set.of(TASK), Map.of(), noEjection());
-        InvokeOutcome.Failure f = assertInstanceOf(InvokeOutcome.Failure.class, call(both));
+        InvokeOutcome.InvokeFailure f = assertInstanceOf(InvokeOutcome.InvokeFailure.class, call(both));
         assertEquals(List.of("faultyA", "faultyB"), f.tried(), f.toString());
         assertEquals(0, both.retries());
         assertEquals(2, stubs().calls("faultyA"));

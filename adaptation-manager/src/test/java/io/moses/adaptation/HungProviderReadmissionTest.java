@@ -88,7 +88,7 @@ class HungProviderReadmissionTest {
         // (3 + 2 calls), which the back-off (1 s, then 2 s) lets happen within the first 6 s
         while (requests < 40 || seconds(start) < 6 || (stubs().calls("hangs") < 5 && seconds(start) < 120)) {
             InvokeOutcome out = call(b);
-            assertInstanceOf(InvokeOutcome.Reply.class, out, "an idempotent task fails no request, trials included: " + out);
+            assertInstanceOf(InvokeOutcome.InvokeReply.class, out, "an idempotent task fails no request, trials included: " + out);
             probe(b, "hangs");
             requests++;
         }
@@ -112,7 +112,7 @@ class HungProviderReadmissionTest {
         List<String> readmissions = new CopyOnWriteArrayList<>();
         b.onReadmitted((s, why) -> readmissions.add(s + ": " + why));
         long start = System.nanoTime();
-        while (!b.ejected().contains("recovers") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        while (!b.ejected().contains("recovers") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertEquals(Set.of("recovers"), b.ejected());
 
         stubs().set("recovers", 0, Behaviour.REPLY);
@@ -122,14 +122,14 @@ class HungProviderReadmissionTest {
         int before = stubs().calls("recovers");
         long recovered = System.nanoTime();
         while (!b.ejected().isEmpty() && seconds(recovered) < 120) {
-            assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+            assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
             probe(b, "recovers");
         }
         assertEquals(Set.of(), b.ejected(), "back after its trial call");
         assertEquals(List.of("recovers: its trial call was answered"), readmissions);
         assertTrue(stubs().calls("recovers") > before, "a call reached it before it was readmitted");
         int atReadmission = stubs().calls("recovers");
-        for (int i = 0; i < 10; i++) assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        for (int i = 0; i < 10; i++) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertTrue(stubs().calls("recovers") - atReadmission >= 4, "its share of the next ten calls: " + (stubs().calls("recovers") - atReadmission));
     }
 
@@ -141,7 +141,7 @@ class HungProviderReadmissionTest {
         List<String> readmissions = new CopyOnWriteArrayList<>();
         b.onReadmitted((s, why) -> readmissions.add(s + ": " + why));
         long start = System.nanoTime();
-        while (!b.ejected().contains("stopped") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        while (!b.ejected().contains("stopped") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         // its probes time out too (a stopped process): the WS Monitor finds it down
         assertFalse(b.eject("stopped", "the WS Monitor finds it down"), "already out for its calls");
         int atEjection = stubs().calls("stopped");
@@ -149,14 +149,14 @@ class HungProviderReadmissionTest {
         int requests = 0;
         // well past the first back-off (1 s) and a second one (2 s)
         while (requests < 40 || seconds(down) < 4) {
-            assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+            assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
             requests++;
         }
         assertEquals(atEjection, stubs().calls("stopped"), "no trial while its probe fails (" + requests + " requests)");
 
         stubs().set("stopped", 0, Behaviour.REPLY);
         assertFalse(b.reinstate("stopped", "the WS Monitor finds it back up"), "the probe alone does not bring it back");
-        assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertEquals(atEjection + 1, stubs().calls("stopped"), "the next request was its trial");
         assertEquals(List.of("stopped: its trial call was answered"), readmissions);
         assertEquals(Set.of(), b.ejected());

@@ -99,7 +99,7 @@ class IdempotentTasksTest {
                 String what = pattern + " under " + failure;
                 // a par (from a plan made before the task was declared not idempotent) runs as an
                 // alternate that does not move on: the one call that may have been processed is all
-                assertInstanceOf(InvokeOutcome.Failure.class, out, what + ": the call may have been processed, so it fails");
+                assertInstanceOf(InvokeOutcome.InvokeFailure.class, out, what + ": the call may have been processed, so it fails");
                 List<String> all = List.of(first, second, spare);
                 // every call of the invoke was sent before it ended; wait only for the first to arrive
                 assertEquals(1, awaitCalls(all, 1), what + ": calls at the stubs " + all.stream().map(s -> s + "=" + stubs().calls(s)).toList());
@@ -114,15 +114,15 @@ class IdempotentTasksTest {
         stubs().set("gw503", 0, Behaviour.REFUSE);
         stubs().set("bare503", 0, Behaviour.UNAVAILABLE);
         stubs().set("after503", 0, Behaviour.REPLY);
-        SoapClient.Response faulted = client.call(stubs().uri("gw503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        assertEquals(FailureKind.PROTOCOL, assertInstanceOf(SoapClient.Response.Failure.class, faulted).kind(),
+        CallOutcome faulted = client.call(stubs().uri("gw503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertEquals(CallEnd.PROTOCOL, assertInstanceOf(CallOutcome.CallFailure.class, faulted).kind(),
                 "a 503 with a SOAP fault may come from a gateway whose backend processed the call");
-        SoapClient.Response bare = client.call(stubs().uri("bare503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        assertEquals(FailureKind.UNAVAILABLE, assertInstanceOf(SoapClient.Response.Failure.class, bare).kind());
+        CallOutcome bare = client.call(stubs().uri("bare503"), "urn:x", invocation().body(), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertEquals(CallEnd.UNAVAILABLE, assertInstanceOf(CallOutcome.CallFailure.class, bare).kind());
 
         AdaptiveBinding gw = binding(plan(Implementation.single("gw503")), List.of(service("gw503"), service("after503")), Set.of(),
                 Map.of(), noEjection());
-        assertInstanceOf(InvokeOutcome.Failure.class, call(gw));
+        assertInstanceOf(InvokeOutcome.InvokeFailure.class, call(gw));
         assertEquals(0, stubs().calls("after503"));
         AdaptiveBinding unavailable = binding(plan(Implementation.single("bare503")), List.of(service("bare503"), service("after503")),
                 Set.of(), Map.of(), noEjection());
@@ -148,7 +148,7 @@ class IdempotentTasksTest {
         Map<String, Integer> answeredBy = new HashMap<>();
         for (CompletableFuture<InvokeOutcome> f : pending) {
             InvokeOutcome out = f.get(20, TimeUnit.SECONDS);
-            assertInstanceOf(InvokeOutcome.Reply.class, out, "no request fails: " + out);
+            assertInstanceOf(InvokeOutcome.InvokeReply.class, out, "no request fails: " + out);
             answeredBy.merge(out.answeredBy(), 1, Integer::sum);
         }
         assertEquals(Map.of("healthy", 16), answeredBy);
@@ -160,7 +160,7 @@ class IdempotentTasksTest {
         for (String s : List.of("budget1", "budget2", "budget3")) stubs().set(s, 0, Behaviour.DROP);
         List<ConcreteService> services = List.of(service("budget1"), service("budget2"), service("budget3"));
         AdaptiveBinding b = binding(plan(Implementation.single("budget1")), services, Set.of(TASK), Map.of(), noEjection());
-        InvokeOutcome.Failure f = assertInstanceOf(InvokeOutcome.Failure.class, call(b));
+        InvokeOutcome.InvokeFailure f = assertInstanceOf(InvokeOutcome.InvokeFailure.class, call(b));
         assertEquals(List.of("budget1", "budget2"), f.tried());
         assertEquals(2, awaitCalls(List.of("budget1", "budget2", "budget3"), 2));
     }

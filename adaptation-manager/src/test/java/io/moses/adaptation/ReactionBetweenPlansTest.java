@@ -73,7 +73,7 @@ class ReactionBetweenPlansTest {
         stubs().set("spare1", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding(plan(Implementation.single("dropper")), List.of(service("dropper"), service("spare1")),
                 noExploration().withEjectAfter(0));
-        InvokeOutcome.Failure f = assertInstanceOf(InvokeOutcome.Failure.class, call(b));
+        InvokeOutcome.InvokeFailure f = assertInstanceOf(InvokeOutcome.InvokeFailure.class, call(b));
         assertEquals(List.of("dropper"), f.tried());
         assertEquals(0, b.retries());
         assertEquals(0, stubs().calls("spare1"));
@@ -100,7 +100,7 @@ class ReactionBetweenPlansTest {
         List<String> ejections = new ArrayList<>();
         b.onEjected((s, why) -> ejections.add(s + ": " + why));
         int failures = 0;
-        for (int i = 0; i < 20; i++) if (call(b) instanceof InvokeOutcome.Failure) failures++;
+        for (int i = 0; i < 20; i++) if (call(b) instanceof InvokeOutcome.InvokeFailure) failures++;
         assertEquals(3, failures, "three dropped calls (not retried: they may have been processed), then none");
         assertEquals(List.of("flaky: 3 consecutive failures"), ejections);
         assertEquals(java.util.Set.of("flaky"), b.ejected());
@@ -110,10 +110,10 @@ class ReactionBetweenPlansTest {
         stubs().set("flaky", 0, Behaviour.REPLY);
         assertFalse(b.reinstate("flaky", "probe answered"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!b.ejected().isEmpty() && System.nanoTime() < deadline) assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        while (!b.ejected().isEmpty() && System.nanoTime() < deadline) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertEquals(java.util.Set.of(), b.ejected());
         assertEquals(4, stubs().calls("flaky"), "one trial call brought it back");
-        for (int i = 0; i < 10; i++) assertInstanceOf(InvokeOutcome.Reply.class, call(b));
+        for (int i = 0; i < 10; i++) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertEquals(9, stubs().calls("flaky"), "half of the next ten calls");
     }
 
@@ -196,12 +196,12 @@ class ReactionBetweenPlansTest {
                 client, log, Duration.ofSeconds(5), Map.of("hang", Duration.ofMillis(200)), noExploration().withEjectAfter(0));
         InvokeOutcome first = call(b);
         InvokeOutcome second = call(b);
-        assertInstanceOf(InvokeOutcome.Failure.class, first);
-        assertInstanceOf(InvokeOutcome.Failure.class, second);
+        assertInstanceOf(InvokeOutcome.InvokeFailure.class, first);
+        assertInstanceOf(InvokeOutcome.InvokeFailure.class, second);
         List<ServiceCall> seen = new ArrayList<>();
         log.drain(seen::add);
-        assertTrue(seen.stream().anyMatch(o -> o.service().equals("garbage") && o.kind() == ServiceCall.Kind.FAILURE), seen.toString());
-        assertTrue(seen.stream().anyMatch(o -> o.service().equals("hang") && o.kind() == ServiceCall.Kind.TIMEOUT), seen.toString());
+        assertTrue(seen.stream().anyMatch(o -> o.service().equals("garbage") && o.kind() == CallEnd.PROTOCOL), seen.toString());
+        assertTrue(seen.stream().anyMatch(o -> o.service().equals("hang") && o.kind() == CallEnd.TIMEOUT), seen.toString());
         assertTrue(b.inFlight().isEmpty(), "no call left in flight");
         assertEquals(0, b.retries(), "neither may have been processed: not retried");
     }

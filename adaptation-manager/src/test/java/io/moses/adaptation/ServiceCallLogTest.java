@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class ServiceCallLogTest {
     static ServiceCall outcome(int i) {
-        return new ServiceCall("s" + i, TaskRef.of("c", "p", "o"), "gold", i, ServiceCall.Kind.OK, true, i);
+        return new ServiceCall("s" + i, TaskRef.of("c", "p", "o"), "gold", i, CallEnd.REPLY, true, i);
     }
 
     @Test

@@ -64,12 +64,12 @@ class SoapClientTest {
         raw.stop(0);
     }
 
-    static SoapClient.Response call(URI uri, Duration timeout) throws Exception {
+    static CallOutcome call(URI uri, Duration timeout) throws Exception {
         return client.call(uri, "urn:test:ask", BODY, timeout).get(10, TimeUnit.SECONDS);
     }
 
-    static FailureKind kindOf(SoapClient.Response r) {
-        return assertInstanceOf(SoapClient.Response.Failure.class, r).kind();
+    static CallEnd kindOf(CallOutcome r) {
+        return assertInstanceOf(CallOutcome.CallFailure.class, r).kind();
     }
 
     @Test
@@ -78,15 +78,15 @@ class SoapClientTest {
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        FailureKind k = kindOf(call(URI.create("http://127.0.0.1:" + closed + "/x"), Duration.ofSeconds(2)));
-        assertEquals(FailureKind.CONNECT, k);
+        CallEnd k = kindOf(call(URI.create("http://127.0.0.1:" + closed + "/x"), Duration.ofSeconds(2)));
+        assertEquals(CallEnd.CONNECT, k);
         assertTrue(k.neverProcessed());
     }
 
     @Test
     void http503WithoutABodyIsUnavailableNotProcessed() throws Exception {
-        FailureKind k = kindOf(call(URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/busy"), Duration.ofSeconds(2)));
-        assertEquals(FailureKind.UNAVAILABLE, k);
+        CallEnd k = kindOf(call(URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/busy"), Duration.ofSeconds(2)));
+        assertEquals(CallEnd.UNAVAILABLE, k);
         assertTrue(k.neverProcessed());
     }
 
@@ -95,19 +95,19 @@ class SoapClientTest {
         stubs.set("sleepy", 0, Behaviour.REPLY);
         call(stubs.uri("sleepy"), Duration.ofSeconds(5)); // a connection in the pool: the next request is sent at once
         stubs.set("sleepy", 2_000, Behaviour.REPLY);
-        FailureKind k = kindOf(call(stubs.uri("sleepy"), Duration.ofMillis(500)));
+        CallEnd k = kindOf(call(stubs.uri("sleepy"), Duration.ofMillis(500)));
         assertEquals(2, stubs.calls("sleepy"), "the request reached the provider");
-        assertEquals(FailureKind.TIMEOUT, k);
+        assertEquals(CallEnd.TIMEOUT, k);
         assertFalse(k.neverProcessed());
         assertTrue(k.blamesProvider());
     }
 
     @Test
     void garbageAndDroppedConnectionsAreProtocolFailures() throws Exception {
-        assertEquals(FailureKind.PROTOCOL, kindOf(call(URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/garbage"), Duration.ofSeconds(2))));
+        assertEquals(CallEnd.PROTOCOL, kindOf(call(URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/garbage"), Duration.ofSeconds(2))));
         stubs.set("dropper", 0, Behaviour.DROP);
-        FailureKind dropped = kindOf(call(stubs.uri("dropper"), Duration.ofSeconds(2)));
-        assertEquals(FailureKind.PROTOCOL, dropped);
+        CallEnd dropped = kindOf(call(stubs.uri("dropper"), Duration.ofSeconds(2)));
+        assertEquals(CallEnd.PROTOCOL, dropped);
         assertFalse(dropped.neverProcessed(), "a dropped connection may have been processed");
     }
 
@@ -119,16 +119,16 @@ class SoapClientTest {
             Thread.onSpinWait(); // cancel once the call has reached the provider
         assertEquals(1, stubs.calls("slowpoke"), "the call reached the provider");
         call.cancel();
-        FailureKind k = kindOf(call.result().get(10, TimeUnit.SECONDS));
-        assertEquals(FailureKind.CANCELLED, k);
+        CallEnd k = kindOf(call.result().get(10, TimeUnit.SECONDS));
+        assertEquals(CallEnd.CANCELLED, k);
         assertFalse(k.blamesProvider());
     }
 
     @Test
     void aSoap12CallCarriesItsActionInTheContentTypeAndGetsA12Reply() throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12");
-        SoapClient.Response r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        Element reply = assertInstanceOf(SoapClient.Response.Reply.class, r).body();
+        CallOutcome r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        Element reply = assertInstanceOf(CallOutcome.CallReply.class, r).body();
         assertEquals("answer", reply.getLocalName());
         assertEquals("1.2", reply.getTextContent());
         assertEquals("application/soap+xml; charset=utf-8; action=\"urn:test:ask\"", seen12[0]);
@@ -148,8 +148,8 @@ class SoapClientTest {
     @Test
     void aSoap12FaultIsReadWithItsCodeReasonAndDetail() throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/soap12?fault");
-        SoapClient.Response r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-        SoapClient.Response.Fault f = assertInstanceOf(SoapClient.Response.Fault.class, r);
+        CallOutcome r = client.call(uri, SoapVersion.SOAP_12, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        CallOutcome.CallFault f = assertInstanceOf(CallOutcome.CallFault.class, r);
         assertEquals(new javax.xml.namespace.QName(SoapVersion.SOAP_12.envelopeNamespace, "Sender"), f.code());
         assertEquals("no such flight", f.reason());
         assertEquals("why", f.detail().getLocalName());
@@ -162,8 +162,8 @@ class SoapClientTest {
         javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newDefaultInstance();
         try (SoapClient own = new SoapClient(Duration.ofSeconds(2), null, new Xml.Parser(f))) {
             stubs.set("plain", 0, Behaviour.REPLY);
-            SoapClient.Response r = own.call(stubs.uri("plain"), "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
-            Element body = assertInstanceOf(SoapClient.Response.Reply.class, r).body();
+            CallOutcome r = own.call(stubs.uri("plain"), "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+            Element body = assertInstanceOf(CallOutcome.CallReply.class, r).body();
             assertEquals(f.newDocumentBuilder().newDocument().getImplementation().getClass(), body.getOwnerDocument().getImplementation().getClass());
             assertEquals("plain", body.getTextContent());
         }
@@ -177,9 +177,9 @@ class SoapClientTest {
         for (long deadline = System.nanoTime() + 10_000_000_000L; stubs.calls("loser") == 0 && System.nanoTime() < deadline; )
             Thread.onSpinWait();
         loser.cancel();
-        assertEquals(FailureKind.CANCELLED, kindOf(loser.result().get(10, TimeUnit.SECONDS)));
+        assertEquals(CallEnd.CANCELLED, kindOf(loser.result().get(10, TimeUnit.SECONDS)));
         stubs.set("loser", 0, Behaviour.REPLY);
         for (int i = 0; i < 20; i++)
-            assertInstanceOf(SoapClient.Response.Reply.class, call(stubs.uri("loser"), Duration.ofSeconds(5)));
+            assertInstanceOf(CallOutcome.CallReply.class, call(stubs.uri("loser"), Duration.ofSeconds(5)));
     }
 }

@@ -1,5 +1,6 @@
 package io.moses.monitor;
 
+import io.moses.adaptation.CallEnd;
 import io.moses.adaptation.ServiceCall;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -110,9 +111,9 @@ public final class QosMonitor {
      * service and is not counted; a cancelled 1-out-of-n loser is a censored sample.
      */
     public synchronized void record(ServiceCall o) {
-        if (o.kind() == ServiceCall.Kind.REFUSED_LOCALLY) return;
+        if (o.kind() == CallEnd.REFUSED_LOCALLY) return;
         byte k = switch (o.kind()) {
-            case OK -> OK;
+            case REPLY -> OK;
             case CANCELLED -> CENSORED;
             default -> FAILED;
         };

@@ -1,6 +1,9 @@
 package io.moses.core.engine;
 
 import io.moses.adaptation.InvokeHandler;
+import io.moses.core.engine.CompositeOutcome.CompositeFailure;
+import io.moses.core.engine.CompositeOutcome.CompositeFault;
+import io.moses.core.engine.CompositeOutcome.CompositeReply;
 import io.moses.ode.VariableStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -441,16 +444,16 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout,
                                    boolean bestEffort) {
         Provided target = provided.get(service);
-        if (target == null) return new CompositeOutcome.Failure("no deployed service " + service, true);
+        if (target == null) return new CompositeFailure("no deployed service " + service, true);
         SoapBinding.OperationBinding op = target.binding().operation(operation);
         if (op == null)
-            return new CompositeOutcome.Failure("service " + service.getLocalPart() + " has no operation " + operation
+            return new CompositeFailure("service " + service.getLocalPart() + " has no operation " + operation
                     + " (it has " + target.binding().operations().keySet() + ")", true);
         Element request;
         try {
             request = target.binding().toOdeMessage(op, body, true);
         } catch (IllegalArgumentException e) {
-            return new CompositeOutcome.Failure(e.getMessage(), true);
+            return new CompositeFailure(e.getMessage(), true);
         }
         long start = System.nanoTime();
         long number = requests.incrementAndGet();
@@ -468,13 +471,13 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;
-        org.apache.ode.bpel.engine.ResponseWaiters.Reply parked = null;
+        org.apache.ode.bpel.engine.ResponseWaiters.ParkedWait parked = null;
         try {
             tx.begin();
             MyRoleMessageExchange mex = server.getEngine().createMessageExchange(clientId, service, operation);
             if (mex.getOperation() == null) {
                 tx.rollback();
-                return new CompositeOutcome.Failure("service " + service.getLocalPart() + " has no operation " + operation, true);
+                return new CompositeFailure("service " + service.getLocalPart() + " has no operation " + operation, true);
             }
             Message msg = mex.createMessage(mex.getOperation().getInput().getMessage().getQName());
             msg.setMessage(request);
@@ -485,12 +488,12 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             tx.commit();
         } catch (Exception e) {
             rollbackQuietly();
-            return new CompositeOutcome.Failure("the engine could not start the request: " + e.getMessage(), false);
+            return new CompositeFailure("the engine could not start the request: " + e.getMessage(), false);
         }
         CompositeOutcome outcome = null;
         try {
-            if (mexIsOneWay(op)) return outcome = new CompositeOutcome.Reply(null);
-            if (reply == null) return new CompositeOutcome.Failure("the engine refused the request", false);
+            if (mexIsOneWay(op)) return outcome = new CompositeReply(null);
+            if (reply == null) return new CompositeFailure("the engine refused the request", false);
             try {
                 // One wait: ends with the process's reply, or at once when the instance fails
                 // (Callers wakes it), or at the timeout.
@@ -498,19 +501,19 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                 else if (!parked.await(Math.max(1, timeout.toMillis()))) throw new TimeoutException();
             } catch (TimeoutException e) {
                 String failure = callers.failure(mexId);
-                return new CompositeOutcome.Failure(failure != null ? failure
+                return new CompositeFailure(failure != null ? failure
                         : "no reply from " + service.getLocalPart() + " within " + timeout.toMillis() + " ms", false);
             } catch (Exception e) {
-                return new CompositeOutcome.Failure("the request failed: " + e.getMessage(), false);
+                return new CompositeFailure("the request failed: " + e.getMessage(), false);
             }
             String failure = callers.failure(mexId);
-            if (failure != null) return new CompositeOutcome.Failure(failure, false);
+            if (failure != null) return new CompositeFailure(failure, false);
             outcome = readReply(mexId, target.binding(), op);
             return outcome;
         } finally {
             try {
                 completed.accept(new CompletedRequest(target.service().composite(), serviceClass,
-                        outcome instanceof CompositeOutcome.Reply, System.nanoTime() - start, callers.invokes(mexId), bestEffort));
+                        outcome instanceof CompositeReply, System.nanoTime() - start, callers.invokes(mexId), bestEffort));
             } catch (RuntimeException e) {
                 log.warn("request listener failed: {}", e.toString());
             }
@@ -527,23 +530,23 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             tx.begin();
             MyRoleMessageExchange mex = (MyRoleMessageExchange) server.getEngine().getMessageExchange(mexId);
             CompositeOutcome outcome = switch (mex.getStatus()) {
-                case RESPONSE, ASYNC -> new CompositeOutcome.Reply(binding.toBody(op, mex.getResponse().getMessage(), false));
+                case RESPONSE, ASYNC -> new CompositeReply(binding.toBody(op, mex.getResponse().getMessage(), false));
                 case FAULT -> {
                     Element detail = null;
                     if (mex.getFaultResponse() != null && mex.getFaultResponse().getMessage() != null) {
                         Element part = org.apache.ode.utils.DOMUtils.getFirstChildElement(mex.getFaultResponse().getMessage());
                         detail = part == null ? null : org.apache.ode.utils.DOMUtils.getFirstChildElement(part);
                     }
-                    yield new CompositeOutcome.Fault(mex.getFault(), detail, faultReason(mex));
+                    yield new CompositeFault(mex.getFault(), detail, faultReason(mex));
                 }
-                default -> new CompositeOutcome.Failure(faultReason(mex), false);
+                default -> new CompositeFailure(faultReason(mex), false);
             };
             mex.release(true);
             tx.commit();
             return outcome;
         } catch (Exception e) {
             rollbackQuietly();
-            return new CompositeOutcome.Failure("cannot read the reply: " + e.getMessage(), false);
+            return new CompositeFailure("cannot read the reply: " + e.getMessage(), false);
         }
     }
 

@@ -2,6 +2,9 @@ package io.moses.core.engine;
 
 import io.moses.adaptation.InvokeHandler;
 import io.moses.adaptation.InvokeOutcome;
+import io.moses.adaptation.InvokeOutcome.InvokeFailure;
+import io.moses.adaptation.InvokeOutcome.InvokeFault;
+import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.adaptation.Invocation;
 import io.moses.adaptation.SoapVersion;
 import io.moses.model.TaskRef;
@@ -97,7 +100,7 @@ final class PartnerInvoker implements MessageExchangeContext {
                 handler.invoke(invocation).whenComplete((outcome, error) -> {
                     if (!twoWay) return;
                     InvokeOutcome result = error == null ? outcome
-                            : new InvokeOutcome.Failure(invocation.task() + ": " + error, java.util.List.of());
+                            : new InvokeFailure(invocation.task() + ": " + error, java.util.List.of());
                     if (inTransaction.getAsBoolean()) replies.execute(() -> reply(mexId, binding, op, result));
                     else reply(mexId, binding, op, result);
                 });
@@ -124,7 +127,7 @@ final class PartnerInvoker implements MessageExchangeContext {
 
     private static void deliver(PartnerRoleMessageExchange mex, SoapBinding binding, SoapBinding.OperationBinding op,
                                 InvokeOutcome outcome) {
-        if (outcome instanceof InvokeOutcome.Reply r) {
+        if (outcome instanceof InvokeReply r) {
                 Message msg = mex.createMessage(op.operation().getOutput().getMessage().getQName());
                 try {
                     msg.setMessage(binding.toOdeMessage(op, r.body(), false));
@@ -134,7 +137,7 @@ final class PartnerInvoker implements MessageExchangeContext {
                     return;
                 }
                 mex.reply(msg);
-        } else if (outcome instanceof InvokeOutcome.Fault f) {
+        } else if (outcome instanceof InvokeFault f) {
                 String faultName = binding.faultNameFor(op, f.detail());
                 if (faultName != null) {
                     javax.wsdl.Fault wf = op.operation().getFault(faultName);
@@ -152,7 +155,7 @@ final class PartnerInvoker implements MessageExchangeContext {
                     mex.replyWithFailure(MessageExchange.FailureType.OTHER,
                             f.answeredBy() + " answered " + op.name() + " with a SOAP fault: " + f.reason(), null);
                 }
-        } else if (outcome instanceof InvokeOutcome.Failure f) {
+        } else if (outcome instanceof InvokeFailure f) {
             mex.replyWithFailure(MessageExchange.FailureType.COMMUNICATION_ERROR, f.reason(), null);
         }
     }

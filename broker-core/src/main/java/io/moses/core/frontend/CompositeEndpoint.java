@@ -3,6 +3,9 @@ package io.moses.core.frontend;
 import io.moses.adaptation.Xml;
 import io.moses.core.engine.CompositeInvoker;
 import io.moses.core.engine.CompositeOutcome;
+import io.moses.core.engine.CompositeOutcome.CompositeFailure;
+import io.moses.core.engine.CompositeOutcome.CompositeFault;
+import io.moses.core.engine.CompositeOutcome.CompositeReply;
 import io.moses.core.engine.ProvidedService;
 import jakarta.annotation.Resource;
 import jakarta.xml.ws.Provider;
@@ -78,11 +81,11 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout,
                     mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http
                             && http.getAttribute(PolicingFilter.BEST_EFFORT) != null);
-            if (result instanceof CompositeOutcome.Reply r) {
+            if (result instanceof CompositeReply r) {
                 outcome = "ok";
                 return r.body() == null ? null : new DOMSource(r.body());
             }
-            if (result instanceof CompositeOutcome.Fault f) {
+            if (result instanceof CompositeFault f) {
                 SoapFault fault = new SoapFault(f.reason(), faultCode(false));
                 if (f.detail() != null) {
                     Element detail = fault.getOrCreateDetail();
@@ -92,7 +95,7 @@ final class CompositeEndpoint implements Provider<DOMSource> {
                 }
                 throw fault;
             }
-            CompositeOutcome.Failure failure = (CompositeOutcome.Failure) result;
+            CompositeFailure failure = (CompositeFailure) result;
             throw new SoapFault(failure.reason(), faultCode(failure.clientError()));
         } finally {
             metrics.composite(service.composite(), outcome, System.nanoTime() - start);

@@ -20,8 +20,8 @@ final class MeteredInvokeHandler implements InvokeHandler {
         long start = System.nanoTime();
         return delegate.invoke(invocation).whenComplete((outcome, error) -> {
             String service = outcome == null || outcome.answeredBy() == null ? "none" : outcome.answeredBy();
-            String kind = error != null ? "error" : outcome instanceof InvokeOutcome.Reply ? "ok"
-                    : outcome instanceof InvokeOutcome.Fault ? "fault" : "failure";
+            String kind = error != null ? "error" : outcome instanceof InvokeOutcome.InvokeReply ? "ok"
+                    : outcome instanceof InvokeOutcome.InvokeFault ? "fault" : "failure";
             timers.invoke(invocation.task(), service, kind, System.nanoTime() - start);
         });
     }

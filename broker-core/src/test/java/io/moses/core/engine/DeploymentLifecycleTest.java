@@ -48,7 +48,7 @@ class DeploymentLifecycleTest {
                     held.countDown();
                     await(release);
                 }
-                return new InvokeOutcome.Reply(echoResponse(text), "partner");
+                return new InvokeOutcome.InvokeReply(echoResponse(text), "partner");
             });
         }, 4);
         engine.start();
@@ -113,7 +113,7 @@ class DeploymentLifecycleTest {
 
     private String pair(String text) {
         CompositeOutcome out = engine.invoke(SERVICE, "pair", element(EP, "pair", "text", text), "gold", Duration.ofSeconds(120));
-        Element body = assertInstanceOf(CompositeOutcome.Reply.class, out, out.toString()).body();
+        Element body = assertInstanceOf(CompositeOutcome.CompositeReply.class, out, out.toString()).body();
         return body.getElementsByTagNameNS(EP, "left").item(0).getTextContent() + "|"
                 + body.getElementsByTagNameNS(EP, "right").item(0).getTextContent();
     }

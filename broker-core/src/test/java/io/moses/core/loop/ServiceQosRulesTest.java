@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.adaptation.CallEnd;
 import io.moses.adaptation.ServiceCall;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
@@ -49,7 +50,7 @@ class ServiceQosRulesTest {
     }
 
     void replies(String service, int n, long nanos) {
-        for (int i = 0; i < n; i++) qos.record(new ServiceCall(service, TASK, "gold", nanos, ServiceCall.Kind.OK, true, now.get()));
+        for (int i = 0; i < n; i++) qos.record(new ServiceCall(service, TASK, "gold", nanos, CallEnd.REPLY, true, now.get()));
     }
 
     /** One monitor period in which "a" answered {@link ServiceQosRules#LATEST_SAMPLES} calls in {@code nanos} each; the rules' reasons. */

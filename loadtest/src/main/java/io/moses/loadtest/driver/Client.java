@@ -98,7 +98,7 @@ final class Client implements Runnable {
             }
             HttpRequest request = request(spec, spec.bodies().body(ticket, user));
             long t0 = System.nanoTime();
-            Replies.Failure failure;
+            Replies.RequestError failure;
             String body = null;
             try {
                 HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());

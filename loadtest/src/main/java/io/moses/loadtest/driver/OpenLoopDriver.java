@@ -158,7 +158,7 @@ public final class OpenLoopDriver {
                 long took = System.nanoTime() - due;
                 if (err != null) tally.notServed(0, String.valueOf(err.getMessage() == null ? err.getClass().getSimpleName() : err.getMessage()));
                 else {
-                    Replies.Failure f = Replies.classify(res.statusCode(), res.body());
+                    Replies.RequestError f = Replies.classify(res.statusCode(), res.body());
                     if (f == null) tally.served(took);
                     else tally.notServed(res.statusCode(), res.statusCode() + " " + f.message());
                 }

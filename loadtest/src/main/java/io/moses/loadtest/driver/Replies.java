@@ -8,8 +8,11 @@ import java.util.regex.Pattern;
 
 /** Classifies a reply or a failure to get one; regexes, not a parser: the driver must stay cheap per request. */
 final class Replies {
-    /** The kind of an error and its message; null from {@link #classify(int, String)} means success. */
-    record Failure(ErrorKind kind, String message) {}
+    /**
+     * A request to the broker (or the direct target) that did not succeed, as the load driver saw
+     * it: the kind of error and its message; null from {@link #classify(int, String)} means success.
+     */
+    record RequestError(ErrorKind kind, String message) {}
 
     private static final int MAX_MESSAGE = 200;
     private static final Pattern FAULT = Pattern.compile("<(?:[\\w.-]+:)?Fault[\\s>/]");
@@ -22,28 +25,28 @@ final class Replies {
     private Replies() {}
 
     /** A SOAP fault is an error whatever the status (SOAP 1.1 faults come with 500, some servers send 200). */
-    static Failure classify(int status, String body) {
+    static RequestError classify(int status, String body) {
         if (body != null && FAULT.matcher(body).find()) {
-            return new Failure(ErrorKind.SOAP_FAULT, "HTTP " + status + ": " + faultString(body));
+            return new RequestError(ErrorKind.SOAP_FAULT, "HTTP " + status + ": " + faultString(body));
         }
         if (status < 200 || status > 299) {
             String text = body == null ? "" : clip(SPACE.matcher(TAGS.matcher(body).replaceAll(" ")).replaceAll(" ").trim());
-            return new Failure(ErrorKind.HTTP_STATUS, "HTTP " + status + (text.isEmpty() ? "" : ": " + text));
+            return new RequestError(ErrorKind.HTTP_STATUS, "HTTP " + status + (text.isEmpty() ? "" : ": " + text));
         }
         return null;
     }
 
-    static Failure classify(IOException e, long timeoutMs) {
+    static RequestError classify(IOException e, long timeoutMs) {
         if (e instanceof HttpConnectTimeoutException) {
-            return new Failure(ErrorKind.CONNECTION, "connect timeout after " + timeoutMs + " ms");
+            return new RequestError(ErrorKind.CONNECTION, "connect timeout after " + timeoutMs + " ms");
         }
         if (e instanceof HttpTimeoutException) {
-            return new Failure(ErrorKind.TIMEOUT, "no reply within " + timeoutMs + " ms");
+            return new RequestError(ErrorKind.TIMEOUT, "no reply within " + timeoutMs + " ms");
         }
         // HttpClient often wraps the informative exception (ConnectException with a null message, ...)
         String message = null;
         for (Throwable t = e; t != null && message == null; t = t.getCause()) message = t.getMessage();
-        return new Failure(ErrorKind.CONNECTION, clip(e.getClass().getSimpleName() + (message == null ? "" : ": " + message)));
+        return new RequestError(ErrorKind.CONNECTION, clip(e.getClass().getSimpleName() + (message == null ? "" : ": " + message)));
     }
 
     static String faultString(String body) {

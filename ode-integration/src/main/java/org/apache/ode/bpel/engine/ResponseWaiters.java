@@ -32,21 +32,24 @@ public final class ResponseWaiters {
      * on a latch. ODE's own callback waits with {@code Object.wait}, which inflates a monitor
      * per request: the JVM's monitor deflation thread then took a visible share of the CPU.
      *
-     * @return the reply's latch, or null when ODE registered no callback (one-way operation)
+     * @return the parked wait, or null when ODE registered no callback (one-way operation)
      */
-    public static Reply park(String clientId) {
+    public static ParkedWait park(String clientId) {
         MyRoleMessageExchangeImpl.ResponseCallback odes = MyRoleMessageExchangeImpl._waitingCallbacks.get(clientId);
         if (odes == null) return null;
-        Reply reply = new Reply();
-        return MyRoleMessageExchangeImpl._waitingCallbacks.replace(clientId, odes, reply) ? reply : null;
+        ParkedWait wait = new ParkedWait();
+        return MyRoleMessageExchangeImpl._waitingCallbacks.replace(clientId, odes, wait) ? wait : null;
     }
 
-    /** The end of a request's wait: the process replied, or its instance failed ({@link #wake}). */
-    public static final class Reply extends MyRoleMessageExchangeImpl.ResponseCallback {
+    /**
+     * A request's wait for its reply, parked on a latch: it ends when the process replied, or its
+     * instance failed ({@link #wake}). Carries no reply: the caller reads it from the exchange.
+     */
+    public static final class ParkedWait extends MyRoleMessageExchangeImpl.ResponseCallback {
         private final java.util.concurrent.CountDownLatch received = new java.util.concurrent.CountDownLatch(1);
         private volatile boolean abandoned;
 
-        Reply() {}
+        ParkedWait() {}
 
         @Override
         boolean responseReceived() {

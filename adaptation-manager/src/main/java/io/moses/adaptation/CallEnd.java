@@ -1,11 +1,16 @@
 package io.moses.adaptation;
 
 /**
- * Why a call of a concrete service produced no reply, decided where the failure is seen (never
- * read back from a message). The kind tells the monitors whether the provider is to blame and
- * the pattern executors whether the call may be sent again elsewhere.
+ * How one call of a concrete service ended: the one classification of partner calls, decided
+ * where the call ends (never read back from a message). It tells the pattern executors whether
+ * a failed call may be sent again elsewhere ({@link #neverProcessed()}), the Adaptation Manager
+ * whether the provider is to blame ({@link #blamesProvider()}), and the monitors what to count.
  */
-public enum FailureKind {
+public enum CallEnd {
+    /** The provider replied. */
+    REPLY,
+    /** The provider answered with a SOAP fault: an answer too (often a business fault), and it may have processed the request. */
+    FAULT,
     /** No reply within the call's timeout: the provider may have processed the request. */
     TIMEOUT,
     /**
@@ -25,13 +30,21 @@ public enum FailureKind {
      */
     PROTOCOL;
 
+    /** True when the provider answered (a reply or a SOAP fault); every other end is a failed call. */
+    boolean answered() {
+        return this == REPLY || this == FAULT;
+    }
+
     /** True when the provider provably did not process the request, so another may be asked. */
     boolean neverProcessed() {
         return this == CONNECT || this == UNAVAILABLE || this == REFUSED_LOCALLY;
     }
 
-    /** True when the failure counts against the provider's availability. */
+    /**
+     * True for a failed call the provider is to blame for (it counts toward ejecting it): not
+     * one the broker cancelled or refused itself.
+     */
     boolean blamesProvider() {
-        return this != CANCELLED && this != REFUSED_LOCALLY;
+        return !answered() && this != CANCELLED && this != REFUSED_LOCALLY;
     }
 }
