@@ -15,7 +15,6 @@ import io.moses.core.frontend.Authenticator;
 import io.moses.core.frontend.BasicAuthenticator;
 import io.moses.core.frontend.HttpFrontEnd;
 import io.moses.core.frontend.OperatorFilter;
-import io.moses.core.loop.Adaptation;
 import io.moses.core.loop.FeedbackLoop;
 import io.moses.core.loop.KnowledgeCache;
 import io.moses.core.metrics.BrokerMetrics;
@@ -135,9 +134,7 @@ public final class Broker implements AutoCloseable {
             // a takeover, not this replica's first lease at start (it has just loaded the latest plan)
             if (state == State.READY) loop.replan("replica " + cluster.replica() + " took over the optimizer lease");
         }, wall, nanos);
-        Adaptation adaptation = config.adaptation().withInvokeTimeout(config.invokeTimeout());
-        loop = new FeedbackLoop(kb, knowledge, outcomes, adaptation, lease, processes::composites, FeedbackLoop.optimizer(adaptation),
-                () -> FeedbackLoop.engine(adaptation), FeedbackLoop.qosMonitor(adaptation, nanos), wall, nanos);
+        loop = LoopWiring.loop(config, kb, knowledge, outcomes, lease, processes::composites, wall, nanos);
         engine.onCompleted(loop::completed);
         engine.start();
         // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
