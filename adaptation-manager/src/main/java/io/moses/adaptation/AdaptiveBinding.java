@@ -76,27 +76,33 @@ public final class AdaptiveBinding implements InvokeHandler {
      * @param explorePeriod at most one call per period to each service the plan does not use
      *                      (zero, the default: no exploration; it feeds the QoS Monitor, which
      *                      turns it on with {@link #explore(Duration)})
-     * @param clock         nanosecond clock for in-flight ages and exploration
+     * @param clock         nanosecond clock for in-flight ages, exploration and the trial calls' back-off
+     * @param wall          wall clock of the ejections, which a plan's {@link Plan#created} is compared with
      */
-    public record Options(int maxInFlight, int ejectAfter, Duration explorePeriod, LongSupplier clock) {
+    public record Options(int maxInFlight, int ejectAfter, Duration explorePeriod, LongSupplier clock, java.time.Clock wall) {
         public static Options defaults() {
-            return new Options(256, 3, Duration.ZERO, System::nanoTime);
+            return new Options(256, 3, Duration.ZERO, System::nanoTime, java.time.Clock.systemUTC());
         }
 
         public Options withMaxInFlight(int n) {
-            return new Options(n, ejectAfter, explorePeriod, clock);
+            return new Options(n, ejectAfter, explorePeriod, clock, wall);
         }
 
         public Options withEjectAfter(int n) {
-            return new Options(maxInFlight, n, explorePeriod, clock);
+            return new Options(maxInFlight, n, explorePeriod, clock, wall);
         }
 
         public Options withExplorePeriod(Duration d) {
-            return new Options(maxInFlight, ejectAfter, d, clock);
+            return new Options(maxInFlight, ejectAfter, d, clock, wall);
         }
 
         public Options withClock(LongSupplier c) {
-            return new Options(maxInFlight, ejectAfter, explorePeriod, c);
+            return new Options(maxInFlight, ejectAfter, explorePeriod, c, wall);
+        }
+
+        /** The broker's clock: the monotonic one and the wall clock its plans are stamped on. */
+        public Options withClocks(LongSupplier c, java.time.Clock w) {
+            return new Options(maxInFlight, ejectAfter, explorePeriod, c, w);
         }
     }
 
@@ -128,7 +134,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         this.client = client;
         this.defaultTimeout = defaultTimeout;
         this.exploreNanos = options.explorePeriod().toNanos();
-        this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock());
+        this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock(), options.wall());
         Map<String, Duration> t = Map.copyOf(timeouts);
         this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health);
         this.current = new AtomicReference<>(compile(plan, services, Set.of()));

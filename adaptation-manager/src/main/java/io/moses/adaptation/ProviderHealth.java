@@ -28,6 +28,8 @@ final class ProviderHealth {
     private final int maxInFlight;
     private final int ejectAfter;
     private final LongSupplier clock;
+    /** The wall clock of the ejections: the one plans are stamped on ({@link #ejectedBefore}). */
+    private final java.time.Clock wall;
     private final Map<String, State> states = new ConcurrentHashMap<>();
     private final AtomicInteger ejectedCount = new AtomicInteger();
     private volatile BiConsumer<String, String> onEjected = (s, why) -> {};
@@ -62,11 +64,13 @@ final class ProviderHealth {
      * @param maxInFlight calls one service may have in flight before more are refused locally
      * @param ejectAfter  consecutive failures that eject a service (0: never)
      * @param clock       nanosecond clock (System::nanoTime; a fake one in tests)
+     * @param wall        wall clock of the ejections, the broker's, which plans are stamped on
      */
-    ProviderHealth(int maxInFlight, int ejectAfter, LongSupplier clock) {
+    ProviderHealth(int maxInFlight, int ejectAfter, LongSupplier clock, java.time.Clock wall) {
         this.maxInFlight = maxInFlight;
         this.ejectAfter = ejectAfter;
         this.clock = clock;
+        this.wall = wall;
     }
 
     long now() {
@@ -136,7 +140,7 @@ final class ProviderHealth {
             s.probeDown = true;
             if (s.ejected) return false;
             s.ejected = true;
-            s.ejectedAt = java.time.Instant.now();
+            s.ejectedAt = wall.instant();
             ejectedCount.incrementAndGet();
         }
         log.info("concrete service {} ejected from selection: {}", service, why);
@@ -156,7 +160,7 @@ final class ProviderHealth {
             s.readmission.ejected(clock.getAsLong());
             if (s.ejected) return false; // the WS Monitor's already: no second line, no second re-plan
             s.ejected = true;
-            s.ejectedAt = java.time.Instant.now();
+            s.ejectedAt = wall.instant();
             ejectedCount.incrementAndGet();
         }
         log.info("concrete service {} ejected from selection: {}; a trial call in {} ms", s.name, why, s.readmission.backoffMillis());

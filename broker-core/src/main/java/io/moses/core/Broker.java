@@ -15,7 +15,6 @@ import io.moses.core.frontend.Authenticator;
 import io.moses.core.frontend.BasicAuthenticator;
 import io.moses.core.frontend.HttpFrontEnd;
 import io.moses.core.frontend.OperatorFilter;
-import io.moses.core.loop.Adaptation;
 import io.moses.core.loop.FeedbackLoop;
 import io.moses.core.loop.KnowledgeCache;
 import io.moses.core.metrics.BrokerMetrics;
@@ -57,7 +56,7 @@ public final class Broker implements AutoCloseable {
     private final BrokerConfig config;
     private final BrokerMetrics metrics = new BrokerMetrics();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The one clock of the monitors, the binding's call stamps and the feedback loop: a wall clock and a monotonic one. */
+    /** The one clock of the monitors, the binding, the optimizer's plans, the cluster and the loop: a wall clock and a monotonic one. */
     private final java.time.Clock wall = java.time.Clock.systemUTC();
     private final java.util.function.LongSupplier nanos = System::nanoTime;
     private KnowledgeBase kb;
@@ -119,7 +118,7 @@ public final class Broker implements AutoCloseable {
         }
         ServiceCallLog outcomes = new ServiceCallLog(1 << 16);
         binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of(),
-                AdaptiveBinding.Options.defaults().withClock(nanos));
+                AdaptiveBinding.Options.defaults().withClocks(nanos, wall));
         knowledge = new KnowledgeCache(kb, binding);
         knowledge.load();
         InvokeHandler handler = config.staticBinding()
@@ -135,9 +134,7 @@ public final class Broker implements AutoCloseable {
             // a takeover, not this replica's first lease at start (it has just loaded the latest plan)
             if (state == State.READY) loop.replan("replica " + cluster.replica() + " took over the optimizer lease");
         }, wall, nanos);
-        Adaptation adaptation = config.adaptation().withInvokeTimeout(config.invokeTimeout());
-        loop = new FeedbackLoop(kb, knowledge, outcomes, adaptation, lease, processes::composites, FeedbackLoop.optimizer(adaptation),
-                () -> FeedbackLoop.engine(adaptation), FeedbackLoop.qosMonitor(adaptation, nanos), wall, nanos);
+        loop = LoopWiring.loop(config, kb, knowledge, outcomes, lease, processes::composites, wall, nanos);
         engine.onCompleted(loop::completed);
         engine.start();
         // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
@@ -151,10 +148,10 @@ public final class Broker implements AutoCloseable {
         http.shedByClass(classWorth, authenticator, metrics.registry());
         // always there: a class may police its users' rates whatever the broker's default (beats only while any is policed)
         policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics.registry());
-        presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease());
+        presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease(), wall);
         policing.overRates(knowledge.overRates());
         policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);
-        policing.onEpisode(new OverRateEvents(kb)::record);
+        policing.onEpisode(new OverRateEvents(kb, wall)::record);
         http.police(policing, authenticator);
         http.trustHops(hops);
         metrics.policing(policing);
@@ -162,7 +159,7 @@ public final class Broker implements AutoCloseable {
         Health health = new Health(() -> state, cluster.replica(), config.staticBinding(), engine, kb, knowledge, lease, loop, processes);
         http.mount("/health", health.readiness());
         http.mount("/health/live", health.liveness());
-        metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services);
+        metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services, wall);
         http.mount("/metrics", metrics.servlet());
         // an asking replica waits for a takeover too: the lease runs out and the next leader answers
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
@@ -170,7 +167,7 @@ public final class Broker implements AutoCloseable {
         operatorActions = new OperatorActions(kb.operatorSwitches(), () -> camel, loop, leaderRequests);
         Console console = new Console(authenticator, kb.operatorSessions());
         http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
-        http.mount("/admin/*", new AdminApi(binding::plan, kb, loop, operatorActions, policing).servlet());
+        http.mount("/admin/*", new AdminApi(binding::plan, kb, loop, operatorActions, policing, wall).servlet());
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
         http.mount("/favicon.ico", io.moses.core.console.Console.noIcon());

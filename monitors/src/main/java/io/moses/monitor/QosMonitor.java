@@ -91,7 +91,7 @@ public final class QosMonitor {
      * @param capacity     outcomes kept per service
      * @param maxAgeMillis older outcomes are ignored, except to make up {@code minSamples}
      */
-    public QosMonitor(int capacity, long maxAgeMillis) {
+    QosMonitor(int capacity, long maxAgeMillis) { // on the system clock: tests only, the broker passes its own
         this(capacity, maxAgeMillis, 1, System::nanoTime);
     }
 

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 public final class Replanner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Replanner.class);
 
-    private final Consumer<String> solve;
+    private Consumer<String> solve; // guarded by lock; requests wait for it
     private final ExecutorService worker;
     private final AtomicLong solves = new AtomicLong();
     private final Object lock = new Object();
@@ -26,7 +26,15 @@ public final class Replanner implements AutoCloseable {
 
     /** @param solve solves and publishes a new plan; its argument says why */
     public Replanner(Consumer<String> solve) {
-        this.solve = solve;
+        this();
+        solveWith(solve);
+    }
+
+    /**
+     * A re-planner whose solve is given later ({@link #solveWith}): the wiring builds it before the
+     * feedback loop that solves. Requests made before then wait for it.
+     */
+    public Replanner() {
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "replanner");
             t.setDaemon(true);
@@ -34,11 +42,22 @@ public final class Replanner implements AutoCloseable {
         });
     }
 
+    /** Sets what solves and publishes a new plan (once); its argument says why. */
+    public void solveWith(Consumer<String> solve) {
+        synchronized (lock) {
+            if (this.solve != null) throw new IllegalStateException("this re-planner already has its solve");
+            this.solve = java.util.Objects.requireNonNull(solve, "solve");
+            if (running || pending.isEmpty()) return;
+            running = true;
+        }
+        worker.execute(this::drain);
+    }
+
     /** Asks for a new plan; returns at once. */
     public void request(String reason) {
         synchronized (lock) {
             pending.add(reason);
-            if (running) return;
+            if (running || solve == null) return;
             running = true;
         }
         worker.execute(this::drain);
@@ -47,7 +66,9 @@ public final class Replanner implements AutoCloseable {
     private void drain() {
         while (true) {
             String why;
+            Consumer<String> solve;
             synchronized (lock) {
+                solve = this.solve;
                 if (pending.isEmpty()) {
                     running = false;
                     return;

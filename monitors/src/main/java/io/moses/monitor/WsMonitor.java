@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * The WS Monitor: probes every concrete service on a period with a GET of its WSDL
  * ({@code endpoint?wsdl}), with hysteresis: a service is down after {@code downAfter}
  * failed probes in a row and up again after {@code upAfter} good ones. Calls back on each
- * change.
+ * change ({@link #onChange}).
  */
 public final class WsMonitor {
     private static final Logger log = LoggerFactory.getLogger(WsMonitor.class);
@@ -28,17 +28,21 @@ public final class WsMonitor {
     private final Duration timeout;
     private final int downAfter;
     private final int upAfter;
-    private final BiConsumer<String, Boolean> onChange;
+    private volatile BiConsumer<String, Boolean> onChange = (service, up) -> {};
     private final Map<String, int[]> streaks = new ConcurrentHashMap<>();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
 
-    /** @param onChange (service, up) on every change of state */
-    public WsMonitor(Duration timeout, int downAfter, int upAfter, BiConsumer<String, Boolean> onChange) {
+    /** @param timeout how long a probe may take before it counts as failed (the JDK client's own timeouts) */
+    public WsMonitor(Duration timeout, int downAfter, int upAfter) {
         this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
         this.timeout = timeout;
         this.downAfter = downAfter;
         this.upAfter = upAfter;
-        this.onChange = onChange;
+    }
+
+    /** Called with (service, up) on every change of state, on a probe's thread (the feedback loop sets it). */
+    public void onChange(BiConsumer<String, Boolean> listener) {
+        this.onChange = listener;
     }
 
     /** Probes every service once, concurrently; returns when all probes have ended. */

@@ -1,5 +1,8 @@
 package io.moses.monitor;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -51,6 +54,21 @@ class ReplannerTest {
             r.request("second");
             awaitIdle(r);
             assertTrue(r.solves() == 2, "solves " + r.solves());
+        }
+    }
+
+    @Test
+    void requestsMadeBeforeItsSolveIsGivenAreSolvedOnceItIs() throws Exception {
+        List<String> reasons = new CopyOnWriteArrayList<>();
+        try (Replanner r = new Replanner()) {
+            r.request("first");
+            r.request("second");
+            assertFalse(r.busy(), "no solve to run yet");
+            assertEquals(0, r.solves());
+            r.solveWith(reasons::add);
+            awaitIdle(r);
+            assertEquals(List.of("first; second"), reasons, "both requests in one solve");
+            assertThrows(IllegalStateException.class, () -> r.solveWith(why -> {}), "one solve per re-planner");
         }
     }
 

@@ -27,7 +27,8 @@ class WsMonitorTest {
         try {
             List<String> changes = new CopyOnWriteArrayList<>();
             // a generous timeout: it only bounds a hang, and a busy machine must not turn a probe into a failure
-            WsMonitor m = new WsMonitor(Duration.ofSeconds(10), 2, 2, (s, isUp) -> changes.add(s + (isUp ? " up" : " down")));
+            WsMonitor m = new WsMonitor(Duration.ofSeconds(10), 2, 2);
+            m.onChange((s, isUp) -> changes.add(s + (isUp ? " up" : " down")));
             Map<String, URI> endpoints = Map.of("svc", URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/svc"),
                     "gone", URI.create("http://127.0.0.1:1/nothing"));
             m.probe(endpoints);

@@ -5,7 +5,7 @@ import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import io.moses.model.TaskRef;
 import io.moses.model.Visits;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +64,8 @@ public final class OptimizationEngine {
     private final LpSolver primary;
     private final LpSolver fallback;
     private Method method = Method.AUTO;
+    /** What its plans are stamped with ({@link Plan#created}): the broker's wall clock. */
+    private Clock clock = Clock.systemUTC();
     /** The bindings of the last plan this engine made: where column generation starts next time. */
     private final AtomicReference<Map<Plan.Key, List<Plan.Share>>> inForce = new AtomicReference<>();
 
@@ -77,6 +79,12 @@ public final class OptimizationEngine {
      */
     public OptimizationEngine(SolverChoice choice) {
         this(choice, Solvers.clp(), Solvers.lpSolve());
+    }
+
+    /** As {@link #OptimizationEngine(SolverChoice)}, its plans stamped on {@code clock} (the broker's wall clock). */
+    public OptimizationEngine(SolverChoice choice, Clock clock) {
+        this(choice);
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** The choice over the native solvers found (tests pass absent ones). */
@@ -121,6 +129,7 @@ public final class OptimizationEngine {
     OptimizationEngine with(Method m) {
         OptimizationEngine e = new OptimizationEngine(primary, fallback);
         e.method = m;
+        e.clock = clock;
         return e;
     }
 
@@ -431,7 +440,7 @@ public final class OptimizationEngine {
             double[] x = res.x();
             var predictions = new java.util.LinkedHashMap<String, Plan.Prediction>();
             for (Program.Unit u : prog.units) predictions.put(u.label(), prog.predict(u, x));
-            return new Plan(0, Instant.now(), bindings, predictions, res.objective(), solverUsed, solveMillis, atRisk,
+            return new Plan(0, clock.instant(), bindings, predictions, res.objective(), solverUsed, solveMillis, atRisk,
                     reason);
         }
 

@@ -57,6 +57,16 @@ class SolversTest {
     }
 
     @Test
+    void aPlanIsStampedOnTheEnginesClockTheBrokersWallClock() {
+        java.time.Instant t = java.time.Instant.parse("2030-01-02T03:04:05Z");
+        OptimizationEngine e = new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO,
+                java.time.Clock.fixed(t, java.time.ZoneOffset.UTC));
+        assertEquals(t, e.plan(Fixtures.tripPlannerInput(2, 1).build()).plan().created());
+        assertEquals(t, e.with(OptimizationEngine.Method.SIMPLEX).plan(Fixtures.tripPlannerInput(2, 1).build()).plan().created(),
+                "an engine with another method keeps the clock");
+    }
+
+    @Test
     void solverChoiceParsesConfigurationValues() {
         assertEquals(OptimizationEngine.SolverChoice.LP_SOLVE, OptimizationEngine.SolverChoice.parse("lp_solve"));
         assertEquals(OptimizationEngine.SolverChoice.CLP, OptimizationEngine.SolverChoice.parse("Clp"));

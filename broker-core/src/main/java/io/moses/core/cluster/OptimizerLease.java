@@ -53,16 +53,18 @@ public final class OptimizerLease implements Replicas {
     private boolean reportedLeading;
 
     /**
+     * On the system's clocks: tests; the broker passes its own.
+     *
      * @param replica      this replica's name, unique in the cluster
      * @param ttl          how long a lease lasts without renewal
      * @param windowMaxAge other replicas' windows older than this are ignored (a replica gone)
      * @param onLeadership run when this replica takes the lease (not on renewals)
      */
-    public OptimizerLease(KnowledgeBase kb, String replica, Duration ttl, Duration windowMaxAge, Runnable onLeadership) {
+    OptimizerLease(KnowledgeBase kb, String replica, Duration ttl, Duration windowMaxAge, Runnable onLeadership) {
         this(kb, replica, ttl, windowMaxAge, onLeadership, Clock.systemUTC(), System::nanoTime);
     }
 
-    /** With the clocks given, so that a test can let a lease run out without waiting. */
+    /** On the broker's clocks (the wiring's), so that a test can also let a lease run out without waiting. */
     public OptimizerLease(KnowledgeBase kb, String replica, Duration ttl, Duration windowMaxAge, Runnable onLeadership,
                    Clock wall, LongSupplier nanos) {
         this.wall = wall;

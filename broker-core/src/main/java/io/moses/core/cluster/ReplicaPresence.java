@@ -19,13 +19,15 @@ public final class ReplicaPresence {
     private final KnowledgeBase kb;
     private final String replica;
     private final Duration ttl;
-    private final Clock wall = Clock.systemUTC();
+    private final Clock wall;
     private volatile int live = 1;
 
-    public ReplicaPresence(KnowledgeBase kb, String replica, Duration ttl) {
+    /** @param wall the broker's wall clock, which the heartbeats are stamped and counted on */
+    public ReplicaPresence(KnowledgeBase kb, String replica, Duration ttl, Clock wall) {
         this.kb = kb;
         this.replica = replica;
         this.ttl = ttl;
+        this.wall = wall;
     }
 
     /** One heartbeat; returns the live replicas (this one included). Off the request path. */

@@ -19,7 +19,6 @@ import io.moses.optimizer.PlanResult;
 import io.moses.optimizer.PlanningInput;
 import java.net.URI;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -47,13 +46,11 @@ public final class FeedbackLoop implements AutoCloseable {
     private OptimizationEngine whatIfOptimizer; // made on the first what-if
     private OptimizationEngine whatIfAdmission; // its admission questions: their plans are not the what-if's starting point
     private final Object whatIfLock = new Object();
-    /** The shortest wait for a WS Monitor probe's answer before it counts as failed. */
-    static final long PROBE_TIMEOUT_MILLIS = 2_000;
 
     private final QosMonitor qos;
     private final AdaptiveBinding binding;
-    private final ClassMonitor classes = new ClassMonitor(500);
-    private final PathAnalyzer paths = new PathAnalyzer(500);
+    private final ClassMonitor classes;
+    private final PathAnalyzer paths;
     private final WsMonitor ws;
     private final Replanner replanner;
     /** The broker's wall clock, which observations and SLA events are stamped on. */
@@ -72,16 +69,17 @@ public final class FeedbackLoop implements AutoCloseable {
      * @param replicas      the cluster: only its leader re-plans, on the merged windows of all
      * @param deployed      the composites deployed on this broker (null: every composite the knowledge
      *                      base holds): only they are planned for
-     * @param optimizer     the engine that solves the plans ({@link #optimizer(Adaptation)}; null: this replica does not solve)
+     * @param optimizer     the engine that solves the plans (null: this replica does not solve)
      * @param whatIfEngines makes the what-ifs' own engine, on the first what-if
-     * @param qos           the QoS Monitor ({@link #qosMonitor(Adaptation, LongSupplier)}) on {@code nanos}
+     * @param monitors      what the loop observes with; its QoS Monitor on {@code nanos}
+     * @param replanner     coalesces the re-plans; the loop gives it its solve
      * @param wall          the wall clock observations and SLA events are stamped on
      * @param nanos         the monotonic clock of the rules, the same the binding stamps its calls on
      */
     public FeedbackLoop(KnowledgeBase kb, KnowledgeCache knowledge, ServiceCallLog outcomes, Adaptation settings, Replicas replicas,
                  java.util.function.Supplier<java.util.Collection<io.moses.model.CompositeService>> deployed,
-                 OptimizationEngine optimizer, java.util.function.Supplier<OptimizationEngine> whatIfEngines, QosMonitor qos,
-                 Clock wall, LongSupplier nanos) {
+                 OptimizationEngine optimizer, java.util.function.Supplier<OptimizationEngine> whatIfEngines, Monitors monitors,
+                 Replanner replanner, Clock wall, LongSupplier nanos) {
         this.replicas = replicas;
         this.deployed = deployed;
         this.kb = kb;
@@ -90,50 +88,35 @@ public final class FeedbackLoop implements AutoCloseable {
         this.settings = settings;
         this.optimizer = optimizer;
         this.whatIfEngines = whatIfEngines;
-        this.qos = qos;
+        this.qos = monitors.qos();
+        this.classes = monitors.classes();
+        this.paths = monitors.paths();
+        this.ws = monitors.ws();
         this.wall = wall;
         this.binding = knowledge.binding();
-        this.replanner = new Replanner(this::solve);
+        this.replanner = replanner;
         this.estimates = new ServiceEstimates(settings.minSamples());
         this.serviceRules = new ServiceQosRules(settings, qos, estimates, nanos);
         this.classRules = new ClassRules(settings, nanos);
         this.inputs = new PlanningInputs(kb, settings, estimates, wall, deployed);
-        // a probe's timeout is generous: a WSDL slower than that is the QoS Monitor's business, and
-        // at half a short period (250 ms) a loaded machine once timed out every probe twice in a row
-        // and took every provider down at once; a dead provider refuses, which acts at once
-        this.ws = new WsMonitor(Duration.ofMillis(Math.max(PROBE_TIMEOUT_MILLIS, settings.probeMillis())), 2, 2,
-                (service, up) -> {
-                    if (up) {
-                        // back up: its failures while down no longer describe it
-                        qos.forget(service);
-                        inputs.forget(service);
-                        binding.reinstate(service, "the WS Monitor finds it back up");
-                    } else {
-                        binding.eject(service, "the WS Monitor finds it down");
-                    }
-                    replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
-                });
+        ws.onChange((service, up) -> {
+            if (up) {
+                // back up: its failures while down no longer describe it
+                qos.forget(service);
+                inputs.forget(service);
+                binding.reinstate(service, "the WS Monitor finds it back up");
+            } else {
+                binding.eject(service, "the WS Monitor finds it down");
+            }
+            replanner.request("concrete service " + service + (up ? " is back up" : " is down"));
+        });
+        replanner.solveWith(this::solve);
         // services the plan does not use get a call now and then, so a recovered one is seen
         if (settings.qosMonitor()) binding.explore(java.time.Duration.ofMillis(2 * settings.monitorMillis()));
         // consecutive failures on the request path: a plan without it at once, not after the probes
         binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
         // back after its trial call: a plan that may use it again
         binding.onReadmitted((service, why) -> replanner.request("concrete service " + service + " back in selection (" + why + ")"));
-    }
-
-    /** The QoS Monitor the loop reads, on the broker's clock: a short window, the plan must follow a service that changes within seconds. */
-    public static QosMonitor qosMonitor(Adaptation settings, LongSupplier nanos) {
-        return new QosMonitor(500, 5_000, settings.minSamples(), nanos);
-    }
-
-    /** The engine that solves this replica's plans; null when the optimizer is off. */
-    public static OptimizationEngine optimizer(Adaptation settings) {
-        return settings.optimizer() ? engine(settings) : null;
-    }
-
-    /** An optimization engine on the solver the settings name. */
-    public static OptimizationEngine engine(Adaptation settings) {
-        return new OptimizationEngine(OptimizationEngine.SolverChoice.parse(settings.solver()));
     }
 
     /**

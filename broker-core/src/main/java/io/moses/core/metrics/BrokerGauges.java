@@ -16,7 +16,6 @@ import io.moses.model.ConcreteService;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -43,7 +42,7 @@ final class BrokerGauges implements AutoCloseable {
     private final MultiGauge serviceUp;
 
     BrokerGauges(MeterRegistry registry, Supplier<Plan> plan, Supplier<LiveView> live, Supplier<List<ServiceClass>> classes,
-                 Supplier<List<ConcreteService>> services) {
+                 Supplier<List<ConcreteService>> services, java.time.Clock wall) {
         this.live = live;
         this.classes = classes;
         this.services = services;
@@ -62,7 +61,7 @@ final class BrokerGauges implements AutoCloseable {
         Gauge.builder("moses.plan.solve", plan, p -> p.get() == null ? Double.NaN : p.get().solveMillis() / 1000)
                 .baseUnit("seconds").description("time the solver took for the plan in force").strongReference(true).register(registry);
         Gauge.builder("moses.plan.age", plan, p -> p.get() == null ? Double.NaN
-                        : Duration.between(p.get().created(), Instant.now()).toMillis() / 1000.0)
+                        : Duration.between(p.get().created(), wall.instant()).toMillis() / 1000.0)
                 .baseUnit("seconds").description("time since the plan in force was made").strongReference(true).register(registry);
 
         classResponseTime = MultiGauge.builder("moses.class.response.time").baseUnit("seconds")

@@ -42,10 +42,10 @@ public final class BrokerMetrics implements AutoCloseable {
         return new MeteredInvokeHandler(handler, timers);
     }
 
-    /** The JVM's meters, and the plan's, the classes' and the services' gauges (once, at start). */
+    /** The JVM's meters, and the plan's (its age on the broker's wall clock), the classes' and the services' gauges (once, at start). */
     public void gauges(Supplier<Plan> plan, Supplier<LiveView> live, Supplier<List<ServiceClass>> classes,
-                       Supplier<List<ConcreteService>> services) {
-        gauges = new BrokerGauges(registry, plan, live, classes, services);
+                       Supplier<List<ConcreteService>> services, java.time.Clock wall) {
+        gauges = new BrokerGauges(registry, plan, live, classes, services, wall);
     }
 
     public void policing(RatePolicing policing) {

@@ -21,9 +21,15 @@ public final class AdminApi {
     private final FeedbackLoop loop;
     private final OperatorActions operatorActions;
     private final RatePolicing policing;
+    private final java.time.Clock wall;
 
-    /** @param plan the plan in force on this replica */
-    public AdminApi(Supplier<Plan> plan, KnowledgeBase kb, FeedbackLoop loop, OperatorActions operatorActions, RatePolicing policing) {
+    /**
+     * @param plan the plan in force on this replica
+     * @param wall the broker's wall clock, the one plans and SLA events are stamped on
+     */
+    public AdminApi(Supplier<Plan> plan, KnowledgeBase kb, FeedbackLoop loop, OperatorActions operatorActions, RatePolicing policing,
+                    java.time.Clock wall) {
+        this.wall = wall;
         this.plan = plan;
         this.kb = kb;
         this.loop = loop;
@@ -33,7 +39,7 @@ public final class AdminApi {
 
     /** {@code /admin/*}: the Service Manager's {@code /admin/services} and {@code /admin/classes} and {@code /admin/processes} are mounted beside it. */
     public HttpServlet servlet() {
-        return new AdminServlet(plan, kb, operations());
+        return new AdminServlet(plan, kb, operations(), wall);
     }
 
     /** What the admin API asks of this replica (its console and moses admin act through it). */

@@ -45,11 +45,14 @@ final class AdminServlet extends HttpServlet {
     private final Supplier<Plan> current;
     private final KnowledgeBase kb;
     private final AdminOperations ops;
+    /** The broker's wall clock: a plan's age and the events' week are measured on it. */
+    private final java.time.Clock wall;
 
-    AdminServlet(Supplier<Plan> current, KnowledgeBase kb, AdminOperations ops) {
+    AdminServlet(Supplier<Plan> current, KnowledgeBase kb, AdminOperations ops, java.time.Clock wall) {
         this.current = current;
         this.kb = kb;
         this.ops = ops;
+        this.wall = wall;
     }
 
     /** A request the API refuses, with its HTTP status and the reason the caller sees. */
@@ -207,7 +210,7 @@ final class AdminServlet extends HttpServlet {
 
     private List<Map<String, Object>> events(int n) {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (SlaEvent e : kb.slaEvents(Instant.now().minus(Duration.ofDays(7)), n)) {
+        for (SlaEvent e : kb.slaEvents(wall.instant().minus(Duration.ofDays(7)), n)) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("at", e.at().toString());
             m.put("kind", e.kind().name());
@@ -223,10 +226,11 @@ final class AdminServlet extends HttpServlet {
         Map<String, Object> m = new LinkedHashMap<>(ops.adaptation());
         m.put("monitors", ops.monitors());
         Plan p = current.get();
+        Instant now = wall.instant();
         m.put("planVersion", versionOf(p));
-        if (p != null) m.put("planAgeSeconds", Math.max(0, Duration.between(p.created(), Instant.now()).toMillis() / 1000.0));
+        if (p != null) m.put("planAgeSeconds", Math.max(0, Duration.between(p.created(), now).toMillis() / 1000.0));
         m.put("heldOut", ops.live().heldOut());
-        m.put("now", Instant.now().toString());
+        m.put("now", now.toString());
         return m;
     }
 

@@ -4,7 +4,7 @@ import io.moses.core.frontend.RatePolicing;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.KnowledgeBaseException;
 import io.moses.model.SlaEvent;
-import java.time.Instant;
+import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +19,12 @@ import org.slf4j.LoggerFactory;
 public final class OverRateEvents {
     private static final Logger log = LoggerFactory.getLogger(OverRateEvents.class);
     private final KnowledgeBase kb;
+    private final Clock wall;
 
-    public OverRateEvents(KnowledgeBase kb) {
+    /** @param wall the broker's wall clock, which the events are stamped on */
+    public OverRateEvents(KnowledgeBase kb, Clock wall) {
         this.kb = kb;
+        this.wall = wall;
     }
 
     /** Off the request path (the policing's timer), at each tick while the episode lasts. */
@@ -40,7 +43,7 @@ public final class OverRateEvents {
         }
         log.warn("SLA event: {}", e.detail());
         try {
-            kb.recordSlaEvent(new SlaEvent(Instant.now(), SlaEvent.Kind.OVER_RATE, e.user().serviceClass(), e.user().name(), e.detail()));
+            kb.recordSlaEvent(new SlaEvent(wall.instant(), SlaEvent.Kind.OVER_RATE, e.user().serviceClass(), e.user().name(), e.detail()));
         } catch (KnowledgeBaseException ex) {
             // the database went away in between: the event is in the log line above
         }

@@ -1,0 +1,94 @@
+package io.moses.adaptation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ejection and readmission on the request path, on the broker's two clocks, which the test moves:
+ * the wall clock an ejection is stamped on (a plan solved after it brings the service back) and
+ * the monotonic one of the trial calls' back-off.
+ */
+class ProviderHealthTest {
+    /** The broker's wall clock and its monotonic one, moved together. */
+    static final class TestClock extends Clock {
+        private final Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+        void advance(Duration d) {
+            nanos.addAndGet(d.toNanos());
+        }
+
+        long nanos() {
+            return nanos.get();
+        }
+
+        @Override
+        public Instant instant() {
+            return start.plusNanos(nanos.get());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Test
+    void anEjectionIsStampedOnTheWallClockThatPlansAreStampedOn() {
+        TestClock clock = new TestClock();
+        ProviderHealth h = new ProviderHealth(8, 3, clock::nanos, clock);
+        Instant before = clock.instant();
+        clock.advance(Duration.ofSeconds(1));
+        assertTrue(h.eject("a", "its probe failed"));
+        Instant ejected = clock.instant();
+        clock.advance(Duration.ofSeconds(5));
+        assertFalse(h.ejectedBefore("a", before), "a plan solved before the ejection did not know of it");
+        assertFalse(h.ejectedBefore("a", ejected), "nor did one stamped at the same instant");
+        assertTrue(h.ejectedBefore("a", ejected.plusNanos(1)), "a plan solved after it did");
+        assertTrue(h.ejectedBefore("a", clock.instant()));
+        assertFalse(h.ejectedBefore("b", clock.instant()), "a service never ejected");
+    }
+
+    @Test
+    void failedCallsEjectOnTheWallClockAndTheTrialCallIsDueAfterItsBackOffOnTheMonotonicClock() {
+        TestClock clock = new TestClock();
+        ProviderHealth h = new ProviderHealth(8, 3, clock::nanos, clock);
+        List<String> ejected = new CopyOnWriteArrayList<>();
+        List<String> readmitted = new CopyOnWriteArrayList<>();
+        h.onEjected((s, why) -> ejected.add(s + ": " + why));
+        h.onReadmitted((s, why) -> readmitted.add(s + ": " + why));
+        assertFalse(h.observe("a", ServiceCall.Kind.FAILURE));
+        assertFalse(h.observe("a", ServiceCall.Kind.TIMEOUT));
+        assertTrue(h.observe("a", ServiceCall.Kind.FAILURE), "the third failure in a row ejects it");
+        Instant at = clock.instant();
+        assertEquals(List.of("a: 3 consecutive failures"), ejected);
+        assertFalse(h.ejectedBefore("a", at), "stamped on the wall clock at the ejection");
+        assertTrue(h.ejectedBefore("a", at.plusNanos(1)));
+        assertFalse(h.reinstate("a", "a plan uses it"), "out for failed calls: only its trial call brings it back");
+        clock.advance(Duration.ofNanos(Readmission.FIRST_NANOS - 1));
+        assertFalse(h.tryTrial("a"), "no trial before its back-off");
+        clock.advance(Duration.ofNanos(1));
+        assertTrue(h.tryTrial("a"), "its trial is due a back-off after the ejection");
+        assertFalse(h.tryTrial("a"), "one trial at a time");
+        assertFalse(h.observe("a", ServiceCall.Kind.OK));
+        assertEquals(List.of("a: its trial call was answered"), readmitted);
+        assertFalse(h.ejected("a"));
+        assertTrue(h.ejectedServices().isEmpty());
+    }
+}
