@@ -73,9 +73,9 @@ class ProviderHealthTest {
         List<String> readmitted = new CopyOnWriteArrayList<>();
         h.onEjected((s, why) -> ejected.add(s + ": " + why));
         h.onReadmitted((s, why) -> readmitted.add(s + ": " + why));
-        assertFalse(h.observe("a", ServiceCall.Kind.FAILURE));
-        assertFalse(h.observe("a", ServiceCall.Kind.TIMEOUT));
-        assertTrue(h.observe("a", ServiceCall.Kind.FAILURE), "the third failure in a row ejects it");
+        assertFalse(h.observe("a", CallEnd.CONNECT));
+        assertFalse(h.observe("a", CallEnd.TIMEOUT));
+        assertTrue(h.observe("a", CallEnd.CONNECT), "the third failure in a row ejects it");
         Instant at = clock.instant();
         assertEquals(List.of("a: 3 consecutive failures"), ejected);
         assertFalse(h.ejectedBefore("a", at), "stamped on the wall clock at the ejection");
@@ -86,7 +86,7 @@ class ProviderHealthTest {
         clock.advance(Duration.ofNanos(1));
         assertTrue(h.tryTrial("a"), "its trial is due a back-off after the ejection");
         assertFalse(h.tryTrial("a"), "one trial at a time");
-        assertFalse(h.observe("a", ServiceCall.Kind.OK));
+        assertFalse(h.observe("a", CallEnd.REPLY));
         assertEquals(List.of("a: its trial call was answered"), readmitted);
         assertFalse(h.ejected("a"));
         assertTrue(h.ejectedServices().isEmpty());
