@@ -142,6 +142,11 @@ public class AdminApiTest {
                 for (JsonNode s : get(port, "/admin/concrete-services"))
                     assertEquals(s.get("name").asText().equals(used) ? "out" : "up", s.get("state").asText(), s.toString());
                 assertFalse(post(port, "/admin/concrete-services/" + used + "/out", 200).get("changed").asBoolean(), "already out");
+                // the last service of a task that is in stays in, whatever the plan
+                assertTrue(post(port, "/admin/concrete-services/" + other + "/out", 409).get("error").asText()
+                        .contains("'" + other + "' is the only concrete service of EchoPair/left.echo that is in"));
+                assertTrue(post(port, "/admin/concrete-services/right-1/out", 409).get("error").asText().contains("the plans cannot do without it"));
+                assertEquals("[\"" + used + "\"]", get(port, "/admin/status").get("heldOut").toString(), "nothing else taken out");
                 assertTrue(send(port, "GET", "/metrics", null, Map.of(), null).body()
                         .contains("moses_concrete_up{composite=\"EchoPair\",service=\"" + used + "\",task=\"left.echo\"} 0.0"));
                 post(port, "/admin/concrete-services/" + used + "/in", 200);

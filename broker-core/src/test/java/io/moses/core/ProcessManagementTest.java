@@ -142,6 +142,14 @@ class ProcessManagementTest {
         Map<String, byte[]> noDescriptor = unit(null, null);
         noDescriptor.remove("deploy.xml");
         refused(400, "no deploy.xml", operator("POST", "/admin/processes/other", zip(noDescriptor)), before);
+        // refused half unpacked (a file and a folder of one name): before, its upload directory stayed
+        Map<String, byte[]> clash = unit(null, null);
+        clash.put("x", "x".getBytes());
+        clash.put("x/y", "y".getBytes());
+        refused(400, "cannot unpack", operator("POST", "/admin/processes/other", zip(clash)), before);
+        try (var uploads = Files.list(work.resolve("uploads"))) {
+            assertEquals(List.of(), uploads.toList(), "a refused bundle leaves no upload directory");
+        }
         HttpResponse<String> invalid = operator("POST", "/admin/processes/other",
                 zip(unit("<receive name=\"start\" partnerLink=\"client\" operation=\"pair\" variable=\"input\"",
                         "<receive name=\"start\" partnerLink=\"client\" operation=\"pair\" variable=\"undeclared\"")));

@@ -7,7 +7,11 @@ import static io.moses.mdal.Database.update;
 import static io.moses.mdal.Validation.NAME_MAX;
 import static io.moses.mdal.Validation.name;
 
+import io.moses.model.TaskRef;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 
 /** {@link OperatorSwitches} on the tables {@code operator_switch} and {@code operator_state_version} (V5). */
@@ -55,6 +59,7 @@ final class OperatorSwitchStore implements OperatorSwitches {
             query(c, "SELECT version FROM operator_state_version WHERE id = 1 FOR UPDATE", rs -> rs.getLong(1));
             boolean is = exists(c, "SELECT 1 FROM operator_switch WHERE kind = ? AND name = ?", kind, name);
             if (is == raised) return false;
+            if (raised && kind.equals(SERVICE_OUT)) requireAnotherIn(c, name);
             if (raised)
                 update(c, "INSERT INTO operator_switch (kind, name, changed_by, updated_ms) VALUES (?, ?, ?, ?)", kind, name, by,
                         System.currentTimeMillis());
@@ -62,5 +67,22 @@ final class OperatorSwitchStore implements OperatorSwitches {
             update(c, "UPDATE operator_state_version SET version = version + 1 WHERE id = 1");
             return true;
         });
+    }
+
+    /**
+     * A plan needs a service of every task: the last service of its task that is in stays in
+     * (taken out, its composite could not be planned and would keep the shares it had, on this
+     * service). Checked under the version row's lock, so two operators cannot take out the last two.
+     */
+    private static void requireAnotherIn(Connection c, String service) throws SQLException {
+        Optional<TaskRef> task = one(query(c, "SELECT composite, task FROM concrete_service WHERE name = ?",
+                rs -> new TaskRef(rs.getString(1), rs.getString(2)), service));
+        if (task.isEmpty()) return; // no such service: nothing a plan needs
+        boolean another = exists(c, "SELECT 1 FROM concrete_service s WHERE s.composite = ? AND s.task = ? AND s.name <> ?"
+                + " AND NOT EXISTS (SELECT 1 FROM operator_switch o WHERE o.kind = ? AND o.name = s.name)",
+                task.get().composite(), task.get().name(), service, SERVICE_OUT);
+        if (!another)
+            throw KnowledgeBaseException.conflict("concreteService.name: '" + service + "' is the only concrete service of "
+                    + task.get() + " that is in: the plans cannot do without it (put another one in first)");
     }
 }

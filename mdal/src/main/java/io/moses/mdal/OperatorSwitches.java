@@ -25,6 +25,9 @@ public interface OperatorSwitches {
     /** Switches monitor {@code name} on or off; true when that changed the state (the version moved). */
     boolean switchMonitor(String name, boolean on, String operator);
 
-    /** Takes concrete service {@code name} out of the plans or puts it back in; true when that changed the state. */
+    /**
+     * Takes concrete service {@code name} out of the plans or puts it back in; true when that
+     * changed the state. CONFLICT when every other service of its task is out: the last one in stays in.
+     */
     boolean holdOut(String name, boolean out, String operator);
 }

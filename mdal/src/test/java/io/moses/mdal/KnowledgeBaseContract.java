@@ -326,6 +326,27 @@ abstract class KnowledgeBaseContract {
         assertTrue(kb.concreteService("flight-b").isEmpty());
     }
 
+    /**
+     * The last service of a task that is in cannot be taken out, whatever the plan: before, it was
+     * taken out, and its composite could no longer be planned.
+     */
+    @Test
+    void theLastServiceOfATaskThatIsInCannotBeTakenOut() {
+        seedBasics();
+        OperatorSwitches switches = kb.operatorSwitches();
+        KnowledgeBaseException only = assertThrows(KnowledgeBaseException.class, () -> switches.holdOut("hotel-a", true, "olga"));
+        assertEquals(KnowledgeBaseException.Kind.CONFLICT, only.kind());
+        assertTrue(only.getMessage().contains("'hotel-a' is the only concrete service of " + HOTEL + " that is in"), only.getMessage());
+        assertEquals(0, switches.version(), "nothing changed");
+
+        assertTrue(switches.holdOut("flight-a", true, "olga"));
+        assertEquals(KnowledgeBaseException.Kind.CONFLICT, kindOf(() -> switches.holdOut("flight-b", true, "olga")));
+        assertEquals(Set.of("flight-a"), switches.state().servicesOut());
+        assertTrue(switches.holdOut("flight-a", false, "olga"));
+        assertTrue(switches.holdOut("flight-b", true, "olga"), "flight-a is in again");
+        assertEquals(new OperatorSwitches.State(3, Set.of(), Set.of("flight-b")), switches.state());
+    }
+
     @Test
     void apiRefusesValuesOutsideTheirDomainNamingTheField() {
         seedBasics();

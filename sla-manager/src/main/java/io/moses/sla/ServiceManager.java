@@ -110,14 +110,24 @@ public final class ServiceManager {
 
     /**
      * Removes a service; if the plan uses it, a plan without it is put in force first. The only
-     * service of a task stays, whatever the plan in force: the next plan would need it.
+     * service of a task stays, whatever the plan in force: the next plan would need it; so does the
+     * only one that is in, the others taken out by an operator.
      */
     public Change remove(String name) {
         synchronized (changes) {
             ConcreteService s = existing(name);
-            if (call(() -> kb.concreteServices(s.task())).size() <= 1 && call(kb::tasks).contains(s.task()))
-                throw new SlaException(SlaException.Code.LAST_SERVICE, "'" + name + "' is the only concrete service of " + s.task()
-                        + ": the plan cannot do without it; nothing was removed");
+            List<ConcreteService> ofTask = call(() -> kb.concreteServices(s.task()));
+            if (call(kb::tasks).contains(s.task())) {
+                if (ofTask.size() <= 1)
+                    throw new SlaException(SlaException.Code.LAST_SERVICE, "'" + name + "' is the only concrete service of " + s.task()
+                            + ": the plan cannot do without it; nothing was removed");
+                // the others all taken out by an operator: the plan cannot do without this one either
+                Set<String> out = call(() -> kb.operatorSwitches().state().servicesOut());
+                if (ofTask.stream().allMatch(o -> o.name().equals(name) || out.contains(o.name())))
+                    throw new SlaException(SlaException.Code.LAST_SERVICE, "'" + name + "' is the only concrete service of " + s.task()
+                            + " that is in (the others are taken out): the plan cannot do without it; put another one in first;"
+                            + " nothing was removed");
+            }
             boolean used = used(planning.current()).contains(name);
             Planning.Replanned p;
             try {

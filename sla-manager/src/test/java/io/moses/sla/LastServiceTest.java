@@ -71,4 +71,19 @@ class LastServiceTest {
         assertEquals(List.of("pay-a"), kb.concreteServices(PAY).stream().map(ConcreteService::name).toList());
         assertEquals(SlaException.Code.LAST_SERVICE, assertThrows(SlaException.class, () -> services.remove("pay-a")).code());
     }
+
+    /** With the other services of its task taken out by an operator, the one left in is the last one too. */
+    @Test
+    void theOnlyServiceOfATaskThatIsInStays() {
+        kb.addConcreteService(service("pay-b"));
+        kb.operatorSwitches().holdOut("pay-a", true, "olga");
+        ServiceManager services = new ServiceManager(kb, NO_PLAN);
+        SlaException e = assertThrows(SlaException.class, () -> services.remove("pay-b"));
+        assertEquals(SlaException.Code.LAST_SERVICE, e.code());
+        assertTrue(e.getMessage().contains("'pay-b' is the only concrete service of " + PAY + " that is in"), e.getMessage());
+        assertEquals(2, kb.concreteServices(PAY).size(), "nothing was removed");
+        kb.operatorSwitches().holdOut("pay-a", false, "olga");
+        services.remove("pay-b");
+        assertEquals(List.of("pay-a"), kb.concreteServices(PAY).stream().map(ConcreteService::name).toList());
+    }
 }

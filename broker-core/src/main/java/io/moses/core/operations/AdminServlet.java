@@ -133,7 +133,8 @@ final class AdminServlet extends HttpServlet {
         } catch (IllegalStateException e) {
             write(res, 409, Map.of("error", e.getMessage()));
         } catch (KnowledgeBaseException e) {
-            write(res, 503, Map.of("error", "knowledge base unavailable: " + e.getMessage()));
+            if (e.kind() == KnowledgeBaseException.Kind.CONFLICT) write(res, 409, Map.of("error", e.getMessage())); // the last service of a task in
+            else write(res, 503, Map.of("error", "knowledge base unavailable: " + e.getMessage()));
         }
     }
 

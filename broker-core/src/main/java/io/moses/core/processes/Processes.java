@@ -131,11 +131,11 @@ public final class Processes {
      */
     BpelEngine.Deployment deployBundle(String name, byte[] zip, boolean replan) {
         synchronized (processes) {
-            Path dir = Bundle.unpack(zip, uploadDir(), name);
+            Path upload = uploadDir();
             try {
-                return deployUnpacked(name, dir, replan);
+                return deployUnpacked(name, Bundle.unpack(zip, upload, name), replan);
             } finally {
-                deleteQuietly(dir.getParent()); // the engine deployed its own copy, or nothing
+                deleteQuietly(upload); // the engine deployed its own copy, or nothing; or the bundle was refused half unpacked
             }
         }
     }
@@ -171,11 +171,11 @@ public final class Processes {
      */
     BpelEngine.Deployment redeployBundle(String name, byte[] zip, boolean replan) {
         synchronized (processes) {
-            Path dir = Bundle.unpack(zip, uploadDir(), name);
+            Path upload = uploadDir();
             try {
-                return redeployUnpacked(name, dir, replan);
+                return redeployUnpacked(name, Bundle.unpack(zip, upload, name), replan);
             } finally {
-                deleteQuietly(dir.getParent()); // the engine deployed its own copy, or nothing
+                deleteQuietly(upload); // the engine deployed its own copy, or nothing; or the bundle was refused half unpacked
             }
         }
     }
