@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * that blame the provider take it out of selection at once, without waiting for a new plan;
  * a reply resets the count. A service ejected by the WS Monitor comes back with a successful
  * probe or a new plan that uses it ({@link #reinstate}); one ejected for failed calls comes back
- * only on evidence that calls work: a trial call after its back-off ({@link TrialSchedule}). Either way it is reinstated:
- * back in selection.
+ * only on evidence that calls work: a trial call after its back-off ({@link TrialSchedule}).
+ * Either way it is reinstated: back in selection.
  */
 final class ProviderHealth {
     private static final Logger log = LoggerFactory.getLogger(ProviderHealth.class);
