@@ -8,7 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The places in the engine under the overload bound ({@link OverloadBound}), with a wait line
- * ordered by class worth: places go to waiting requests highest worth first, first come first served within a worth.
+ * ordered by class worth: places go to waiting requests highest worth first, first come first
+ * served within a worth.
  * When the line is full, a newcomer worth more than the least worth waiting takes the place of
  * the last of those (that request is {@link Verdict#DISPLACED}); one worth no more is
  * {@link Verdict#REFUSED} at once. A waiter not given a place within {@code maxWait} is
