@@ -17,7 +17,7 @@
 # at --factor x capacity (io.moses.loadtest.driver.OpenLoopDriver: request i leaves at
 # start + i/rate whatever became of the earlier ones; response times count from the scheduled
 # departure), users alice, carl, anna, cleo in turn (gold, bronze, gold, bronze). Rate policing
-# is off (the default), so only the admission bound refuses.
+# is off (the default), so only the overload bound refuses.
 # MOSES_BROKER_CP / MOSES_STUBS_CP: class paths instead of the build's (tests). Needs wrk.
 # Record results in docs/benchmarks.md.
 set -euo pipefail
@@ -106,7 +106,7 @@ run_wrk() { # port connections seconds -> "rps non2xx errors"
   wrk -t2 -c"$2" -d"$3"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:$1" 2>&1 |
     sed -n 's/^RESULT rps=\([0-9.]*\) .* non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1 \2 \3/p'
 }
-# Warm-up: both brokers, in 10 s steps (at most WARMUP/10 + 1 of them), below the admission bound.
+# Warm-up: both brokers, in 10 s steps (at most WARMUP/10 + 1 of them), below the overload bound.
 for v in "${VARIANTS[@]}"; do
   printf 'bench-shed: warming up %-6s' "$v"
   for ((t = 0; t < WARMUP; t += 10)); do

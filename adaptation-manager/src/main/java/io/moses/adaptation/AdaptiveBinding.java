@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a service that failed {@link Options#ejectAfter()} times in a row is ejected: its share
  *       goes to the plan's other implementations of the task, else to the task's other services,
  *       until a trial call is answered: one user call, after a back-off that doubles with every
- *       failed trial ({@link Readmission}); a probe that answers does not bring it back, since a
+ *       failed trial ({@link TrialSchedule}); a probe that answers does not bring it back, since a
  *       provider that hangs may still serve its WSDL. A service the WS Monitor ejected comes
  *       back with a successful probe or a new plan that uses it ({@link #reinstate});
  *   <li>an implementation whose every member failed without processing the request
@@ -206,8 +206,8 @@ public final class AdaptiveBinding implements InvokeHandler {
      * Called with (service, why) when a service ejected for failed calls is back in selection
      * because a call to it (its trial) was answered.
      */
-    public void onReadmitted(BiConsumer<String, String> listener) {
-        health.onReadmitted(listener);
+    public void onReinstatedByTrial(BiConsumer<String, String> listener) {
+        health.onReinstatedByTrial(listener);
     }
 
     /** The services ejected from selection now. */

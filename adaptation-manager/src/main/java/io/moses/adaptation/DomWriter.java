@@ -18,7 +18,7 @@ import org.w3c.dom.Node;
  * use them. A name is written with its own prefix where that prefix is bound to its namespace
  * or still free on the element; otherwise (a process that moved an element into another
  * namespace keeps the source's {@code xmlns="urn:a"} on it) with a prefix already bound to
- * the namespace, or a new one. A declaration is written only where the binding in scope differs.
+ * the namespace, or a new one. A declaration is written only where the namespace binding in scope differs.
  *
  * <p>{@link #fix} applies the same fixup to the DOM itself, for writers that write a DOM's
  * prefixes and declarations as they are (CXF's, for replies and faults to the composite's caller).

@@ -16,7 +16,7 @@ import org.w3c.dom.Element;
  *                        by the handler from now on
  * @param defaultEndpoint where the deployment's WSDL says the partner is
  * @param soapVersion     the SOAP version of the partner's WSDL binding: every concrete service
- *                        of the task is sent this version (they implement that binding)
+ *                        of the task is sent this version (they implement that WSDL binding)
  */
 public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
                          SoapVersion soapVersion) {

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * that blame the provider take it out of selection at once, without waiting for a new plan;
  * a reply resets the count. A service ejected by the WS Monitor comes back with a successful
  * probe or a new plan that uses it ({@link #reinstate}); one ejected for failed calls comes back
- * only on evidence that calls work: a trial call after its back-off ({@link Readmission}).
+ * only on evidence that calls work: a trial call after its back-off ({@link TrialSchedule}).
+ * Either way it is reinstated: back in selection.
  */
 final class ProviderHealth {
     private static final Logger log = LoggerFactory.getLogger(ProviderHealth.class);
@@ -33,7 +34,7 @@ final class ProviderHealth {
     private final Map<String, State> states = new ConcurrentHashMap<>();
     private final AtomicInteger ejectedCount = new AtomicInteger();
     private volatile BiConsumer<String, String> onEjected = (s, why) -> {};
-    private volatile BiConsumer<String, String> onReadmitted = (s, why) -> {};
+    private volatile BiConsumer<String, String> onReinstatedByTrial = (s, why) -> {};
 
     /** One concrete service's state on the request path. */
     static final class State {
@@ -47,7 +48,7 @@ final class ProviderHealth {
         /** Wall-clock time of the ejection: only a plan solved after it may bring the service back. */
         volatile java.time.Instant ejectedAt = java.time.Instant.MIN;
         /** When the trial call of a service out for failed calls is due. */
-        final Readmission readmission = new Readmission();
+        final TrialSchedule trials = new TrialSchedule();
         /** Ejected for failed calls: only a call that is answered brings it back, not a probe. */
         volatile boolean outForCalls;
         /** The WS Monitor found it down (its probe fails): no trial call until a probe answers. */
@@ -87,8 +88,8 @@ final class ProviderHealth {
     }
 
     /** Called with (service, why) when a service ejected for failed calls is back: its trial call was answered. */
-    void onReadmitted(BiConsumer<String, String> listener) {
-        this.onReadmitted = listener;
+    void onReinstatedByTrial(BiConsumer<String, String> listener) {
+        this.onReinstatedByTrial = listener;
     }
 
     /** True if any service is ejected: the request path skips every check otherwise. */
@@ -118,18 +119,18 @@ final class ProviderHealth {
             if (kind == CallEnd.REPLY) s.consecutiveFailures.set(0);
             // only its trial: a call sent before the ejection that is answered late is no
             // evidence that the provider answers now
-            if (s.outForCalls && s.readmission.callEnded(clock.getAsLong(), true) && readmit(s, "its trial call was answered"))
-                onReadmitted.accept(service, "its trial call was answered");
+            if (s.outForCalls && s.trials.callEnded(clock.getAsLong(), true) && putBack(s, "its trial call was answered"))
+                onReinstatedByTrial.accept(service, "its trial call was answered");
             return false;
         }
         if (kind.blamesProvider()) {
-            if (s.outForCalls) s.readmission.callEnded(clock.getAsLong(), false);
+            if (s.outForCalls) s.trials.callEnded(clock.getAsLong(), false);
             int n = s.consecutiveFailures.incrementAndGet();
             if (ejectAfter > 0 && n >= ejectAfter) return ejectForCalls(s, n + " consecutive failures");
             return false;
         }
         // cancelled and locally refused calls say nothing about the provider
-        if (s.outForCalls) s.readmission.trialUndecided();
+        if (s.outForCalls) s.trials.trialUndecided();
         return false;
     }
 
@@ -150,20 +151,20 @@ final class ProviderHealth {
 
     /**
      * Takes a service out for failed calls: only a call that works brings it back, the first
-     * trial after {@link Readmission}'s back-off. Returns true if it was in selection; a service
+     * trial after {@link TrialSchedule}'s back-off. Returns true if it was in selection; a service
      * already out (the WS Monitor's) is now out for its calls too.
      */
     private boolean ejectForCalls(State s, String why) {
         synchronized (s) {
             if (s.outForCalls) return false;
             s.outForCalls = true;
-            s.readmission.ejected(clock.getAsLong());
+            s.trials.ejected(clock.getAsLong());
             if (s.ejected) return false; // the WS Monitor's already: no second line, no second re-plan
             s.ejected = true;
             s.ejectedAt = wall.instant();
             ejectedCount.incrementAndGet();
         }
-        log.info("concrete service {} ejected from selection: {}; a trial call in {} ms", s.name, why, s.readmission.backoffMillis());
+        log.info("concrete service {} ejected from selection: {}; a trial call in {} ms", s.name, why, s.trials.backoffMillis());
         onEjected.accept(s.name, why);
         return true;
     }
@@ -176,7 +177,7 @@ final class ProviderHealth {
     boolean reinstate(String service, String why) {
         State s = states.get(service);
         if (s == null || s.outForCalls) return false;
-        return readmit(s, why);
+        return putBack(s, why);
     }
 
     /**
@@ -188,12 +189,13 @@ final class ProviderHealth {
         State s = states.get(service);
         if (s == null) return;
         synchronized (s) {
-            if (s.probeDown && s.outForCalls) s.readmission.dueNow(clock.getAsLong());
+            if (s.probeDown && s.outForCalls) s.trials.dueNow(clock.getAsLong());
             s.probeDown = false;
         }
     }
 
-    private boolean readmit(State s, String why) {
+    /** Reinstates an ejected service: back in selection, its counts reset; false if it was in. */
+    private boolean putBack(State s, String why) {
         synchronized (s) {
             if (!s.ejected) return false;
             s.ejected = false;
@@ -212,7 +214,7 @@ final class ProviderHealth {
      */
     boolean tryTrial(String service) {
         State s = states.get(service);
-        return s != null && s.ejected && s.outForCalls && !s.probeDown && s.readmission.tryTrial(clock.getAsLong());
+        return s != null && s.ejected && s.outForCalls && !s.probeDown && s.trials.tryTrial(clock.getAsLong());
     }
 
     /** True if {@code service} is ejected and was ejected before {@code instant}. */

@@ -26,7 +26,7 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * Sends SOAP requests to concrete services, in the SOAP version of the partner's binding, over
+ * Sends SOAP requests to concrete services, in the SOAP version of the partner's WSDL binding, over
  * Jetty's HTTP client: pooled keep-alive connections, fully asynchronous (no thread waits on a
  * reply), a connect timeout and a per-call response timeout.
  *

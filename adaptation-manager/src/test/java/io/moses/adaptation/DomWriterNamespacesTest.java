@@ -253,7 +253,7 @@ class DomWriterNamespacesTest {
     }
 
     @Test
-    void noDeclarationIsWrittenWhereTheBindingInScopeIsTheSame() throws Exception {
+    void noDeclarationIsWrittenWhereTheNamespaceBindingInScopeIsTheSame() throws Exception {
         Element parsed = parse("<a:r xmlns:a='urn:a' xmlns='urn:d'><a:x xmlns:a='urn:a'><y xmlns='urn:d'/></a:x></a:r>");
         StringBuilder out = new StringBuilder();
         DomWriter.write(parsed, out);

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Ejection and readmission on the request path, on the broker's two clocks, which the test moves:
+ * Ejection and reinstatement on the request path, on the broker's two clocks, which the test moves:
  * the wall clock an ejection is stamped on (a plan solved after it brings the service back) and
  * the monotonic one of the trial calls' back-off.
  */
@@ -70,9 +70,9 @@ class ProviderHealthTest {
         TestClock clock = new TestClock();
         ProviderHealth h = new ProviderHealth(8, 3, clock::nanos, clock);
         List<String> ejected = new CopyOnWriteArrayList<>();
-        List<String> readmitted = new CopyOnWriteArrayList<>();
+        List<String> reinstated = new CopyOnWriteArrayList<>();
         h.onEjected((s, why) -> ejected.add(s + ": " + why));
-        h.onReadmitted((s, why) -> readmitted.add(s + ": " + why));
+        h.onReinstatedByTrial((s, why) -> reinstated.add(s + ": " + why));
         assertFalse(h.observe("a", CallEnd.CONNECT));
         assertFalse(h.observe("a", CallEnd.TIMEOUT));
         assertTrue(h.observe("a", CallEnd.CONNECT), "the third failure in a row ejects it");
@@ -81,13 +81,13 @@ class ProviderHealthTest {
         assertFalse(h.ejectedBefore("a", at), "stamped on the wall clock at the ejection");
         assertTrue(h.ejectedBefore("a", at.plusNanos(1)));
         assertFalse(h.reinstate("a", "a plan uses it"), "out for failed calls: only its trial call brings it back");
-        clock.advance(Duration.ofNanos(Readmission.FIRST_NANOS - 1));
+        clock.advance(Duration.ofNanos(TrialSchedule.FIRST_NANOS - 1));
         assertFalse(h.tryTrial("a"), "no trial before its back-off");
         clock.advance(Duration.ofNanos(1));
         assertTrue(h.tryTrial("a"), "its trial is due a back-off after the ejection");
         assertFalse(h.tryTrial("a"), "one trial at a time");
         assertFalse(h.observe("a", CallEnd.REPLY));
-        assertEquals(List.of("a: its trial call was answered"), readmitted);
+        assertEquals(List.of("a: its trial call was answered"), reinstated);
         assertFalse(h.ejected("a"));
         assertTrue(h.ejectedServices().isEmpty());
     }

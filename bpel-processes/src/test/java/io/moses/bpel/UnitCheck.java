@@ -21,7 +21,7 @@ import org.w3c.dom.Element;
 
 /**
  * What ODE's compiler does not check about a deployment unit but its deployment needs:
- * deploy.xml valid against ODE's schema, naming a process some .bpel defines, binding every
+ * deploy.xml valid against ODE's schema, naming a process some .bpel defines, assigning every
  * partner link of it exactly once (provide for myRole, invoke for partnerRole) to a WSDL
  * service port that has a SOAP address.
  */

@@ -25,13 +25,13 @@ import java.util.Map;
  * @param staticBinding  bind every task to its first concrete service, ignoring the plan (baseline)
  * @param adaptation     monitors, rules and optimizer
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
- * @param admission      composite requests run at once and queued; beyond, 503 (front-end threads follow)
+ * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
  */
 public record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                            Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                            int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
                            boolean staticBinding, Adaptation adaptation, boolean openRegistration,
-                           io.moses.core.frontend.Admission admission) {
+                           io.moses.core.frontend.OverloadBound overloadBound) {
     public BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -41,8 +41,8 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
 
     public static BrokerConfig defaults() {
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.Admission.defaults().threads(), 16, 1 << 20, 1000,
-                false, Adaptation.defaults(), true, io.moses.core.frontend.Admission.defaults());
+                Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20, 1000,
+                false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults());
     }
 
     public BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -63,23 +63,23 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
     public BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
     public BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
     public BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
-    /** Also sizes the front-end's threads to what the admission needs. */
-    public BrokerConfig withAdmission(io.moses.core.frontend.Admission a) {
-        return new Builder(this).admission(a).httpThreads(a.threads()).build();
+    /** Also sizes the front-end's threads to what the overload bound needs. */
+    public BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
+        return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
     }
 
     private static final class Builder {
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
-        io.moses.core.frontend.Admission admission;
+        io.moses.core.frontend.OverloadBound overloadBound;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
-            openRegistration = c.openRegistration; admission = c.admission;
+            openRegistration = c.openRegistration; overloadBound = c.overloadBound;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -95,12 +95,12 @@ public record BrokerConfig(String host, int port, List<Path> deployments, Path w
         Builder staticBinding(boolean v) { staticBinding = v; return this; }
         Builder adaptation(Adaptation v) { adaptation = v; return this; }
         Builder openRegistration(boolean v) { openRegistration = v; return this; }
-        Builder admission(io.moses.core.frontend.Admission v) { admission = v; return this; }
+        Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
-                    httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding, adaptation, openRegistration, admission);
+                    httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding, adaptation, openRegistration, overloadBound);
         }
     }
 }

@@ -161,12 +161,12 @@ public final class Main {
                     vars.put(kv.substring(0, eq), kv.substring(eq + 1));
                 }
                 case "--max-in-flight" -> {
-                    io.moses.core.frontend.Admission m = c.admission();
-                    c = c.withAdmission(new io.moses.core.frontend.Admission(Math.max(1, intArg(args, ++i, a)), m.maxQueued(), m.maxWait()));
+                    io.moses.core.frontend.OverloadBound m = c.overloadBound();
+                    c = c.withOverloadBound(new io.moses.core.frontend.OverloadBound(Math.max(1, intArg(args, ++i, a)), m.maxQueued(), m.maxWait()));
                 }
                 case "--max-queued" -> {
-                    io.moses.core.frontend.Admission m = c.admission();
-                    c = c.withAdmission(new io.moses.core.frontend.Admission(m.maxInFlight(), intArg(args, ++i, a), m.maxWait()));
+                    io.moses.core.frontend.OverloadBound m = c.overloadBound();
+                    c = c.withOverloadBound(new io.moses.core.frontend.OverloadBound(m.maxInFlight(), intArg(args, ++i, a), m.maxWait()));
                 }
                 case "--help", "-h" -> {
                     System.out.println(usage());

@@ -10,7 +10,7 @@ import io.moses.sla.Planning;
 import io.moses.sla.ServiceManager;
 import io.moses.sla.SlaManager;
 import io.moses.sla.http.ClassesServlet;
-import io.moses.sla.http.ServicesServlet;
+import io.moses.sla.http.ServiceManagerServlet;
 import io.moses.sla.http.SubscriptionsServlet;
 import io.moses.sla.soap.ServiceManagerEndpoint;
 import io.moses.sla.soap.SlaManagerEndpoint;
@@ -21,8 +21,8 @@ final class Management {
 
     /**
      * The SLA Manager at /manage/sla (admission on its own optimizer instance: it works with the
-     * loop's off too) and /admin/subscriptions (JSON, for the console), the Service Manager at
-     * /manage/services and /admin/services (JSON), the classes at /admin/classes.
+     * loop's off too) and /admin/subscriptions (JSON, for the console), the Service Manager (the
+     * register of concrete services) at /manage/services and /admin/services (JSON), the classes at /admin/classes.
      */
     static void start(HttpFrontEnd http, KnowledgeBase kb, BrokerConfig config, Planning planning) {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
@@ -34,12 +34,12 @@ final class Management {
         ServiceManager services = new ServiceManager(kb, planning);
         http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
                 ServiceManagerEndpoint.SERVICE, ServiceManagerEndpoint.PORT);
-        ServicesServlet servicesServlet = new ServicesServlet(services);
+        ServiceManagerServlet serviceManagerServlet = new ServiceManagerServlet(services);
         ClassesServlet classesServlet = new ClassesServlet(new ClassManager(kb, admission, planning));
         SubscriptionsServlet subscriptionsServlet = new SubscriptionsServlet(sla,
                 req -> (io.moses.model.User) req.getAttribute(OperatorFilter.USER_ATTRIBUTE));
-        http.mount("/admin/services", servicesServlet);
-        http.mount("/admin/services/*", servicesServlet);
+        http.mount("/admin/services", serviceManagerServlet); // not /admin/concrete-services: the admin API's live view
+        http.mount("/admin/services/*", serviceManagerServlet);
         http.mount("/admin/classes", classesServlet); // GET as before, plus subscribers; POST, PUT, DELETE
         http.mount("/admin/classes/*", classesServlet);
         http.mount("/admin/subscriptions", subscriptionsServlet); // the SLA Manager's Subscribe and ChangeSubscription, for the console

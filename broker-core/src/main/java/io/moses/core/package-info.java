@@ -9,7 +9,7 @@
  * broker), {@code processes} (deployment units), {@code operations} (admin API, health, operator
  * actions, plan format), {@code metrics} (/metrics), {@code console} (the operators' web pages),
  * {@code cli} (command-line clients), {@code engine} (ODE integration), {@code frontend} (the
- * HTTP/SOAP front door: authentication, admission, policing), {@code composition} (behavioral
+ * HTTP/SOAP front door: authentication, policing, the overload bound), {@code composition} (behavioral
  * models of BPEL processes).
  */
 package io.moses.core;

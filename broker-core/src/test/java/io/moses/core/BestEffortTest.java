@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.moses.core.frontend.Admission;
+import io.moses.core.frontend.OverloadBound;
 import io.moses.core.frontend.RatePolicy;
 import io.moses.core.loop.Adaptation;
 import java.net.URI;
@@ -74,7 +74,7 @@ class BestEffortTest {
                 .withDb("mem:best-effort-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
                 .withVariables(Map.of("PARTNER", partner.url(""))).withRefreshMillis(200)
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
-                .withAdmission(new Admission(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
+                .withOverloadBound(new OverloadBound(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
         broker = new Broker(config).ratePolicy(new RatePolicy(RatePolicy.OverRate.REJECT, BURST, 0.5));
         broker.start();
     }

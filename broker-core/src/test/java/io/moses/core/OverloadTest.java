@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.moses.core.frontend.Admission;
+import io.moses.core.frontend.OverloadBound;
 import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The front-end's admission bound: beyond it a fast 503 SOAP fault with a reason, admitted requests unharmed. */
+/** The front-end's overload bound: beyond it a fast 503 SOAP fault with a reason, running requests unharmed. */
 @Tag("e2e")
 class OverloadTest {
     private final HttpClient http = HttpClient.newHttpClient();
@@ -29,7 +29,7 @@ class OverloadTest {
     private Broker broker;
     @TempDir Path work;
 
-    private void start(Admission admission) throws Exception {
+    private void start(OverloadBound bound) throws Exception {
         partner = new EchoPartner(2_000);
         Files.writeString(work.resolve("seed.yaml"), """
                 composite: EchoPair
@@ -41,7 +41,7 @@ class OverloadTest {
                 .withDb("mem:overload-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
                 .withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
-                .withAdmission(admission);
+                .withOverloadBound(bound);
         broker = new Broker(config);
         broker.start();
     }
@@ -69,24 +69,24 @@ class OverloadTest {
     }
 
     @Test
-    void beyondTheBoundARequestGets503WithAReasonAndTheAdmittedOneSucceeds() throws Exception {
-        start(new Admission(1, 0, Duration.ZERO));
-        CompletableFuture<HttpResponse<String>> admitted = http.sendAsync(pair("first"), HttpResponse.BodyHandlers.ofString());
+    void beyondTheBoundARequestGets503WithAReasonAndTheRunningOneSucceeds() throws Exception {
+        start(new OverloadBound(1, 0, Duration.ZERO));
+        CompletableFuture<HttpResponse<String>> running = http.sendAsync(pair("first"), HttpResponse.BodyHandlers.ofString());
         awaitPartnerCalls(1); // the first request is in the engine, holding the only place for its partners' 2 s
 
         HttpResponse<String> refused = http.send(pair("second"), HttpResponse.BodyHandlers.ofString());
-        // refused at once: while the admitted request still runs, not after waiting for it
-        assertFalse(admitted.isDone(), "the refusal waited for the running request");
+        // refused at once: while the first request still runs, not after waiting for it
+        assertFalse(running.isDone(), "the refusal waited for the running request");
         assertEquals(503, refused.statusCode(), refused.body());
         assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
         assertTrue(refused.body().contains("<faultcode>soap:Server</faultcode>"), refused.body());
         assertTrue(refused.body().contains("the broker is overloaded: 1 composite requests are running"), refused.body());
         assertFalse(refused.body().contains("second via"), "a refused request must not run: " + refused.body());
 
-        HttpResponse<String> first = admitted.get();
+        HttpResponse<String> first = running.get();
         assertEquals(200, first.statusCode(), first.body());
         assertTrue(first.body().contains("first via /left") && first.body().contains("first via /right"), first.body());
-        assertEquals(2, partner.calls.get(), "only the admitted request called the partners");
+        assertEquals(2, partner.calls.get(), "only the running request called the partners");
 
         HttpResponse<String> after = http.send(pair("after"), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, after.statusCode(), "the place is free again: " + after.body());
@@ -95,7 +95,7 @@ class OverloadTest {
 
     @Test
     void aQueuedRequestWaitsForItsTurnAndSucceeds() throws Exception {
-        start(new Admission(1, 1, Duration.ofSeconds(15)));
+        start(new OverloadBound(1, 1, Duration.ofSeconds(15)));
         CompletableFuture<HttpResponse<String>> running = http.sendAsync(pair("one"), HttpResponse.BodyHandlers.ofString());
         awaitPartnerCalls(1);
         HttpResponse<String> queued = http.send(pair("two"), HttpResponse.BodyHandlers.ofString());

@@ -3,7 +3,7 @@ package io.moses.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.moses.core.frontend.Admission;
+import io.moses.core.frontend.OverloadBound;
 import io.moses.core.loop.Adaptation;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -64,7 +64,7 @@ class ShedByClassTest {
                 .withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
                 // a long wait: every refusal here is for room, none for time
-                .withAdmission(new Admission(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
+                .withOverloadBound(new OverloadBound(IN_FLIGHT, QUEUED, Duration.ofSeconds(120)));
         broker = new Broker(config).ratePolicy(rates).classWorth(classWorth);
         broker.start();
     }

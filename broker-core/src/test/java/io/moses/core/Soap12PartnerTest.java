@@ -78,7 +78,7 @@ class Soap12PartnerTest {
     }
 
     @Test
-    void eachPartnerIsSentTheSoapVersionOfItsBinding() throws Exception {
+    void eachPartnerIsSentTheSoapVersionOfItsWsdlBinding() throws Exception {
         HttpResponse<String> r = pair("hello");
         assertEquals(200, r.statusCode(), r.body());
         assertTrue(r.body().contains("hello via /left") && r.body().contains("hello via /right"), r.body());

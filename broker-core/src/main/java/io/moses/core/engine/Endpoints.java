@@ -16,7 +16,7 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * ODE's binding and endpoint-reference contexts: my-role endpoints are served by the broker's
+ * ODE's BindingContext (endpoint activation) and endpoint-reference context: my-role endpoints are served by the broker's
  * front-end (nothing to activate here); a partner role's endpoint is the SOAP address its
  * deployment's WSDL gives, unless the process assigns another one at run time.
  */

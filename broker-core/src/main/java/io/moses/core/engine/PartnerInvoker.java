@@ -68,7 +68,7 @@ final class PartnerInvoker implements MessageExchangeContext {
         SoapBinding binding = channel.binding;
         SoapBinding.OperationBinding op = binding.operation(mex.getOperation().getName());
         if (op == null) {
-            mex.replyWithFailure(MessageExchange.FailureType.OTHER, "partner binding of " + partnerLink
+            mex.replyWithFailure(MessageExchange.FailureType.OTHER, "the WSDL binding of partner link " + partnerLink
                     + " has no operation " + mex.getOperation().getName(), null);
             return;
         }

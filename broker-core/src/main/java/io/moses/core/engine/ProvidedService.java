@@ -13,7 +13,7 @@ import javax.xml.namespace.QName;
  * @param port       the WSDL port
  * @param wsdl       the WSDL document that defines it
  * @param operations its operation names
- * @param soap12     whether its binding is SOAP 1.2
+ * @param soap12     whether its WSDL binding is SOAP 1.2
  */
 public record ProvidedService(String composite, QName service, String port, URL wsdl, Set<String> operations, boolean soap12) {
     public String path() {

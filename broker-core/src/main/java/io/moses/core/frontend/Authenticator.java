@@ -5,7 +5,7 @@ import jakarta.xml.ws.handler.MessageContext;
 
 /**
  * Tells who is calling: the service class of the request's user, or null for an anonymous
- * caller when the broker admits those. Throws a SOAP fault for unknown users and wrong
+ * caller when the broker accepts those. Throws a SOAP fault for unknown users and wrong
  * passwords, before any invoke.
  */
 @FunctionalInterface
@@ -14,7 +14,7 @@ public interface Authenticator {
 
     /**
      * The user an HTTP {@code Authorization} header names, null for an anonymous caller (no
-     * header) when the broker admits those; throws {@link AuthenticationException} for unknown
+     * header) when the broker accepts those; throws {@link AuthenticationException} for unknown
      * users, wrong passwords and, where someone is required, no credentials.
      */
     default User userOf(String authorizationHeader) {

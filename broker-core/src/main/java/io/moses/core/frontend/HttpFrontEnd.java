@@ -35,21 +35,21 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
     private final PolicingFilter policing = new PolicingFilter();
-    private final AdmissionFilter admission;
+    private final OverloadFilter overload;
     private final int maxInFlight;
 
     /**
      * @param host         address to bind
      * @param port         port (0 for any free one)
      * @param maxThreads   request threads (each composite request holds one while the process runs);
-     *                     at least what {@code admission} needs
+     *                     at least what {@code overload} needs
      * @param maxBodyBytes larger request bodies are refused with 413
-     * @param admission    how many composite requests run at once and wait, beyond which they get 503
+     * @param overload     the overload bound: how many composite requests run at once and wait, beyond which they get 503
      */
-    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, Admission admission) {
+    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, OverloadBound overload) {
         // Threads are started on demand and idle ones end after a minute: on two cores a few
         // busy threads do the work, the rest only wait for partners (or a turn).
-        int max = Math.max(maxThreads, admission.threads());
+        int max = Math.max(maxThreads, overload.threads());
         QueuedThreadPool threads = new QueuedThreadPool(max, Math.min(4 * Runtime.getRuntime().availableProcessors(), max), 60_000);
         threads.setName("http");
         jetty = new Server(threads);
@@ -73,11 +73,11 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
-        // before the admission bound: a request over its user's rate takes no place and waits in no queue
+        // before the overload bound: a request over its user's rate takes no place and waits in no queue
         context.addFilter(new FilterHolder(policing), "/services/*", null);
-        this.admission = new AdmissionFilter(admission);
-        this.maxInFlight = admission.maxInFlight();
-        context.addFilter(new FilterHolder(this.admission), "/services/*", null);
+        this.overload = new OverloadFilter(overload);
+        this.maxInFlight = overload.maxInFlight();
+        context.addFilter(new FilterHolder(this.overload), "/services/*", null);
         managementBus = BusFactory.newInstance().createBus();
         managementBus.setProperty("faultStackTraceEnabled", "false");
         managementBus.setProperty("exceptionMessageCauseEnabled", "false");
@@ -99,7 +99,7 @@ public final class HttpFrontEnd implements AutoCloseable {
      * best-effort with spare capacity, by its class's policy); not policed until called.
      */
     public void police(RatePolicing rates, Authenticator authenticator) {
-        admission.bestEffortPlaces(rates.policy().bestEffortPlaces(maxInFlight));
+        overload.bestEffortPlaces(rates.policy().bestEffortPlaces(maxInFlight));
         policing.police(rates, authenticator);
     }
 
@@ -114,7 +114,7 @@ public final class HttpFrontEnd implements AutoCloseable {
      * called every caller is worth the same (first come first served).
      */
     public void shedByClass(ClassWorth worth, Authenticator authenticator, io.micrometer.core.instrument.MeterRegistry registry) {
-        admission.shedByClass(worth, authenticator, registry);
+        overload.shedByClass(worth, authenticator, registry);
     }
 
     public void mount(String path, HttpServlet servlet) {

@@ -11,12 +11,12 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
 /**
- * In front of the admission bound: a composite request (POST) of an authenticated user above
+ * In front of the overload bound ({@link OverloadFilter}): a composite request (POST) of an authenticated user above
  * the user's agreed rate ({@link RatePolicing}) is, by its class's policy, refused with HTTP 429,
  * a SOAP fault that names the agreed rate, and {@code Retry-After}, before its body is read (it
  * takes no place in the engine, starts no process and counts in none of the class's SLA
- * figures); or passed on marked best-effort ({@link #BEST_EFFORT}), for the admission bound to
- * admit only with spare capacity and the engine to leave out of the class's figures. Requests
+ * figures); or passed on marked best-effort ({@link #BEST_EFFORT}), for the overload bound to
+ * give a place only with spare capacity and the engine to leave out of the class's figures. Requests
  * that fail authentication pass on, for the endpoint to answer with its fault. A conversation
  * message another replica forwarded here with a valid {@link HopSeal} passes on unpoliced: the
  * replica the caller reached has policed it; a forwarding header without a valid seal counts
@@ -27,10 +27,10 @@ final class PolicingFilter implements Filter {
     /** Request attribute: the {@link BestEffort} of a request above its user's rate to be served best-effort. */
     static final String BEST_EFFORT = "io.moses.frontend.bestEffort";
 
-    /** A request above its user's rate to be served best-effort; the admission bound gives its verdict, counted before any reply. */
+    /** A request above its user's rate to be served best-effort; the overload bound gives its verdict, counted before any reply. */
     record BestEffort(RatePolicing policing, RatePolicing.Excess excess) {
-        void admitted(boolean admitted) {
-            policing.bestEffort(excess, admitted);
+        void placed(boolean placed) {
+            policing.bestEffort(excess, placed);
         }
     }
 
@@ -72,7 +72,7 @@ final class PolicingFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         RatePolicing p = policing;
         HttpServletRequest http = (HttpServletRequest) req;
-        // nothing policed (the default): no authentication here; under overload the admission
+        // nothing policed (the default): no authentication here; under overload the overload
         // bound resolves the caller's class itself
         if (p == null || !p.polices() || !"POST".equals(http.getMethod()) || sealedHop(http)) {
             chain.doFilter(req, res);
@@ -84,7 +84,7 @@ final class PolicingFilter implements Filter {
         } catch (AuthenticationException e) {
             user = null; // the endpoint answers with the reason
         }
-        http.setAttribute(AdmissionFilter.SERVICE_CLASS, user == null ? "" : user.serviceClass()); // reused under overload
+        http.setAttribute(OverloadFilter.SERVICE_CLASS, user == null ? "" : user.serviceClass()); // reused under overload
         if (user == null) {
             chain.doFilter(req, res);
             return;

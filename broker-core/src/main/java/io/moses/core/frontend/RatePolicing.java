@@ -91,7 +91,7 @@ public final class RatePolicing {
             return rejected.sum();
         }
 
-        /** Requests above the rate admitted best-effort. */
+        /** Requests above the rate served best-effort. */
         public long excess() {
             return excess.sum();
         }
@@ -175,8 +175,8 @@ public final class RatePolicing {
 
     /**
      * Takes a token of {@code user}'s bucket: null when the request conforms (or its class is
-     * not policed), else what it exceeds. A best-effort excess is counted when its admission is
-     * known ({@link #bestEffort}).
+     * not policed), else what it exceeds. A best-effort excess is counted when the overload bound
+     * has given it a place or refused it ({@link #bestEffort}).
      */
     public Excess take(User user) {
         RatePolicy.OverRate mode = overRate(user.serviceClass());
@@ -203,7 +203,7 @@ public final class RatePolicing {
         return new Excess(user, user.rate() / n, n, retryAfter, bestEffort);
     }
 
-    /** A best-effort excess was admitted ({@code served}) or refused for want of spare capacity. */
+    /** A best-effort excess got a place ({@code served}) or was refused for want of spare capacity. */
     public void bestEffort(Excess e, boolean served) {
         Tally ut = tally(userTallies, e.user().name(), "moses.policing.user.requests", "user");
         Tally ct = tally(classTallies, e.user().serviceClass(), "moses.policing.class.requests", "class");
@@ -242,7 +242,7 @@ public final class RatePolicing {
                 FunctionCounter.builder(metric, nt, x -> x.rejected.sum()).tags(label, k, "verdict", "rejected")
                         .description("composite requests refused above the agreed rate (HTTP 429)").register(registry);
                 FunctionCounter.builder(metric, nt, x -> x.excess.sum()).tags(label, k, "verdict", "excess")
-                        .description("composite requests above the agreed rate admitted best-effort").register(registry);
+                        .description("composite requests above the agreed rate served best-effort").register(registry);
                 FunctionCounter.builder(metric, nt, x -> x.shed.sum()).tags(label, k, "verdict", "shed")
                         .description("composite requests above the agreed rate refused best-effort for want of spare capacity (HTTP 503)")
                         .register(registry);

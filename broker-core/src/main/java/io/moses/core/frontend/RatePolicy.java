@@ -6,14 +6,14 @@ import java.util.List;
 /**
  * What the front-end does with a user's requests above the rate it agreed ({@code l_u}):
  * nothing ({@code off}), refuse them with HTTP 429 ({@code reject}), or serve them only with
- * spare capacity ({@code best-effort}: below every conforming request in the admission line,
+ * spare capacity ({@code best-effort}: below every conforming request in the overload bound's wait line,
  * and only while fewer than {@code bestEffortShare} of {@code --max-in-flight} run). Each user
  * has a token bucket of its agreed rate holding at most {@code burstSeconds} of it. This is the
  * broker's default; a service class may name its own ({@code overRate} in the seed and the admin API).
  *
  * @param overRate        off, reject or best-effort
  * @param burstSeconds    how many seconds of the agreed rate a user may send at once, 0.1 to 60
- * @param bestEffortShare the share of {@code --max-in-flight} below which best-effort excess is admitted, (0, 1]
+ * @param bestEffortShare the share of {@code --max-in-flight} below which best-effort excess gets a place, (0, 1]
  */
 public record RatePolicy(OverRate overRate, double burstSeconds, double bestEffortShare) {
     public enum OverRate {

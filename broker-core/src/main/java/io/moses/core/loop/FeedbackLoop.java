@@ -116,7 +116,7 @@ public final class FeedbackLoop implements AutoCloseable {
         // consecutive failures on the request path: a plan without it at once, not after the probes
         binding.onEjected((service, why) -> replanner.request("concrete service " + service + " ejected (" + why + ")"));
         // back after its trial call: a plan that may use it again
-        binding.onReadmitted((service, why) -> replanner.request("concrete service " + service + " back in selection (" + why + ")"));
+        binding.onReinstatedByTrial((service, why) -> replanner.request("concrete service " + service + " back in selection (" + why + ")"));
     }
 
     /**

@@ -37,7 +37,11 @@ public final class AdminApi {
         this.policing = policing;
     }
 
-    /** {@code /admin/*}: the Service Manager's {@code /admin/services} and {@code /admin/classes} and {@code /admin/processes} are mounted beside it. */
+    /**
+     * {@code /admin/*}: the Service Manager's {@code /admin/services} (the register of concrete
+     * services, where this servlet's {@code /admin/concrete-services} is their live view), {@code
+     * /admin/classes} and {@code /admin/processes} are mounted beside it.
+     */
     public HttpServlet servlet() {
         return new AdminServlet(plan, kb, operations(), wall);
     }

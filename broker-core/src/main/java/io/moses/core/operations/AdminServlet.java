@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * console and {@code moses plan}/{@code moses admin} show, and the one way they act.
  *
  * <p>Read: {@code GET /admin/plan}, {@code /admin/plans?n=10}, {@code /admin/compliance} (the
- * classes with live compliance; {@code /admin/classes} is the Service Manager's servlet), {@code /admin/composites}, {@code /admin/concrete-services} (with live QoS and
- * state), {@code /admin/events?n=50} (SLA events), {@code /admin/status} (adaptation and
+ * classes with live compliance; {@code /admin/classes} is the Service Manager's servlet), {@code /admin/composites}, {@code /admin/concrete-services} (the live view of
+ * the concrete services the broker calls: observed QoS and state; their register is the Service
+ * Manager's {@code /admin/services}), {@code /admin/events?n=50} (SLA events), {@code /admin/status} (adaptation and
  * monitors). Act (POST, JSON answer): {@code /admin/replan}, {@code /admin/monitors/NAME/on|off},
  * {@code /admin/concrete-services/NAME/out|in}. Ask: {@code /admin/what-if} (the plan the optimizer
  * would make for hypothetical changes, nothing applied; {@link WhatIf}).
@@ -74,7 +75,7 @@ final class AdminServlet extends HttpServlet {
                 case "/plans" -> kb.planHistory(count(req, 10)).stream().map(PlanFormat::toTree).toList();
                 case "/compliance" -> classes(); // /admin/classes itself is the Service Manager's (mounted more specifically)
                 case "/composites" -> composites();
-                case "/concrete-services" -> services();
+                case "/concrete-services" -> liveConcreteServices();
                 case "/events" -> events(count(req, 50));
                 case "/status" -> status();
                 default -> throw new Refused(404, "no admin resource " + path
@@ -165,6 +166,7 @@ final class AdminServlet extends HttpServlet {
         return out;
     }
 
+    /** The composite services the broker provides (stored in the knowledge base). */
     private List<Map<String, Object>> composites() {
         List<Map<String, Object>> out = new ArrayList<>();
         for (CompositeService c : kb.compositeServices())
@@ -174,7 +176,7 @@ final class AdminServlet extends HttpServlet {
     }
 
     /** Each concrete service with its provider's SLA, the monitors' view and its state. */
-    private List<Map<String, Object>> services() {
+    private List<Map<String, Object>> liveConcreteServices() {
         LiveView live = ops.live();
         List<Map<String, Object>> out = new ArrayList<>();
         for (ConcreteService s : kb.concreteServices()) {

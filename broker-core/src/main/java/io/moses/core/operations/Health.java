@@ -80,7 +80,8 @@ public final class Health {
         h.put("planVersion", knowledge == null ? 0 : knowledge.planVersion());
         h.put("binding", staticBinding ? "static" : "adaptive");
         if (loop != null) h.put("adaptation", loop.status());
-        h.put("services", processes.services().stream().map(s -> Map.of("composite", s.composite(),
+        // the composite services provided here (the JSON field keeps its name)
+        h.put("services", processes.providedServices().stream().map(s -> Map.of("composite", s.composite(),
                 "path", "/services" + s.path(), "operations", s.operations())).toList());
         h.put("composites", processes.composites().stream().map(c -> Map.of("name", c.name(),
                 "tasks", c.tasks().stream().map(t -> t.name()).toList())).toList());

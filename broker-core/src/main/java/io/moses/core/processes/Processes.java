@@ -90,8 +90,8 @@ public final class Processes {
         return composites.values();
     }
 
-    /** The services this replica provides. */
-    public List<ProvidedService> services() {
+    /** The composite services' endpoints this replica provides (under /services/), not the concrete services it calls. */
+    public List<ProvidedService> providedServices() {
         return services;
     }
 

@@ -3,7 +3,7 @@ package io.moses.core.console;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.moses.core.frontend.Admission;
+import io.moses.core.frontend.OverloadBound;
 import io.moses.core.frontend.BasicAuthenticator;
 import io.moses.core.frontend.HttpFrontEnd;
 import io.moses.core.frontend.OperatorFilter;
@@ -52,7 +52,7 @@ class ConsoleOutageTest {
         // users from memory, as a replica's cache has them: HTTP Basic needs no database
         BasicAuthenticator auth = new BasicAuthenticator(Map.of("olga", olga)::get, PasswordHasher::verify, false);
         Console console = new Console(auth, kb.operatorSessions());
-        HttpFrontEnd http = new HttpFrontEnd("127.0.0.1", 0, 8, 1 << 20, Admission.defaults());
+        HttpFrontEnd http = new HttpFrontEnd("127.0.0.1", 0, 8, 1 << 20, OverloadBound.defaults());
         try {
             http.filter("/admin/*", console.admin(new OperatorFilter(auth)));
             http.mount("/admin/*", new HttpServlet() {

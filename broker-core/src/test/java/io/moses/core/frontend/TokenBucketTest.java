@@ -56,7 +56,7 @@ class TokenBucketTest {
     }
 
     @Test
-    void anAgreedRateOfZeroAdmitsNothingWhileOthersAreServed() {
+    void anAgreedRateOfZeroLetsNothingThroughWhileOthersAreServed() {
         User none = new User("olga", "gold", 0, "hash");
         assertNotNull(policing.take(none));
         advanceMillis(60_000);
@@ -65,7 +65,7 @@ class TokenBucketTest {
     }
 
     @Test
-    void aClassesOwnPolicyOverridesTheBrokersAndBestEffortExcessIsCountedWhenItsAdmissionIsKnown() {
+    void aClassesOwnPolicyOverridesTheBrokersAndBestEffortExcessIsCountedOnceItsPlaceIsDecided() {
         User gina = new User("gina", "gold", 1, "hash");
         User free = new User("fred", "free", 1, "hash");
         policing.overRates(java.util.Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT, "free", io.moses.model.OverRate.OFF));

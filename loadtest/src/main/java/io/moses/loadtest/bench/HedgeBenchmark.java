@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
  * request at each provider and the weather cost per request (the seed's costs, 0.2 and 0.1 per
  * call), counted at the stubs. In the tail scenario the patterns take turns in rounds, so a busy
  * machine weighs on each alike; in the hang scenario each pattern meets a fresh hang for three
- * phases' time (weather-a answers again and is readmitted by its trial call before the next).
+ * phases' time (weather-a answers again and is reinstated by its trial call before the next).
  * Started by loadtest/bench-hedge.sh.
  */
 public final class HedgeBenchmark {
@@ -116,13 +116,13 @@ public final class HedgeBenchmark {
                     for (Arm p : patterns) phase(base, stubPort, p, clients, seconds, tailed.computeIfAbsent(p.name(), k -> new Tally()));
                 report("tail: weather-a lognormal mean 50 ms sigma 1.5", tailed, healthy);
 
-                // each pattern meets a fresh hang: weather-a back and readmitted before the next
+                // each pattern meets a fresh hang: weather-a back and reinstated before the next
                 Map<String, Tally> hung = new LinkedHashMap<>();
                 for (Arm p : patterns) {
                     AdaptationBenchmark.stub(stubPort, "weather-a", "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}");
                     phase(base, stubPort, p, clients, 3 * seconds, hung.computeIfAbsent(p.name(), k -> new Tally()));
                     AdaptationBenchmark.stub(stubPort, "weather-a", tail);
-                    readmitted(base, patterns.get(0));
+                    reinstated(base, patterns.get(0));
                 }
                 report("hang: weather-a accepts calls and answers none (from the start of each pattern's " + 3 * seconds + " s)", hung, healthy);
             }
@@ -166,7 +166,7 @@ public final class HedgeBenchmark {
     }
 
     /** Trips as the single pattern's user until weather-a is no longer ejected (its trial call answered); at most 120 s. */
-    static void readmitted(String base, Arm single) throws Exception {
+    static void reinstated(String base, Arm single) throws Exception {
         long end = System.nanoTime() + 120_000_000_000L;
         String auth = "Basic " + Base64.getEncoder().encodeToString((single.user() + ":" + single.password()).getBytes(StandardCharsets.UTF_8));
         for (int i = 0; System.nanoTime() < end; i++) {
@@ -178,7 +178,7 @@ public final class HedgeBenchmark {
                     HttpResponse.BodyHandlers.discarding());
             Thread.sleep(200);
         }
-        throw new IllegalStateException("weather-a not readmitted within 120 s");
+        throw new IllegalStateException("weather-a not reinstated within 120 s");
     }
 
     /** One line per pattern; with a baseline, its p99 as a multiple of the same pattern's p99 there (issue 24: within 3x). */

@@ -1,10 +1,10 @@
 package io.moses.core.frontend;
 
-import static io.moses.core.frontend.ClassAdmission.Verdict.ADMITTED;
-import static io.moses.core.frontend.ClassAdmission.Verdict.DISPLACED;
-import static io.moses.core.frontend.ClassAdmission.Verdict.REFUSED;
-import static io.moses.core.frontend.ClassAdmission.Verdict.TIMED_OUT;
-import static io.moses.core.frontend.ClassAdmission.Verdict.WAITING;
+import static io.moses.core.frontend.EnginePlaces.Verdict.DISPLACED;
+import static io.moses.core.frontend.EnginePlaces.Verdict.PLACED;
+import static io.moses.core.frontend.EnginePlaces.Verdict.REFUSED;
+import static io.moses.core.frontend.EnginePlaces.Verdict.TIMED_OUT;
+import static io.moses.core.frontend.EnginePlaces.Verdict.WAITING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,39 +18,39 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** The class-ordered wait line, on a test clock: order, displacement, first come first served within a class, timeouts. */
-class ClassAdmissionTest {
+class EnginePlacesTest {
     private static final double GOLD = 15, SILVER = 8, BRONZE = 4, NONE = ClassWorth.LEAST, EXCESS = ClassWorth.BEST_EFFORT;
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
-    private ClassAdmission places(int inFlight, int queued) {
-        return new ClassAdmission(new Admission(inFlight, queued, Duration.ofSeconds(2)), clock::get);
+    private EnginePlaces places(int inFlight, int queued) {
+        return new EnginePlaces(new OverloadBound(inFlight, queued, Duration.ofSeconds(2)), clock::get);
     }
 
     @Test
     void freePlacesAreTakenAtOnceWhateverTheClass() {
-        ClassAdmission p = places(2, 2);
-        assertEquals(ADMITTED, p.enter(NONE).verdict());
-        assertTrue(p.tryAdmit());
-        assertFalse(p.tryAdmit(), "both places are taken");
+        EnginePlaces p = places(2, 2);
+        assertEquals(PLACED, p.enter(NONE).verdict());
+        assertTrue(p.tryTake());
+        assertFalse(p.tryTake(), "both places are taken");
         assertEquals(2, p.running());
         assertEquals(WAITING, p.enter(GOLD).verdict());
-        assertFalse(p.tryAdmit(), "a newcomer does not jump a waiting request even when a place frees");
+        assertFalse(p.tryTake(), "a newcomer does not jump a waiting request even when a place frees");
     }
 
     @Test
     void waitersAreServedHighestClassFirstAndInArrivalOrderWithinAClass() {
-        ClassAdmission p = places(1, 5);
-        assertTrue(p.tryAdmit());
-        ClassAdmission.Ticket bronze1 = p.enter(BRONZE);
-        ClassAdmission.Ticket gold1 = p.enter(GOLD);
-        ClassAdmission.Ticket bronze2 = p.enter(BRONZE);
-        ClassAdmission.Ticket silver = p.enter(SILVER);
-        ClassAdmission.Ticket gold2 = p.enter(GOLD);
-        List<ClassAdmission.Ticket> expected = List.of(gold1, gold2, silver, bronze1, bronze2);
+        EnginePlaces p = places(1, 5);
+        assertTrue(p.tryTake());
+        EnginePlaces.Ticket bronze1 = p.enter(BRONZE);
+        EnginePlaces.Ticket gold1 = p.enter(GOLD);
+        EnginePlaces.Ticket bronze2 = p.enter(BRONZE);
+        EnginePlaces.Ticket silver = p.enter(SILVER);
+        EnginePlaces.Ticket gold2 = p.enter(GOLD);
+        List<EnginePlaces.Ticket> expected = List.of(gold1, gold2, silver, bronze1, bronze2);
         for (int i = 0; i < expected.size(); i++) {
             p.release();
             for (int j = 0; j < expected.size(); j++)
-                assertEquals(j <= i ? ADMITTED : WAITING, expected.get(j).verdict(), "after release " + (i + 1) + ", waiter " + j);
+                assertEquals(j <= i ? PLACED : WAITING, expected.get(j).verdict(), "after release " + (i + 1) + ", waiter " + j);
             assertEquals(1, p.running(), "the place passes on");
         }
         p.release();
@@ -60,32 +60,32 @@ class ClassAdmissionTest {
 
     @Test
     void aFullLineDisplacesTheLastOfTheLeastClassForAHigherOne() {
-        ClassAdmission p = places(1, 3);
-        assertTrue(p.tryAdmit());
-        ClassAdmission.Ticket bronze1 = p.enter(BRONZE);
-        ClassAdmission.Ticket bronze2 = p.enter(BRONZE);
-        ClassAdmission.Ticket silver = p.enter(SILVER);
+        EnginePlaces p = places(1, 3);
+        assertTrue(p.tryTake());
+        EnginePlaces.Ticket bronze1 = p.enter(BRONZE);
+        EnginePlaces.Ticket bronze2 = p.enter(BRONZE);
+        EnginePlaces.Ticket silver = p.enter(SILVER);
 
-        ClassAdmission.Ticket gold = p.enter(GOLD);
+        EnginePlaces.Ticket gold = p.enter(GOLD);
         assertEquals(WAITING, gold.verdict());
         assertEquals(DISPLACED, bronze2.verdict(), "the last bronze in line makes room");
         assertEquals(WAITING, bronze1.verdict(), "the bronze that came first keeps its place");
         assertEquals(DISPLACED, p.await(bronze2), "a displaced waiter's wait is over at once");
         assertEquals(3, p.waiting());
 
-        ClassAdmission.Ticket silver2 = p.enter(SILVER);
+        EnginePlaces.Ticket silver2 = p.enter(SILVER);
         assertEquals(DISPLACED, bronze1.verdict(), "bronze goes before any silver");
-        ClassAdmission.Ticket bronze3 = p.enter(BRONZE);
+        EnginePlaces.Ticket bronze3 = p.enter(BRONZE);
         assertEquals(REFUSED, bronze3.verdict(), "no class below bronze waits: refused at once");
-        ClassAdmission.Ticket silver3 = p.enter(SILVER);
+        EnginePlaces.Ticket silver3 = p.enter(SILVER);
         assertEquals(REFUSED, silver3.verdict(), "a class no higher than the least waiting is refused, not swapped");
         assertEquals(WAITING, silver2.verdict());
         assertEquals(WAITING, silver.verdict());
 
         p.release();
-        assertEquals(ADMITTED, gold.verdict());
+        assertEquals(PLACED, gold.verdict());
         p.release();
-        assertEquals(ADMITTED, silver.verdict(), "within silver, first come first served");
+        assertEquals(PLACED, silver.verdict(), "within silver, first come first served");
         assertEquals(WAITING, silver2.verdict());
     }
 
@@ -99,10 +99,10 @@ class ClassAdmissionTest {
         assertEquals(NONE, worth.of("unknown"));
         assertTrue(NONE < 0);
 
-        ClassAdmission p = places(1, 1);
-        assertTrue(p.tryAdmit());
-        ClassAdmission.Ticket anonymous = p.enter(worth.of(null));
-        ClassAdmission.Ticket free = p.enter(worth.of("free"));
+        EnginePlaces p = places(1, 1);
+        assertTrue(p.tryTake());
+        EnginePlaces.Ticket anonymous = p.enter(worth.of(null));
+        EnginePlaces.Ticket free = p.enter(worth.of("free"));
         assertEquals(DISPLACED, anonymous.verdict());
         assertEquals(WAITING, free.verdict());
     }
@@ -136,15 +136,15 @@ class ClassAdmissionTest {
         assertEquals(w.of("bronze"), w.of("gold"));
         assertEquals(w.of(null), w.of("gold"), "no class is no different either");
 
-        ClassAdmission p = places(1, 1);
-        assertTrue(p.tryAdmit());
-        ClassAdmission.Ticket bronze = p.enter(w.of("bronze"));
-        ClassAdmission.Ticket gold = p.enter(w.of("gold"));
+        EnginePlaces p = places(1, 1);
+        assertTrue(p.tryTake());
+        EnginePlaces.Ticket bronze = p.enter(w.of("bronze"));
+        EnginePlaces.Ticket gold = p.enter(w.of("gold"));
         assertEquals(WAITING, bronze.verdict());
         assertEquals(REFUSED, gold.verdict(), "the line is full: a later gold request does not displace an earlier bronze one");
         p.release();
-        assertEquals(ADMITTED, bronze.verdict());
-        ClassAdmission.Ticket gold2 = p.enter(w.of("gold"));
+        assertEquals(PLACED, bronze.verdict());
+        EnginePlaces.Ticket gold2 = p.enter(w.of("gold"));
         assertEquals(WAITING, gold2.verdict());
 
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
@@ -166,26 +166,26 @@ class ClassAdmissionTest {
 
     @Test
     void withoutAQueueEveryoneBeyondTheBoundIsRefused() {
-        ClassAdmission p = places(1, 0);
-        assertTrue(p.tryAdmit());
+        EnginePlaces p = places(1, 0);
+        assertTrue(p.tryTake());
         assertEquals(REFUSED, p.enter(GOLD).verdict());
         assertEquals(REFUSED, p.enter(NONE).verdict());
     }
 
     @Test
     void aWaiterPastItsDeadlineLeavesTheLineAndIsNotGivenAPlace() {
-        ClassAdmission p = places(1, 3);
-        assertTrue(p.tryAdmit());
-        ClassAdmission.Ticket early = p.enter(GOLD);
+        EnginePlaces p = places(1, 3);
+        assertTrue(p.tryTake());
+        EnginePlaces.Ticket early = p.enter(GOLD);
         clock.addAndGet(Duration.ofSeconds(1).toNanos());
-        ClassAdmission.Ticket late = p.enter(BRONZE);
+        EnginePlaces.Ticket late = p.enter(BRONZE);
         clock.addAndGet(Duration.ofMillis(1_500).toNanos()); // early has waited 2.5 s, late 1.5 s
 
         assertEquals(TIMED_OUT, p.await(early), "past the 2 s wait");
         assertEquals(1, p.waiting());
         p.release();
-        assertEquals(ADMITTED, late.verdict(), "the place goes to the waiter still in line");
-        assertEquals(ADMITTED, p.await(late));
+        assertEquals(PLACED, late.verdict(), "the place goes to the waiter still in line");
+        assertEquals(PLACED, p.await(late));
         assertEquals(TIMED_OUT, early.verdict(), "a verdict is final");
         p.release();
         assertEquals(0, p.running());
@@ -193,14 +193,14 @@ class ClassAdmissionTest {
 
     @Test
     void bestEffortTakesAPlaceOnlyWhileFewerThanItsShareRun() {
-        ClassAdmission p = places(4, 4);
+        EnginePlaces p = places(4, 4);
         p.bestEffortPlaces(2);
-        assertEquals(ADMITTED, p.enter(EXCESS).verdict(), "0 of 4 running: room to spare");
-        assertEquals(ADMITTED, p.enter(EXCESS).verdict(), "1 running: still below 2");
-        ClassAdmission.Ticket third = p.enter(EXCESS);
+        assertEquals(PLACED, p.enter(EXCESS).verdict(), "0 of 4 running: room to spare");
+        assertEquals(PLACED, p.enter(EXCESS).verdict(), "1 running: still below 2");
+        EnginePlaces.Ticket third = p.enter(EXCESS);
         assertEquals(WAITING, third.verdict(), "2 running: the other 2 places are kept for conforming requests");
-        assertEquals(ADMITTED, p.enter(BRONZE).verdict(), "a conforming request takes a free place past waiting excess");
-        assertEquals(ADMITTED, p.enter(NONE).verdict(), "so does a caller of no class");
+        assertEquals(PLACED, p.enter(BRONZE).verdict(), "a conforming request takes a free place past waiting excess");
+        assertEquals(PLACED, p.enter(NONE).verdict(), "so does a caller of no class");
         assertEquals(4, p.running());
         p.release();
         assertEquals(WAITING, third.verdict(), "3 running after the release: no spare place");
@@ -208,40 +208,40 @@ class ClassAdmissionTest {
         p.release();
         assertEquals(WAITING, third.verdict(), "2 running");
         p.release();
-        assertEquals(ADMITTED, third.verdict(), "1 running: the freed place goes to the excess");
+        assertEquals(PLACED, third.verdict(), "1 running: the freed place goes to the excess");
         assertEquals(2, p.running());
     }
 
     @Test
     void bestEffortIsServedLastAndDisplacedFirst() {
-        ClassAdmission p = places(1, 3);
+        EnginePlaces p = places(1, 3);
         p.bestEffortPlaces(1);
-        assertTrue(p.tryAdmit());
-        ClassAdmission.Ticket excess1 = p.enter(EXCESS);
-        ClassAdmission.Ticket anonymous = p.enter(NONE);
-        ClassAdmission.Ticket excess2 = p.enter(EXCESS);
+        assertTrue(p.tryTake());
+        EnginePlaces.Ticket excess1 = p.enter(EXCESS);
+        EnginePlaces.Ticket anonymous = p.enter(NONE);
+        EnginePlaces.Ticket excess2 = p.enter(EXCESS);
         assertEquals(REFUSED, p.enter(EXCESS).verdict(), "a full line of excess takes no more excess");
-        ClassAdmission.Ticket bronze = p.enter(BRONZE);
+        EnginePlaces.Ticket bronze = p.enter(BRONZE);
         assertEquals(DISPLACED, excess2.verdict(), "a conforming newcomer displaces the last excess waiting");
         assertEquals(WAITING, excess1.verdict());
-        ClassAdmission.Ticket gold = p.enter(GOLD);
+        EnginePlaces.Ticket gold = p.enter(GOLD);
         assertEquals(DISPLACED, excess1.verdict(), "excess goes before even a caller of no class");
         assertEquals(WAITING, anonymous.verdict());
-        ClassAdmission.Ticket excess3 = p.enter(EXCESS);
+        EnginePlaces.Ticket excess3 = p.enter(EXCESS);
         assertEquals(REFUSED, excess3.verdict());
         p.release();
-        assertEquals(ADMITTED, gold.verdict());
+        assertEquals(PLACED, gold.verdict());
         p.release();
-        assertEquals(ADMITTED, bronze.verdict());
+        assertEquals(PLACED, bronze.verdict());
         p.release();
-        assertEquals(ADMITTED, anonymous.verdict());
-        ClassAdmission.Ticket excess4 = p.enter(EXCESS);
+        assertEquals(PLACED, anonymous.verdict());
+        EnginePlaces.Ticket excess4 = p.enter(EXCESS);
         assertEquals(WAITING, excess4.verdict(), "1 running, and excess may run only while none does");
         p.release();
-        assertEquals(ADMITTED, excess4.verdict(), "served from the line last, once the broker is idle");
+        assertEquals(PLACED, excess4.verdict(), "served from the line last, once the broker is idle");
     }
 
-    private static void awaitQueued(ClassAdmission p) throws InterruptedException {
+    private static void awaitQueued(EnginePlaces p) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (p.waiting() == 0) {
             assertTrue(System.nanoTime() < deadline, "the waiter never queued");
@@ -251,21 +251,21 @@ class ClassAdmissionTest {
 
     @Test
     void aParkedWaiterWakesWhenAPlaceIsReleasedToIt() throws Exception {
-        ClassAdmission p = new ClassAdmission(new Admission(1, 1, Duration.ofMinutes(5)), System::nanoTime);
-        assertTrue(p.tryAdmit());
-        CompletableFuture<ClassAdmission.Verdict> waiter = CompletableFuture.supplyAsync(() -> p.await(p.enter(GOLD)));
+        EnginePlaces p = new EnginePlaces(new OverloadBound(1, 1, Duration.ofMinutes(5)), System::nanoTime);
+        assertTrue(p.tryTake());
+        CompletableFuture<EnginePlaces.Verdict> waiter = CompletableFuture.supplyAsync(() -> p.await(p.enter(GOLD)));
         awaitQueued(p);
         p.release();
-        assertEquals(ADMITTED, waiter.get(60, TimeUnit.SECONDS));
+        assertEquals(PLACED, waiter.get(60, TimeUnit.SECONDS));
     }
 
     @Test
     void aParkedWaiterWakesWhenDisplaced() throws Exception {
-        ClassAdmission p = new ClassAdmission(new Admission(1, 1, Duration.ofMinutes(5)), System::nanoTime);
-        assertTrue(p.tryAdmit());
-        CompletableFuture<ClassAdmission.Verdict> bronze = CompletableFuture.supplyAsync(() -> p.await(p.enter(BRONZE)));
+        EnginePlaces p = new EnginePlaces(new OverloadBound(1, 1, Duration.ofMinutes(5)), System::nanoTime);
+        assertTrue(p.tryTake());
+        CompletableFuture<EnginePlaces.Verdict> bronze = CompletableFuture.supplyAsync(() -> p.await(p.enter(BRONZE)));
         awaitQueued(p);
-        ClassAdmission.Ticket gold = p.enter(GOLD);
+        EnginePlaces.Ticket gold = p.enter(GOLD);
         assertEquals(DISPLACED, bronze.get(60, TimeUnit.SECONDS));
         assertEquals(WAITING, gold.verdict());
     }

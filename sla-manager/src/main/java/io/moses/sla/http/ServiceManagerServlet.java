@@ -21,14 +21,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The Service Manager in the admin API, as JSON (behind the broker's operator check):
+ * The Service Manager in the admin API, as JSON (behind the broker's operator check): the register
+ * of the concrete services the broker calls and their providers' SLAs (their live state is the
+ * broker's {@code /admin/concrete-services}, not here).
  * {@code GET /admin/services}, {@code POST /admin/services} (a service), {@code PUT
  * /admin/services/NAME} (any of endpoint, responseTime, availability, cost, maxRate, mapping),
  * {@code DELETE /admin/services/NAME}. Refusals: 400, 404, 409, 503 with {@code {"error", "code"}}.
  * A service's {@code idempotent} is its task's (docs/model.md, "Idempotent tasks"): given with a
  * POST or PUT, it says so for the task (and re-plans).
  */
-public final class ServicesServlet extends HttpServlet {
+public final class ServiceManagerServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Set<String> FIELDS = Set.of("name", "composite", "task", "endpoint", "responseTime", "availability", "cost",
             "maxRate", "mapping", "idempotent");
@@ -37,7 +39,7 @@ public final class ServicesServlet extends HttpServlet {
 
     private final ServiceManager manager;
 
-    public ServicesServlet(ServiceManager manager) {
+    public ServiceManagerServlet(ServiceManager manager) {
         this.manager = manager;
     }
 

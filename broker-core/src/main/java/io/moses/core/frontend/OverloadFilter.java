@@ -17,29 +17,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Bounds the composite requests in the broker ({@link Admission}): a POST to a composite service
+ * Bounds the composite requests in the broker ({@link OverloadBound}): a POST to a composite service
  * takes a place for its whole run; without one it waits in a bounded line for a bounded time,
  * and past that it gets a 503 SOAP fault with the reason and {@code Retry-After} at once,
  * without its body being parsed (a small one is read and dropped to keep the connection).
  * GETs (WSDLs) are not counted.
  *
- * <p>The line is ordered by what the caller's class is worth ({@link ClassAdmission},
+ * <p>The line is ordered by what the caller's class is worth ({@link EnginePlaces},
  * {@link ClassWorth}): under overload the class worth least is refused first. The class is the
  * one {@link PolicingFilter} resolved for the request, else the authenticator's (memory only);
  * it is looked up only when no place is free. A request {@link PolicingFilter} marked best-effort
  * (above its user's agreed rate) is worth least and takes a place only with spare capacity
- * ({@link ClassAdmission#bestEffortPlaces}); refused, it gets a 503 that says so. One log line
+ * ({@link EnginePlaces#bestEffortPlaces}); refused, it gets a 503 that says so. One log line
  * when refusals start and one with their count when they stop.
  */
-final class AdmissionFilter implements Filter {
-    private static final Logger log = LoggerFactory.getLogger(AdmissionFilter.class);
+final class OverloadFilter implements Filter {
+    private static final Logger log = LoggerFactory.getLogger(OverloadFilter.class);
     /** Request attribute: the caller's class as resolved in front of this filter, "" for none. */
     static final String SERVICE_CLASS = "io.moses.frontend.serviceClass";
     /** The class label of callers with none (anonymous, failed authentication). */
     static final String NO_CLASS = "none";
 
-    private final Admission admission;
-    private final ClassAdmission places;
+    private final OverloadBound bound;
+    private final EnginePlaces places;
     private final AtomicLong refused = new AtomicLong();
     private volatile boolean refusing;
     private volatile ClassWorth worth = new ClassWorth();
@@ -47,9 +47,9 @@ final class AdmissionFilter implements Filter {
     private volatile MeterRegistry registry;
     private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
 
-    AdmissionFilter(Admission admission) {
-        this.admission = admission;
-        this.places = new ClassAdmission(admission, System::nanoTime);
+    OverloadFilter(OverloadBound bound) {
+        this.bound = bound;
+        this.places = new EnginePlaces(bound, System::nanoTime);
     }
 
     /** Best-effort requests run only while fewer than {@code places} requests do. */
@@ -73,20 +73,20 @@ final class AdmissionFilter implements Filter {
         }
         PolicingFilter.BestEffort bestEffort = (PolicingFilter.BestEffort) http.getAttribute(PolicingFilter.BEST_EFFORT);
         if (bestEffort != null) {
-            ClassAdmission.Ticket t = places.enter(ClassWorth.BEST_EFFORT);
-            ClassAdmission.Verdict v = t.verdict() == ClassAdmission.Verdict.WAITING ? places.await(t) : t.verdict();
-            bestEffort.admitted(v == ClassAdmission.Verdict.ADMITTED);
-            if (v != ClassAdmission.Verdict.ADMITTED) {
+            EnginePlaces.Ticket t = places.enter(ClassWorth.BEST_EFFORT);
+            EnginePlaces.Verdict v = t.verdict() == EnginePlaces.Verdict.WAITING ? places.await(t) : t.verdict();
+            bestEffort.placed(v == EnginePlaces.Verdict.PLACED);
+            if (v != EnginePlaces.Verdict.PLACED) {
                 refuseBestEffort(http, (HttpServletResponse) res, bestEffort.excess(), v);
                 return;
             }
-        } else if (places.tryAdmit()) {
+        } else if (places.tryTake()) {
             if (refusing) recovered();
         } else {
             String serviceClass = classOf(http);
-            ClassAdmission.Ticket t = places.enter(worth.of(serviceClass));
-            ClassAdmission.Verdict v = t.verdict() == ClassAdmission.Verdict.WAITING ? places.await(t) : t.verdict();
-            if (v != ClassAdmission.Verdict.ADMITTED) {
+            EnginePlaces.Ticket t = places.enter(worth.of(serviceClass));
+            EnginePlaces.Verdict v = t.verdict() == EnginePlaces.Verdict.WAITING ? places.await(t) : t.verdict();
+            if (v != EnginePlaces.Verdict.PLACED) {
                 refuse(http, (HttpServletResponse) res, serviceClass, v);
                 return;
             }
@@ -105,7 +105,7 @@ final class AdmissionFilter implements Filter {
             User user = authenticator.userOf(http.getHeader("Authorization"));
             return user == null ? null : user.serviceClass();
         } catch (AuthenticationException e) {
-            return null; // the least worth; the endpoint answers with the reason if it is admitted
+            return null; // the least worth; the endpoint answers with the reason if it gets a place
         }
     }
 
@@ -115,15 +115,15 @@ final class AdmissionFilter implements Filter {
         if (n > 0) log.info("overload over: {} composite requests were refused with 503", n);
     }
 
-    private void refuseBestEffort(HttpServletRequest req, HttpServletResponse res, RatePolicing.Excess excess, ClassAdmission.Verdict v)
+    private void refuseBestEffort(HttpServletRequest req, HttpServletResponse res, RatePolicing.Excess excess, EnginePlaces.Verdict v)
             throws IOException {
         count(excess.user().serviceClass(), cause(v));
         String reason = "no spare capacity for requests above the agreed rate: user " + excess.user().name() + " (class "
                 + excess.user().serviceClass() + ") agreed " + RatePolicing.fmt(excess.user().rate()) + " req/s, and requests above it run only while "
-                + places.bestEffortPlaces() + " of the " + admission.maxInFlight() + " places are free of other work; "
+                + places.bestEffortPlaces() + " of the " + bound.maxInFlight() + " places are free of other work; "
                 + switch (v) {
                     case DISPLACED -> "this one was shed for a conforming request; ";
-                    case TIMED_OUT -> "this one waited " + admission.maxWait().toMillis() + " ms; ";
+                    case TIMED_OUT -> "this one waited " + bound.maxWait().toMillis() + " ms; ";
                     default -> "the wait line is full; ";
                 }
                 + "retry after 1 s";
@@ -131,7 +131,7 @@ final class AdmissionFilter implements Filter {
         FaultReplies.send(req, res, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "1", false, reason);
     }
 
-    private static String cause(ClassAdmission.Verdict v) {
+    private static String cause(EnginePlaces.Verdict v) {
         return switch (v) {
             case DISPLACED -> "displaced";
             case TIMED_OUT -> "timeout";
@@ -139,7 +139,7 @@ final class AdmissionFilter implements Filter {
         };
     }
 
-    private void refuse(HttpServletRequest req, HttpServletResponse res, String serviceClass, ClassAdmission.Verdict v)
+    private void refuse(HttpServletRequest req, HttpServletResponse res, String serviceClass, EnginePlaces.Verdict v)
             throws IOException {
         refused.incrementAndGet();
         String label = serviceClass == null ? NO_CLASS : serviceClass;
@@ -147,13 +147,13 @@ final class AdmissionFilter implements Filter {
         if (!refusing) {
             refusing = true;
             log.warn("overloaded: {} composite requests running and {} waiting; refusing more with 503 (least class first) until one finishes",
-                    admission.maxInFlight(), admission.maxQueued());
+                    bound.maxInFlight(), bound.maxQueued());
         }
-        String reason = "the broker is overloaded: " + admission.maxInFlight() + " composite requests are running and "
-                + admission.maxQueued() + " waiting; "
+        String reason = "the broker is overloaded: " + bound.maxInFlight() + " composite requests are running and "
+                + bound.maxQueued() + " waiting; "
                 + switch (v) {
                     case DISPLACED -> "this request of class " + label + " was shed for a request of a higher class; ";
-                    case TIMED_OUT -> "this request of class " + label + " waited " + admission.maxWait().toMillis() + " ms; ";
+                    case TIMED_OUT -> "this request of class " + label + " waited " + bound.maxWait().toMillis() + " ms; ";
                     default -> "none waiting is of a class below " + label + "; ";
                 }
                 + "retry after 1 s";
@@ -164,6 +164,7 @@ final class AdmissionFilter implements Filter {
     private void count(String serviceClass, String cause) {
         MeterRegistry r = registry;
         if (r == null) return;
+        // the metric keeps its published name (moses_admission_shed_total): it counts this bound's refusals
         shed.computeIfAbsent(serviceClass + '\0' + cause, k -> Counter.builder("moses.admission.shed").tags("class", serviceClass, "cause", cause)
                 .description("composite requests refused with 503 under overload, by the caller's class and why").register(r))
                 .increment();

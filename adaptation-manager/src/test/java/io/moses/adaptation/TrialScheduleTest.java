@@ -10,12 +10,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The trial schedule of a service ejected for failed calls, on a clock the test moves. */
-class ReadmissionTest {
+class TrialScheduleTest {
     static final long S = TimeUnit.SECONDS.toNanos(1);
 
     @Test
     void failedTrialsDoubleTheBackOffUpToItsCapAndOneTrialIsInFlightAtATime() {
-        Readmission r = new Readmission();
+        TrialSchedule r = new TrialSchedule();
         long now = 1000 * S;
         r.ejected(now);
         List<Long> backoffs = new ArrayList<>();
@@ -33,7 +33,7 @@ class ReadmissionTest {
 
     @Test
     void aTrialThatSaysNothingIsDueAgainAndAProviderThatFlapsResumesItsBackOff() {
-        Readmission r = new Readmission();
+        TrialSchedule r = new TrialSchedule();
         r.ejected(0);
         assertFalse(r.callEnded(S / 2, true), "a call sent before the ejection, answered late, is not a trial");
         assertFalse(r.tryTrial(S / 2), "nor does it shorten the back-off");
@@ -48,13 +48,13 @@ class ReadmissionTest {
         assertEquals(4000, r.backoffMillis(), "resumes where it was");
         assertTrue(r.tryTrial(8 * S));
         assertTrue(r.callEnded(8 * S, true));
-        r.ejected(8 * S + Readmission.MAX_NANOS); // a long good spell in between
+        r.ejected(8 * S + TrialSchedule.MAX_NANOS); // a long good spell in between
         assertEquals(1000, r.backoffMillis(), "starts over");
     }
 
     @Test
     void aProbeThatFindsTheServiceBackMakesTheTrialDueAtOnce() {
-        Readmission r = new Readmission();
+        TrialSchedule r = new TrialSchedule();
         r.ejected(0);
         for (long now = S; now < 40 * S; now = r.dueAt()) {
             assertTrue(r.tryTrial(now));

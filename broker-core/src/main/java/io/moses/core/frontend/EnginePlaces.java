@@ -7,8 +7,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * The admission bound ({@link Admission}) with a wait line ordered by class worth: places in the
- * engine go to waiting requests highest worth first, first come first served within a worth.
+ * The places in the engine under the overload bound ({@link OverloadBound}), with a wait line
+ * ordered by class worth: places go to waiting requests highest worth first, first come first
+ * served within a worth.
  * When the line is full, a newcomer worth more than the least worth waiting takes the place of
  * the last of those (that request is {@link Verdict#DISPLACED}); one worth no more is
  * {@link Verdict#REFUSED} at once. A waiter not given a place within {@code maxWait} is
@@ -25,8 +26,8 @@ import java.util.function.LongSupplier;
  * waiting thread parks on its own and is unparked when its verdict is given. The clock is
  * injectable, so the order, displacement and timeouts are unit-tested without threads.
  */
-final class ClassAdmission {
-    enum Verdict { WAITING, ADMITTED, REFUSED, DISPLACED, TIMED_OUT }
+final class EnginePlaces {
+    enum Verdict { WAITING, PLACED, REFUSED, DISPLACED, TIMED_OUT }
 
     /** One request's claim on a place: {@link #verdict} is final once it is not {@code WAITING}. */
     static final class Ticket {
@@ -47,7 +48,7 @@ final class ClassAdmission {
         }
     }
 
-    private final Admission admission;
+    private final OverloadBound bound;
     private final LongSupplier nanos;
     /** Waiting tickets by worth; each worth's line is first come first served. */
     private final TreeMap<Double, ArrayDeque<Ticket>> line = new TreeMap<>();
@@ -55,19 +56,19 @@ final class ClassAdmission {
     private int running;
     private int bestEffortPlaces;
 
-    ClassAdmission(Admission admission, LongSupplier nanos) {
-        this.admission = admission;
+    EnginePlaces(OverloadBound bound, LongSupplier nanos) {
+        this.bound = bound;
         this.nanos = nanos;
-        this.bestEffortPlaces = RatePolicy.OFF.bestEffortPlaces(admission.maxInFlight());
+        this.bestEffortPlaces = RatePolicy.OFF.bestEffortPlaces(bound.maxInFlight());
     }
 
     /** How many running requests best-effort ones may join (1 to maxInFlight). */
     synchronized void bestEffortPlaces(int places) {
-        bestEffortPlaces = Math.max(1, Math.min(admission.maxInFlight(), places));
+        bestEffortPlaces = Math.max(1, Math.min(bound.maxInFlight(), places));
     }
 
     private int limit(double worth) {
-        return worth == ClassWorth.BEST_EFFORT ? bestEffortPlaces : admission.maxInFlight();
+        return worth == ClassWorth.BEST_EFFORT ? bestEffortPlaces : bound.maxInFlight();
     }
 
     /** A place for {@code worth} at once: running below its limit and nobody of its worth or more waiting. */
@@ -76,8 +77,8 @@ final class ClassAdmission {
     }
 
     /** A place at once if one is free and nobody waits (the cheap path: no class needed); else {@link #enter}. */
-    synchronized boolean tryAdmit() {
-        if (running < admission.maxInFlight() && waiting == 0) {
+    synchronized boolean tryTake() {
+        if (running < bound.maxInFlight() && waiting == 0) {
             running++;
             return true;
         }
@@ -85,7 +86,7 @@ final class ClassAdmission {
     }
 
     /**
-     * A request of {@code worth} asks for a place: ADMITTED (it holds one until {@link #release}),
+     * A request of {@code worth} asks for a place: PLACED (it holds one until {@link #release}),
      * REFUSED, or WAITING (then {@link #await} it). A request it displaced gets its verdict here.
      */
     Ticket enter(double worth) {
@@ -94,9 +95,9 @@ final class ClassAdmission {
         synchronized (this) {
             if (freeFor(worth)) {
                 running++;
-                return new Ticket(worth, 0, null, Verdict.ADMITTED);
+                return new Ticket(worth, 0, null, Verdict.PLACED);
             }
-            if (waiting >= admission.maxQueued()) {
+            if (waiting >= bound.maxQueued()) {
                 Map.Entry<Double, ArrayDeque<Ticket>> least = line.firstEntry();
                 if (least == null || least.getKey() >= worth) return new Ticket(worth, 0, null, Verdict.REFUSED);
                 displaced = least.getValue().pollLast(); // the last in line of the least worth
@@ -104,7 +105,7 @@ final class ClassAdmission {
                 waiting--;
                 displaced.verdict = Verdict.DISPLACED;
             }
-            t = new Ticket(worth, nanos.getAsLong() + admission.maxWait().toNanos(), Thread.currentThread(), Verdict.WAITING);
+            t = new Ticket(worth, nanos.getAsLong() + bound.maxWait().toNanos(), Thread.currentThread(), Verdict.WAITING);
             line.computeIfAbsent(worth, w -> new ArrayDeque<>()).addLast(t);
             waiting++;
         }
@@ -144,7 +145,7 @@ final class ClassAdmission {
     }
 
     /**
-     * An admitted request is done: its place goes to the first waiter of the highest worth, if
+     * A request that held a place is done: its place goes to the first waiter of the highest worth, if
      * any (a best-effort one only if the running count without this one is below its limit).
      */
     void release() {
@@ -158,7 +159,7 @@ final class ClassAdmission {
             next = best.getValue().pollFirst();
             if (best.getValue().isEmpty()) line.remove(best.getKey());
             waiting--;
-            next.verdict = Verdict.ADMITTED; // the place passes on: running stays the same
+            next.verdict = Verdict.PLACED; // the place passes on: running stays the same
         }
         LockSupport.unpark(next.thread);
     }

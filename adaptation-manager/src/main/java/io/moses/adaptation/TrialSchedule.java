@@ -11,19 +11,19 @@ import java.util.concurrent.TimeUnit;
  * after it came back resumes the back-off where it was, so a provider that flaps does not get a
  * trial a second.
  */
-final class Readmission {
+final class TrialSchedule {
     static final long FIRST_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final long MAX_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private long backoff = FIRST_NANOS;
     private long dueAt;
     private boolean trialInFlight;
-    private boolean readmitted;
-    private long readmittedAt;
+    private boolean reinstated;
+    private long reinstatedAt;
 
     /** The service is out for failed calls, from {@code now} (clock nanos). */
     synchronized void ejected(long now) {
-        backoff = readmitted && now - readmittedAt < MAX_NANOS ? Math.min(2 * backoff, MAX_NANOS) : FIRST_NANOS;
+        backoff = reinstated && now - reinstatedAt < MAX_NANOS ? Math.min(2 * backoff, MAX_NANOS) : FIRST_NANOS;
         dueAt = now + backoff;
         trialInFlight = false;
     }
@@ -38,15 +38,15 @@ final class Readmission {
     /**
      * A call to the service ended, with an answer or with a failure that blames the provider;
      * returns true if it was the trial (calls are not told apart: any call that ends while the
-     * trial is in flight stands for it). An answered trial readmits; a failed one doubles the
+     * trial is in flight stands for it). An answered trial reinstates it; a failed one doubles the
      * back-off.
      */
     synchronized boolean callEnded(long now, boolean answered) {
         if (!trialInFlight) return false;
         trialInFlight = false;
         if (answered) {
-            readmitted = true;
-            readmittedAt = now;
+            reinstated = true;
+            reinstatedAt = now;
         } else {
             backoff = Math.min(2 * backoff, MAX_NANOS);
             dueAt = now + backoff;

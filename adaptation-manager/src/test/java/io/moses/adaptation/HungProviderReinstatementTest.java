@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * stubs, the probe as the Feedback Loop runs it (a GET of {@code ?wsdl}, then {@code reinstate}).
  */
 @Tag("e2e")
-class HungProviderReadmissionTest {
+class HungProviderReinstatementTest {
     static final Duration HANG_TIMEOUT = IdempotentTasksTest.HANG_TIMEOUT;
     static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -76,7 +76,7 @@ class HungProviderReadmissionTest {
     }
 
     @Test
-    void aHungProviderWhoseWsdlAnswersIsNotReadmittedByTheProbeAndGetsCallsOnlyOnTheBackOffSchedule() throws Exception {
+    void aHungProviderWhoseWsdlAnswersIsNotReinstatedByTheProbeAndGetsCallsOnlyOnTheBackOffSchedule() throws Exception {
         stubs().set("hangs", 0, Behaviour.HANG);
         stubs().set("answers", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding("hangs", "answers");
@@ -95,7 +95,7 @@ class HungProviderReadmissionTest {
         double elapsed = seconds(start);
         int calls = stubs().calls("hangs");
         assertTrue(stubs().probes("hangs") >= requests, "its WSDL answered every probe");
-        assertEquals(List.of("hangs"), ejections, "ejected once, never readmitted (" + requests + " requests, " + calls + " calls to it)");
+        assertEquals(List.of("hangs"), ejections, "ejected once, never reinstated (" + requests + " requests, " + calls + " calls to it)");
         assertEquals(Set.of("hangs"), b.ejected());
         // trial k (k = 1, 2, ...) is due no earlier than 1 + 2 + ... + 2^(k-1) = 2^k - 1 s after the ejection
         int trialsDue = (int) Math.floor(Math.log(elapsed + 1) / Math.log(2));
@@ -105,12 +105,12 @@ class HungProviderReadmissionTest {
     }
 
     @Test
-    void aProviderThatRecoversIsReadmittedAfterItsTrialCallIsAnswered() throws Exception {
+    void aProviderThatRecoversIsReinstatedAfterItsTrialCallIsAnswered() throws Exception {
         stubs().set("recovers", 0, Behaviour.HANG);
         stubs().set("steady", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding("recovers", "steady");
-        List<String> readmissions = new CopyOnWriteArrayList<>();
-        b.onReadmitted((s, why) -> readmissions.add(s + ": " + why));
+        List<String> reinstatements = new CopyOnWriteArrayList<>();
+        b.onReinstatedByTrial((s, why) -> reinstatements.add(s + ": " + why));
         long start = System.nanoTime();
         while (!b.ejected().contains("recovers") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertEquals(Set.of("recovers"), b.ejected());
@@ -126,11 +126,11 @@ class HungProviderReadmissionTest {
             probe(b, "recovers");
         }
         assertEquals(Set.of(), b.ejected(), "back after its trial call");
-        assertEquals(List.of("recovers: its trial call was answered"), readmissions);
-        assertTrue(stubs().calls("recovers") > before, "a call reached it before it was readmitted");
-        int atReadmission = stubs().calls("recovers");
+        assertEquals(List.of("recovers: its trial call was answered"), reinstatements);
+        assertTrue(stubs().calls("recovers") > before, "a call reached it before it was reinstated");
+        int atReinstatement = stubs().calls("recovers");
         for (int i = 0; i < 10; i++) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
-        assertTrue(stubs().calls("recovers") - atReadmission >= 4, "its share of the next ten calls: " + (stubs().calls("recovers") - atReadmission));
+        assertTrue(stubs().calls("recovers") - atReinstatement >= 4, "its share of the next ten calls: " + (stubs().calls("recovers") - atReinstatement));
     }
 
     @Test
@@ -138,8 +138,8 @@ class HungProviderReadmissionTest {
         stubs().set("stopped", 0, Behaviour.HANG);
         stubs().set("other", 0, Behaviour.REPLY);
         AdaptiveBinding b = binding("stopped", "other");
-        List<String> readmissions = new CopyOnWriteArrayList<>();
-        b.onReadmitted((s, why) -> readmissions.add(s + ": " + why));
+        List<String> reinstatements = new CopyOnWriteArrayList<>();
+        b.onReinstatedByTrial((s, why) -> reinstatements.add(s + ": " + why));
         long start = System.nanoTime();
         while (!b.ejected().contains("stopped") && seconds(start) < 120) assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         // its probes time out too (a stopped process): the WS Monitor finds it down
@@ -158,7 +158,7 @@ class HungProviderReadmissionTest {
         assertFalse(b.reinstate("stopped", "the WS Monitor finds it back up"), "the probe alone does not bring it back");
         assertInstanceOf(InvokeOutcome.InvokeReply.class, call(b));
         assertEquals(atEjection + 1, stubs().calls("stopped"), "the next request was its trial");
-        assertEquals(List.of("stopped: its trial call was answered"), readmissions);
+        assertEquals(List.of("stopped: its trial call was answered"), reinstatements);
         assertEquals(Set.of(), b.ejected());
     }
 
