@@ -120,9 +120,13 @@ class BrokerInProcessTest {
 
     @Test
     void oversizedBodiesAreRefusedWith413() throws Exception {
-        HttpResponse<String> r = post("/services/EchoPairService", pair("x".repeat(2_000_000)));
-        assertEquals(413, r.statusCode());
-        assertTrue(r.body().contains("larger than the limit"), r.body());
+        // several in a row: the broker reads a refused body before it answers and closes, so the
+        // close cannot reset the connection under the client before it reads the 413
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> r = post("/services/EchoPairService", pair("x".repeat(2_000_000)));
+            assertEquals(413, r.statusCode());
+            assertTrue(r.body().contains("larger than the limit"), r.body());
+        }
     }
 
     @Test
