@@ -13,6 +13,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${MOSES_CLUSTER_DIR:-$ROOT/work/cluster}"
 STATE="$DIR/state"
 JAVA="$("$ROOT/moses" java)" # the JDK ./moses runs brokers on (MOSES_JAVA overrides)
+BROKER_JVM="$("$ROOT/moses" jvm-options)" # the heap and collector ./moses run gives brokers (MOSES_JAVA_OPTS chooses)
 HAPROXY="${HAPROXY:-$(command -v haproxy || echo /usr/sbin/haproxy)}"
 DRAIN_MS=2000
 
@@ -124,7 +125,7 @@ start_replica() { # name port seed?
   [[ $seed == yes ]] && args+=(--seed "$SEED" --set "STUBS=$STUBS_URL")
   [[ -n $BINDING ]] && args+=(--binding "$BINDING")
   MOSES_DB_USER="${DB_USER:-}" MOSES_DB_PASSWORD_FILE="${DB_PASSWORD_FILE:-}" \
-    nohup "$JAVA" -Xmx512m -cp "$(classpath broker-core BROKER)" io.moses.core.Main "${args[@]}" > "$DIR/logs/$name.log" 2>&1 &
+    nohup "$JAVA" $BROKER_JVM ${MOSES_JAVA_OPTS:-} -cp "$(classpath broker-core BROKER)" io.moses.core.Main "${args[@]}" > "$DIR/logs/$name.log" 2>&1 &
   save "PID_$name" $!
   save "PORT_$name" "$port"
 }

@@ -13,7 +13,8 @@
 #
 # Bindings: static   every task bound to one fixed concrete service (no Adaptation Manager)
 #           adaptive the Adaptation Manager following a plan of the same single services
-#           plan     the seed's own plan (1-out-of-n and alternate groups, per class)
+#           plan     the seed's own plan (1-out-of-n and alternate groups, per class), monitors off
+#           live     the seed's plan with the monitors and the optimizer on (the plan may change)
 # --variant NAME=CP adds a static broker run from another class path (for example a build of
 #           another commit), so that two versions are compared in one run; CLASSPATH "-" is
 #           this build. --variant-java / --variant-opts / --variant-args give a variant its own
@@ -81,10 +82,11 @@ start_stubs_at_zero
 declare -A PORT PID
 start_broker() { # name classpath binding seed
   local name="$1" cp="$2" binding="$3" seed="$4" monitors=qos,ws,paths
-  [[ "$name" == plan ]] && monitors=none # keep the seed's plan for the whole run
+  [[ "$name" == plan ]] && monitors=none # keep the seed's plan for the whole run (live: as deployed)
   [[ "$cp" == - ]] && cp="$BROKER_CP"
+  local heap; heap="$(MOSES_JAVA_OPTS="$JAVA_OPTS_EXTRA ${VOPTS[$name]:-}" "$ROOT/moses" jvm-options)" # as ./moses run: its heap and collector unless given
   # shellcheck disable=SC2086
-  "${VJAVA[$name]:-$JAVA}" $JAVA_OPTS_EXTRA ${VOPTS[$name]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" \
+  "${VJAVA[$name]:-$JAVA}" $heap $JAVA_OPTS_EXTRA ${VOPTS[$name]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$name" \
     --db "mem:bench-$name" --binding "$binding" --monitors "$monitors" --deploy "$ROOT/bpel-processes/trip-planner" \
     --seed "$seed" --set "STUBS=http://127.0.0.1:$STUB_PORT" ${VARGS[$name]:-} >"$TMP/broker-$name.log" 2>&1 &
   PID[$name]=$!; PIDS+=($!)
@@ -96,6 +98,7 @@ for b in "${BINDING_LIST[@]+"${BINDING_LIST[@]}"}"; do
     static) start_broker static "$BROKER_CP" static "$SINGLE" ;;
     adaptive) start_broker adaptive "$BROKER_CP" adaptive "$SINGLE" ;;
     plan) start_broker plan "$BROKER_CP" adaptive "$ROOT/bpel-processes/trip-planner/seed.yaml" ;;
+    live) start_broker live "$BROKER_CP" adaptive "$ROOT/bpel-processes/trip-planner/seed.yaml" ;;
     *) echo "bench: unknown binding $b" >&2; exit 2 ;;
   esac
   NAMES+=("$b")
@@ -111,10 +114,11 @@ run_wrk() { # url script connections seconds -> "rps p50 p99 non2xx errors"
 
 # Warm-up: the JIT needs load before the numbers settle; print throughput every 10 s so the
 # time to steady throughput can be read off.
+declare -A WARM
 for n in "${NAMES[@]}"; do
   printf 'bench: warming up %-10s' "$n"
   for ((t = 0; t < WARMUP; t += 10)); do
-    r=($(run_wrk "http://127.0.0.1:${PORT[$n]}" trip.lua 16 10)); printf ' %s' "${r[0]%.*}"
+    r=($(run_wrk "http://127.0.0.1:${PORT[$n]}" trip.lua 16 10)); printf ' %s' "${r[0]%.*}"; WARM[$n]+="${r[0]%.*} "
   done
   echo " req/s (each 10 s at 16 connections)"
 done
@@ -124,7 +128,7 @@ INVOKES=""
 for ((round = 1; round <= ROUNDS; round++)); do
   for c in "${CONN_LIST[@]}"; do
     r=($(run_wrk "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua "$c" "$SECONDS_PER_RUN"))
-    RES[direct,$c]+="${r[0]} "
+    RES[direct,$c]+="${r[0]} "; RES[direct,$c,p50]+="${r[1]} "
     printf 'round %d  %-10s c=%-4s %9s calls/s  p50 %6s ms  p99 %6s ms\n' "$round" direct "$c" "${r[0]}" "${r[1]}" "${r[2]}"
     for n in "${NAMES[@]}"; do
       s0="$(stub_requests)"; t0="$(ticks "${PID[$n]}")"
@@ -164,7 +168,45 @@ for c in "${CONN_LIST[@]}"; do
       "$(awk -v a="$rps" -v b="$limit" 'BEGIN{printf "%.2f", (b > 0) ? a / b : 0}')"
   done
 done
+declare -A RSS
 for n in "${NAMES[@]}"; do
-  echo "rss $n: $(awk '/VmRSS/{printf "%d MB", $2/1024}' "/proc/${PID[$n]}/status")"
+  RSS[$n]="$(awk '/VmRSS/{printf "%d", $2/1024}' "/proc/${PID[$n]}/status")"
+  echo "rss $n: ${RSS[$n]} MB"
 done
 echo "'vs static' compares with the first binding (${NAMES[0]}); 'vs limit' with the direct-call limit (one stub called directly / invokes per request)."
+
+# The goals of the request path (docs/benchmarks.md), where this run measured them: each line
+# says met or not met; "-" where the run lacks what the goal needs (a binding or a connection count).
+verdict() { [[ "$1" == 1 ]] && echo met || echo "not met"; }
+has() { local x; for x in "${@:2}"; do [[ "$x" == "$1" ]] && return 0; done; return 1; }
+echo
+echo "goals (static binding unless said; medians):"
+if has static "${NAMES[@]}" && has 16 "${CONN_LIST[@]}"; then
+  rps="$(echo "${RES[static,16]}" | median)"; p50="$(echo "${RES[static,16,p50]}" | median)"; p99="$(echo "${RES[static,16,p99]}" | median)"
+  cpu="$(echo "${RES[static,16,cpu]}" | median)"; bad="$(echo "${RES[static,16,bad]}" | sum)"
+  printf '  %-70s %-26s %s\n' "at least 1,500 req/s at 16 connections, 0 errors" "$rps req/s, $bad errors" \
+    "$(verdict "$(awk -v r="$rps" -v b="$bad" 'BEGIN{print (r >= 1500 && b == 0)}')")"
+  printf '  %-70s %-26s %s\n' "p99 under 5x p50 at 16 connections" "$(awk -v a="$p99" -v b="$p50" 'BEGIN{printf "%.1fx", a / b}')" \
+    "$(verdict "$(awk -v a="$p99" -v b="$p50" 'BEGIN{print (a < 5 * b)}')")"
+  printf '  %-70s %-26s %s\n' "broker CPU under 1.0 ms per request at 16 connections" "$cpu ms" "$(verdict "$(awk -v c="$cpu" 'BEGIN{print (c < 1.0)}')")"
+  # steady: the median at 16 connections; warm: the first 10 s step of the warm-up within 10 % of it
+  warm="$(echo "${WARM[static]}" | tr ' ' '\n' | grep -v '^$' | awk -v s="$rps" '$1 >= 0.9 * s {print NR * 10; exit}')"
+  printf '  %-70s %-26s %s\n' "within 10 % of steady throughput 30 s after the first request" "${warm:+after $warm s}${warm:-not in the ${WARMUP} s warm-up}" \
+    "$(verdict "$([[ -n "$warm" && "$warm" -le 30 ]] && echo 1)")"
+else
+  echo "  (throughput, CPU and warm-up goals need the static binding at 16 connections)"
+fi
+if has static "${NAMES[@]}" && has 1 "${CONN_LIST[@]}"; then
+  p50="$(echo "${RES[static,1,p50]}" | median)"; stub="$(echo "${RES[direct,1,p50]:-}" | median)"
+  # the partner calls themselves, one after another at worst: invokes x a stub's p50 alone
+  added="$(awk -v p="$p50" -v s="${stub:-0}" -v i="$INV" 'BEGIN{a = p - s * i; printf "%.2f", a < 0 ? 0 : a}')"
+  printf '  %-70s %-26s %s\n' "the broker adds under 2 ms at p50 at 1 connection" "$added ms (p50 $p50 ms)" "$(verdict "$(awk -v a="$added" 'BEGIN{print (a < 2)}')")"
+fi
+if has static "${NAMES[@]}" && has live "${NAMES[@]}" && has 16 "${CONN_LIST[@]}"; then
+  ratio="$(awk -v a="$(echo "${RES[live,16]}" | median)" -v b="$(echo "${RES[static,16]}" | median)" 'BEGIN{printf "%.2f", a / b}')"
+  printf '  %-70s %-26s %s\n' "the seed's plan, monitors and optimizer on: within 5 % of static" "${ratio}x at 16 connections" \
+    "$(verdict "$(awk -v r="$ratio" 'BEGIN{print (r >= 0.95)}')")"
+fi
+for n in "${NAMES[@]}"; do
+  printf '  %-70s %-26s %s\n' "RSS under 512 MB at the end ($n; 10 min: loadtest/bench-soak.sh)" "${RSS[$n]} MB" "$(verdict "$(( RSS[$n] < 512 ))")"
+done

@@ -1,6 +1,7 @@
 /**
  * The broker's integration with Apache ODE 1.3.7's internals, all in this module
- * ({@code ode-integration}): this package holds the broker's own variable store; the classes of
+ * ({@code ode-integration}): this package holds the broker's own variable store and the
+ * setting of ODE's literal parser; the classes of
  * ours that must sit in ODE's packages (because what they reach is package-private) are
  * {@code org.apache.ode.bpel.memdao.InMemoryProcesses}, {@code InMemoryInstance} and
  * {@code ConversationCorrelator}; {@code org.apache.ode.bpel.engine.ResponseWaiters},
@@ -46,6 +47,9 @@
  *     running instance; {@code MyRoleMessageExchangeImpl.getDAO} and
  *     {@code PartnerRoleMessageExchangeImpl.getDAO} (used by {@code io.moses.core.engine}): the
  *     exchange's instance and stored messages.</li>
+ * <li>utils: {@code DOMUtils.__documentBuilderFactory} (private static, by reflection): the
+ *     parser factory ODE parses every assign's literal with, told to build documents without
+ *     deferred nodes ({@link io.moses.ode.LiteralParsing}).</li>
  * <li>scheduler: {@code SimpleScheduler.runJob} (protected), {@code setJobProcessor},
  *     {@code registerSynchronizer}, its package-private {@code Job} ({@code jobId},
  *     {@code detail}, {@code persisted}, {@code schedDate}) and {@code DatabaseDelegate}: run an

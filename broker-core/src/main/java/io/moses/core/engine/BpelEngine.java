@@ -86,6 +86,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             throw new IllegalStateException("cannot create " + workDir + ": " + e, e);
         }
         this.tx = new LocalTransactions();
+        io.moses.ode.LiteralParsing.expandEagerly(); // before the job threads make their parsers
         Properties props = new Properties();
         // The jobs of one instance run in order (InstanceOrderedScheduler), so they rarely meet
         // ODE's instance lock taken; when they do (a request arriving for a running instance),
