@@ -74,6 +74,9 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
+        // the first filter (filters run in the order added): an oversized body is refused, and
+        // drained, before it is policed or takes a place in the engine
+        context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         // before the overload bound: a request over its user's rate takes no place and waits in no queue
         this.policing = new PolicingFilter(wall);
         context.addFilter(new FilterHolder(policing), "/services/*", null);
@@ -89,7 +92,6 @@ public final class HttpFrontEnd implements AutoCloseable {
         manageHolder.setInitParameter("hide-service-list-page", "true");
         manageHolder.setInitOrder(1);
         context.addServlet(manageHolder, "/manage/*");
-        context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
         jetty.setHandler(new GracefulHandler(context));
