@@ -20,7 +20,11 @@ import org.junit.jupiter.api.Test;
  * the monotonic one of the trial calls' back-off.
  */
 class ProviderHealthTest {
-    /** The broker's wall clock and its monotonic one, moved together. */
+    /**
+     * The broker's wall clock and its monotonic one, moved together only when the test says. The
+     * same class as broker-core's OptimizerLeaseTest.TestClock, kept in step by hand: this module
+     * has no test code in common with broker-core (only mdal publishes a test-jar).
+     */
     static final class TestClock extends Clock {
         private final Instant start = Instant.parse("2026-01-01T00:00:00Z");
         private final AtomicLong nanos = new AtomicLong(1_000_000_000L);

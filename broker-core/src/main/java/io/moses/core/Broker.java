@@ -126,7 +126,7 @@ public final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
         engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads());
-        http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.overloadBound());
+        http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.overloadBound(), wall);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
                 cluster.replica(), why -> loop.solveNow(why, java.util.Set.of()));
         Duration windowAge = Duration.ofMillis(Math.max(3_000, 3 * config.adaptation().monitorMillis()));
@@ -140,14 +140,14 @@ public final class Broker implements AutoCloseable {
         // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
         io.moses.core.frontend.HopSeal hops = new io.moses.core.frontend.HopSeal(kb.clusterSecret("hop"));
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
-                Duration.ofSeconds(5), hops); // a one-way start's instance runs within that, even on a loaded machine
+                Duration.ofSeconds(5), hops, wall); // a one-way start's instance runs within that, even on a loaded machine
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
         classWorth.update(knowledge.classes());
         http.shedByClass(classWorth, authenticator, metrics.registry());
         // always there: a class may police its users' rates whatever the broker's default (beats only while any is policed)
-        policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics.registry());
+        policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics.registry(), wall, nanos);
         presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease(), wall);
         policing.overRates(knowledge.overRates());
         policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);
@@ -165,13 +165,13 @@ public final class Broker implements AutoCloseable {
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
                 Duration.ofMillis(Math.max(10_000, 3 * cluster.lease().toMillis())));
         operatorActions = new OperatorActions(kb.operatorSwitches(), () -> camel, loop, leaderRequests);
-        Console console = new Console(authenticator, kb.operatorSessions());
+        Console console = new Console(authenticator, kb.operatorSessions(), wall);
         http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
         http.mount("/admin/*", new AdminApi(binding::plan, kb, loop, operatorActions, policing, wall).servlet());
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
         http.mount("/favicon.ico", io.moses.core.console.Console.noIcon());
-        Management.start(http, kb, config, leaderRequests.planning());
+        Management.start(http, kb, config, leaderRequests.planning(), wall);
         HttpServlet processesServlet = processes.servlet();
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);

@@ -24,11 +24,11 @@ final class Management {
      * loop's off too) and /admin/subscriptions (JSON, for the console), the Service Manager (the
      * register of concrete services) at /manage/services and /admin/services (JSON), the classes at /admin/classes.
      */
-    static void start(HttpFrontEnd http, KnowledgeBase kb, BrokerConfig config, Planning planning) {
+    static void start(HttpFrontEnd http, KnowledgeBase kb, BrokerConfig config, Planning planning, java.time.Clock wall) {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
         ManagementAuthenticator callers = new ManagementAuthenticator(kb);
         SlaManager sla = new SlaManager(kb, admission, planning,
-                config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED);
+                config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED, wall);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
                 SlaManagerEndpoint.PORT);
         ServiceManager services = new ServiceManager(kb, planning);

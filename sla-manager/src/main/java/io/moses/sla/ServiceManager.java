@@ -118,15 +118,14 @@ public final class ServiceManager {
             ConcreteService s = existing(name);
             List<ConcreteService> ofTask = call(() -> kb.concreteServices(s.task()));
             if (call(kb::tasks).contains(s.task())) {
-                if (ofTask.size() <= 1)
+                // the last one that is in: the only one, or the others all taken out by an operator
+                List<String> others = ofTask.stream().map(ConcreteService::name).filter(o -> !o.equals(name)).toList();
+                Set<String> out = others.isEmpty() ? Set.of() : call(() -> kb.operatorSwitches().state().servicesOut());
+                if (out.containsAll(others))
                     throw new SlaException(SlaException.Code.LAST_SERVICE, "'" + name + "' is the only concrete service of " + s.task()
-                            + ": the plan cannot do without it; nothing was removed");
-                // the others all taken out by an operator: the plan cannot do without this one either
-                Set<String> out = call(() -> kb.operatorSwitches().state().servicesOut());
-                if (ofTask.stream().allMatch(o -> o.name().equals(name) || out.contains(o.name())))
-                    throw new SlaException(SlaException.Code.LAST_SERVICE, "'" + name + "' is the only concrete service of " + s.task()
-                            + " that is in (the others are taken out): the plan cannot do without it; put another one in first;"
-                            + " nothing was removed");
+                            + (others.isEmpty() ? ": the plan cannot do without it; nothing was removed"
+                                    : " that is in (the others are taken out): the plan cannot do without it; put another one in first;"
+                                            + " nothing was removed"));
             }
             boolean used = used(planning.current()).contains(name);
             Planning.Replanned p;

@@ -10,7 +10,7 @@ import io.moses.model.User;
 import io.moses.optimizer.AdmissionDecision;
 import io.moses.optimizer.OptimizationEngine;
 import io.moses.optimizer.PlanningInput;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -69,14 +69,17 @@ public final class SlaManager {
     private final OptimizationEngine optimizer;
     private final Planning planning;
     private final Registration registration;
+    /** The broker's wall clock: when a refusal happened. */
+    private final Clock wall;
     /** One admission at a time on this replica (across replicas the version check decides). */
     private final Object admission = new Object();
 
-    public SlaManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning, Registration registration) {
+    public SlaManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning, Registration registration, Clock wall) {
         this.kb = kb;
         this.optimizer = optimizer;
         this.planning = planning;
         this.registration = registration;
+        this.wall = wall;
     }
 
     public Registration registration() {
@@ -233,7 +236,7 @@ public final class SlaManager {
         for (String other : d.otherClassesThatAccept()) offers.add(new CounterOffer(other, rate));
         String detail = String.format("%s asked %s req/s in %s: %s", user, fmt(rate), cls, d.reason());
         try {
-            kb.recordSlaEvent(new SlaEvent(Instant.now(), SlaEvent.Kind.REJECTION, cls, user, detail));
+            kb.recordSlaEvent(new SlaEvent(wall.instant(), SlaEvent.Kind.REJECTION, cls, user, detail));
         } catch (KnowledgeBaseException e) {
             // the log line below keeps it
         }

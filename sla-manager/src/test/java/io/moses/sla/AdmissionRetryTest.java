@@ -16,11 +16,15 @@ import io.moses.model.Plan;
 import io.moses.model.ProviderSla;
 import io.moses.model.Role;
 import io.moses.model.ServiceClass;
+import io.moses.model.SlaEvent;
 import io.moses.model.TaskRef;
 import io.moses.model.User;
 import io.moses.optimizer.OptimizationEngine;
 import io.moses.optimizer.PlanningInput;
 import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +45,8 @@ class AdmissionRetryTest {
     static final String HASH = PasswordHasher.hash("secret-password".toCharArray(), 1000);
     static final TaskRef PAY = new TaskRef("Shop", "pay.charge");
     static final CompositeService SHOP = new CompositeService("Shop", "urn:shop", List.of(PAY), new Activity.Invoke("/pay", PAY));
+    /** The manager's wall clock, stopped: the time of the SLA events it records. */
+    static final Instant WALL = Instant.parse("2026-01-01T00:00:00Z");
     KnowledgeBase kb;
 
     @BeforeEach
@@ -93,7 +99,8 @@ class AdmissionRetryTest {
     }
 
     SlaManager manager(Planning p) {
-        return new SlaManager(kb, new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO), p, SlaManager.Registration.OPEN);
+        return new SlaManager(kb, new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO), p, SlaManager.Registration.OPEN,
+                Clock.fixed(WALL, ZoneOffset.UTC));
     }
 
     @Test
@@ -108,6 +115,9 @@ class AdmissionRetryTest {
         double offer = s.counterOffers().stream().filter(o -> o.serviceClass().equals("gold")).mapToDouble(SlaManager.CounterOffer::rate)
                 .max().orElse(0);
         assertTrue(offer > 2 && offer <= 3.0 + 1e-9, s.toString());
+        SlaEvent rejection = kb.slaEvents(null, 10).stream().filter(e -> e.kind() == SlaEvent.Kind.REJECTION).findFirst().orElseThrow();
+        assertEquals("dave", rejection.user());
+        assertEquals(WALL, rejection.at(), "the refusal is recorded at the time of the manager's clock");
     }
 
     @Test

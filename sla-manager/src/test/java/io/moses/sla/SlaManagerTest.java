@@ -49,7 +49,7 @@ class SlaManagerTest {
     }
 
     SlaManager manager(SlaManager.Registration r) {
-        return new SlaManager(kb, new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO), UNREACHABLE, r);
+        return new SlaManager(kb, new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO), UNREACHABLE, r, java.time.Clock.systemUTC());
     }
 
     static SlaException.Code refusal(Runnable call) {

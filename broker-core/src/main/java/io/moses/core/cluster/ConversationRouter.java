@@ -56,6 +56,8 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     private final java.util.function.Supplier<String> address;
     private final Duration grace;
     private final HopSeal seal;
+    /** The broker's wall clock: the time in a forwarded message's seal. */
+    private final java.time.Clock wall;
     private final HttpClient http;
     /** "process key" -> local instance. */
     private final Map<String, Long> local = new ConcurrentHashMap<>();
@@ -75,15 +77,17 @@ public final class ConversationRouter implements ConversationForwarding, Convers
      * @param grace   how long a message that can only go to an existing instance waits for
      *                its owner to be registered (a one-way start whose instance has not yet run)
      * @param seal    what the forwarded messages are sealed with (the cluster's shared secret)
+     * @param wall    the broker's wall clock, the seal's time
      */
     public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
-                              Duration grace, HopSeal seal) {
+                              Duration grace, HopSeal seal, java.time.Clock wall) {
         this.engine = engine;
         this.kb = kb;
         this.replica = replica;
         this.address = address;
         this.grace = grace;
         this.seal = seal;
+        this.wall = wall;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1).build();
     }
 
@@ -196,7 +200,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
                 for (String v : h.getValue()) req.header(name, v);
             if (name.equalsIgnoreCase("Authorization") && !h.getValue().isEmpty() && authorization == null) authorization = h.getValue().get(0);
         }
-        req.header(HopSeal.HEADER, seal.seal(replica, authorization, System.currentTimeMillis()));
+        req.header(HopSeal.HEADER, seal.seal(replica, authorization, wall.millis()));
         req.header("Content-Type", contentType != null ? contentType
                 : service.soap12() ? "application/soap+xml; charset=UTF-8" : "text/xml; charset=UTF-8");
         HttpResponse<byte[]> res;

@@ -47,14 +47,15 @@ public final class Console {
     /**
      * @param authenticator checks an operator's name and password (as HTTP Basic would)
      * @param sessions      the knowledge base's console sessions: a login holds on every replica
+     * @param wall          the broker's wall clock, which a session's idle time is measured on
      */
-    public Console(Authenticator authenticator, OperatorSessions sessions) {
-        this(authenticator, sessions, 8 * 3600_000L);
+    public Console(Authenticator authenticator, OperatorSessions sessions, java.time.Clock wall) {
+        this(authenticator, sessions, 8 * 3600_000L, wall);
     }
 
-    Console(Authenticator authenticator, OperatorSessions sessions, long idleMillis) {
+    Console(Authenticator authenticator, OperatorSessions sessions, long idleMillis, java.time.Clock wall) {
         this.authenticator = authenticator;
-        this.sessions = new ConsoleSessions(sessions, idleMillis, System::currentTimeMillis);
+        this.sessions = new ConsoleSessions(sessions, idleMillis, wall::millis);
     }
 
     /**

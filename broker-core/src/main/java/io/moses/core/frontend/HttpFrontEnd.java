@@ -34,7 +34,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     /** The management services (/manage/...) on their own bus: their paths never mix with composites'. */
     private final Bus managementBus;
     private final List<EndpointImpl> endpoints = new ArrayList<>();
-    private final PolicingFilter policing = new PolicingFilter();
+    private final PolicingFilter policing;
     private final OverloadFilter overload;
     private final int maxInFlight;
 
@@ -45,8 +45,9 @@ public final class HttpFrontEnd implements AutoCloseable {
      *                     at least what {@code overload} needs
      * @param maxBodyBytes larger request bodies are refused with 413
      * @param overload     the overload bound: how many composite requests run at once and wait, beyond which they get 503
+     * @param wall         the broker's wall clock (a forwarded message's {@link HopSeal} must be recent on it)
      */
-    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, OverloadBound overload) {
+    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, OverloadBound overload, java.time.Clock wall) {
         // Threads are started on demand and idle ones end after a minute: on two cores a few
         // busy threads do the work, the rest only wait for partners (or a turn).
         int max = Math.max(maxThreads, overload.threads());
@@ -73,7 +74,11 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
+        // the first filter (filters run in the order added): an oversized body is refused, and
+        // drained, before it is policed or takes a place in the engine
+        context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         // before the overload bound: a request over its user's rate takes no place and waits in no queue
+        this.policing = new PolicingFilter(wall);
         context.addFilter(new FilterHolder(policing), "/services/*", null);
         this.overload = new OverloadFilter(overload);
         this.maxInFlight = overload.maxInFlight();
@@ -87,7 +92,6 @@ public final class HttpFrontEnd implements AutoCloseable {
         manageHolder.setInitParameter("hide-service-list-page", "true");
         manageHolder.setInitOrder(1);
         context.addServlet(manageHolder, "/manage/*");
-        context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
         jetty.setHandler(new GracefulHandler(context));

@@ -9,6 +9,7 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.time.Clock;
 
 /**
  * In front of the overload bound ({@link OverloadFilter}): a composite request (POST) of an authenticated user above
@@ -34,8 +35,14 @@ final class PolicingFilter implements Filter {
         }
     }
 
+    /** The broker's wall clock, which a hop's seal must be recent on. */
+    private final Clock wall;
     private volatile RatePolicing policing;
     private volatile Authenticator authenticator = Authenticator.ANONYMOUS;
+
+    PolicingFilter(Clock wall) {
+        this.wall = wall;
+    }
 
     void police(RatePolicing policing, Authenticator authenticator) {
         this.authenticator = authenticator;
@@ -53,7 +60,7 @@ final class PolicingFilter implements Filter {
         HopSeal h = hops;
         String by = http.getHeader(ConversationForwarding.HOP_HEADER);
         return h != null && by != null
-                && h.verifies(by, http.getHeader(HopSeal.HEADER), http.getHeader("Authorization"), System.currentTimeMillis());
+                && h.verifies(by, http.getHeader(HopSeal.HEADER), http.getHeader("Authorization"), wall.millis());
     }
 
     /** A small body is read and dropped, so the caller's connection stays open for its next request; a large one closes it. */

@@ -39,6 +39,8 @@ public final class RatePolicing {
     public static final java.time.Duration EPISODE_WINDOW = java.time.Duration.ofNanos(EPISODE_WINDOW_NANOS);
 
     private final RatePolicy policy;
+    /** The broker's wall clock (when an episode began) and its monotonic one (the buckets, the episodes' lengths). */
+    private final java.time.Clock wall;
     private final LongSupplier nanos;
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
@@ -105,14 +107,15 @@ public final class RatePolicing {
     /** Whether any class is policed, kept with the class policies: the request path reads it on every request. */
     private volatile boolean polices;
 
-    /** @param registry where the per-user and per-class counters go (null: none) */
-    public RatePolicing(RatePolicy policy, MeterRegistry registry) {
-        this(policy, registry, System::nanoTime);
-    }
-
-    RatePolicing(RatePolicy policy, MeterRegistry registry, LongSupplier nanos) {
+    /**
+     * @param registry where the per-user and per-class counters go (null: none)
+     * @param wall     the broker's wall clock
+     * @param nanos    the broker's monotonic clock
+     */
+    public RatePolicing(RatePolicy policy, MeterRegistry registry, java.time.Clock wall, LongSupplier nanos) {
         this.policy = policy;
         this.registry = registry;
+        this.wall = wall;
         this.nanos = nanos;
         this.polices = policy.polices();
     }
@@ -184,7 +187,7 @@ public final class RatePolicing {
         int n = replicas;
         Bucket b = buckets.computeIfAbsent(user.name(), k -> new Bucket());
         long now = nanos.getAsLong();
-        long retryAfter = b.take(user, n, policy.burstSeconds(), now, mode);
+        long retryAfter = b.take(user, n, policy.burstSeconds(), now, wall, mode);
         Tally ut = tally(userTallies, user.name(), "moses.policing.user.requests", "user");
         Tally ct = tally(classTallies, user.serviceClass(), "moses.policing.class.requests", "class");
         if (retryAfter == 0) {
@@ -276,7 +279,7 @@ public final class RatePolicing {
         private boolean reported;
 
         /** 0 when a token was taken, else the seconds until one is back (at least 1). */
-        synchronized long take(User u, int n, double burstSeconds, long now, RatePolicy.OverRate mode) {
+        synchronized long take(User u, int n, double burstSeconds, long now, java.time.Clock wall, RatePolicy.OverRate mode) {
             double agreedRate = u.rate();
             user = u;
             this.mode = mode;
@@ -299,7 +302,7 @@ public final class RatePolicing {
             if (!over || now - lastOver > EPISODE_WINDOW_NANOS) { // a new episode
                 over = true;
                 overSince = now;
-                overSinceWall = System.currentTimeMillis();
+                overSinceWall = wall.millis();
                 excess = 0;
                 reported = false;
             }

@@ -54,6 +54,10 @@ class ConversationRouterTest {
     /** Look-ups of a conversation's owner, counted as the router makes them. */
     final AtomicInteger lookups = new AtomicInteger();
     final CountDownLatch looked = new CountDownLatch(1);
+    /** The router's wall clock, stopped: the time its seals carry. */
+    static final java.time.Instant WALL = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    /** The seal of the last message the owner received. */
+    final java.util.concurrent.atomic.AtomicReference<String> sealReceived = new java.util.concurrent.atomic.AtomicReference<>();
 
     @BeforeEach
     void start() throws Exception {
@@ -66,6 +70,7 @@ class ConversationRouterTest {
         owner = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 10);
         owner.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
+            sealReceived.set(exchange.getRequestHeaders().getFirst(HopSeal.HEADER));
             byte[] answer = ("<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body><c:closeResponse xmlns:c='" + NS
                     + "'><c:label>case-1</c:label></c:closeResponse></s:Body></s:Envelope>").getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "text/xml; charset=UTF-8");
@@ -102,7 +107,8 @@ class ConversationRouterTest {
     }
 
     ConversationRouter router(Duration grace) {
-        router = new ConversationRouter(engine, watched(), "r1", () -> "http://127.0.0.1:9", grace, new HopSeal("00112233445566778899aabbccddeeff"));
+        router = new ConversationRouter(engine, watched(), "r1", () -> "http://127.0.0.1:9", grace, new HopSeal("00112233445566778899aabbccddeeff"),
+                java.time.Clock.fixed(WALL, java.time.ZoneOffset.UTC));
         return router;
     }
 
@@ -134,6 +140,7 @@ class ConversationRouterTest {
         assertEquals("closeResponse", r.payload().getLocalName());
         assertTrue(r.payload().getTextContent().contains("case-1"), r.payload().getTextContent());
         assertEquals(1, router.forwarded());
+        assertTrue(sealReceived.get().startsWith(WALL.toEpochMilli() + "."), "sealed at the time of the router's clock: " + sealReceived.get());
     }
 
     @Test

@@ -96,7 +96,11 @@ class OptimizerLeaseTest {
         }
     }
 
-    /** A wall clock and a nanosecond clock that move together, only when the test says. */
+    /**
+     * The broker's wall clock and its monotonic one, moved together only when the test says. The
+     * same class as adaptation-manager's ProviderHealthTest.TestClock, kept in step by hand: that
+     * module has no test code in common with this one (only mdal publishes a test-jar).
+     */
     static final class TestClock extends Clock {
         private final Instant start = Instant.parse("2026-01-01T00:00:00Z");
         private final AtomicLong nanos = new AtomicLong(1_000_000_000L);

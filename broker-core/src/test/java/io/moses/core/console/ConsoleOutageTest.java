@@ -51,8 +51,8 @@ class ConsoleOutageTest {
         kb.addUser(olga);
         // users from memory, as a replica's cache has them: HTTP Basic needs no database
         BasicAuthenticator auth = new BasicAuthenticator(Map.of("olga", olga)::get, PasswordHasher::verify, false);
-        Console console = new Console(auth, kb.operatorSessions());
-        HttpFrontEnd http = new HttpFrontEnd("127.0.0.1", 0, 8, 1 << 20, OverloadBound.defaults());
+        Console console = new Console(auth, kb.operatorSessions(), java.time.Clock.systemUTC());
+        HttpFrontEnd http = new HttpFrontEnd("127.0.0.1", 0, 8, 1 << 20, OverloadBound.defaults(), java.time.Clock.systemUTC());
         try {
             http.filter("/admin/*", console.admin(new OperatorFilter(auth)));
             http.mount("/admin/*", new HttpServlet() {

@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The token bucket per user, on a clock the test moves. */
+/** The token bucket per user, on a monotonic clock the test moves (and a wall clock that stands still). */
 class TokenBucketTest {
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, now::get);
+    private static final java.time.Instant WALL = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    private static final java.time.Clock STOPPED = java.time.Clock.fixed(WALL, java.time.ZoneOffset.UTC);
+    private final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, STOPPED, now::get);
     private static final User CARL = new User("carl", "bronze", 4, "hash");
 
     private int conforming(User u, int tries) {
@@ -86,7 +88,7 @@ class TokenBucketTest {
         assertEquals(100, conforming(free, 100), "a class whose policy is off is not policed");
         assertEquals(null, policing.user("fred"), "nor counted");
         assertTrue(policing.polices());
-        RatePolicing off = new RatePolicing(RatePolicy.OFF, null, now::get);
+        RatePolicing off = new RatePolicing(RatePolicy.OFF, null, STOPPED, now::get);
         assertTrue(!off.polices());
         off.overRates(java.util.Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT));
         assertTrue(off.polices(), "one class's policy polices with the broker's default off");
@@ -113,6 +115,7 @@ class TokenBucketTest {
         assertEquals("carl", e.user().name());
         assertTrue(e.seconds() >= 5 && e.excessRequests() >= 20, e.toString());
         assertTrue(e.detail().contains("user carl (class bronze) has sent above its agreed rate of 4 req/s"), e.detail());
+        assertEquals(WALL, e.since(), "the episode began on the policing's wall clock");
         for (int i = 0; i < 5; i++) {
             conforming(CARL, 10);
             advanceMillis(1_000);

@@ -1,0 +1,71 @@
+package io.moses.core.frontend;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.moses.model.User;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.xml.ws.handler.MessageContext;
+import java.lang.reflect.Proxy;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A conversation message another replica forwarded passes unpoliced only with a seal that is
+ * recent on the broker's wall clock, the one the filter is given (here stopped), not the system's.
+ */
+class PolicingFilterTest {
+    static final Instant WALL = Instant.parse("2026-01-01T00:00:00Z");
+    static final String CARL = "Basic Y2FybDpjYXJsLXNlY3JldA==";
+    final HopSeal hops = new HopSeal(HopSealTest.KEY);
+    /** Requests the filter authenticated, which it does only to police them. */
+    final AtomicInteger authenticated = new AtomicInteger();
+    final PolicingFilter filter = new PolicingFilter(Clock.fixed(WALL, ZoneOffset.UTC));
+
+    PolicingFilterTest() {
+        filter.police(new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, Clock.fixed(WALL, ZoneOffset.UTC),
+                System::nanoTime), new Authenticator() {
+                    @Override
+                    public String serviceClassOf(MessageContext request) {
+                        return null;
+                    }
+
+                    @Override
+                    public User userOf(String authorizationHeader) {
+                        authenticated.incrementAndGet();
+                        return null; // anonymous: passed on, unpoliced, either way
+                    }
+                });
+        filter.trustHops(hops);
+    }
+
+    /** Whether a composite request forwarded by replica r2 with {@code seal} was policed; it passes on either way. */
+    boolean policed(String seal) throws Exception {
+        Map<String, String> headers = Map.of(ConversationForwarding.HOP_HEADER, "r2", HopSeal.HEADER, seal, "Authorization", CARL);
+        HttpServletRequest request = (HttpServletRequest) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getMethod" -> "POST";
+                    case "getHeader" -> headers.get((String) args[0]);
+                    default -> null;
+                });
+        int before = authenticated.get();
+        AtomicBoolean passed = new AtomicBoolean();
+        filter.doFilter(request, null, (req, res) -> passed.set(true));
+        assertTrue(passed.get(), "passed on");
+        return authenticated.get() > before;
+    }
+
+    @Test
+    void aSealIsJudgedOnTheBrokersClock() throws Exception {
+        assertFalse(policed(hops.seal("r2", CARL, WALL.toEpochMilli())), "sealed now on the broker's clock: not policed again");
+        assertTrue(policed(hops.seal("r2", CARL, WALL.toEpochMilli() - HopSeal.MAX_AGE_MILLIS - 1)),
+                "sealed longer ago on the broker's clock than a seal holds: policed");
+        assertTrue(policed(hops.seal("r2", CARL, System.currentTimeMillis())),
+                "sealed now on the system's clock, far from the broker's: policed");
+    }
+}
