@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * ({@code operations}, {@code console}), {@code metrics}, and the Camel timer routes that run the
  * background work ({@link BrokerRoutes}). Started and stopped as a whole.
  */
-public final class Broker implements AutoCloseable {
+final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
     private final BrokerConfig config;
@@ -83,28 +83,28 @@ public final class Broker implements AutoCloseable {
     /** Each class's worth under overload (the operator's priority, then its price), ranked from the cached classes at each refresh. */
     private io.moses.core.frontend.ClassWorth classWorth = new io.moses.core.frontend.ClassWorth();
 
-    public Broker(BrokerConfig config) {
+    Broker(BrokerConfig config) {
         this(config, ClusterSettings.defaults());
     }
 
-    public Broker(BrokerConfig config, ClusterSettings cluster) {
+    Broker(BrokerConfig config, ClusterSettings cluster) {
         this.config = config;
         this.cluster = cluster;
     }
 
     /** What to do with requests above each user's agreed rate (before {@link #start}; default: not policed). */
-    public Broker ratePolicy(io.moses.core.frontend.RatePolicy policy) {
+    Broker ratePolicy(io.moses.core.frontend.RatePolicy policy) {
         this.ratePolicy = policy;
         return this;
     }
 
     /** The order in which classes are refused under overload (before {@link #start}; default: by price). */
-    public Broker classWorth(io.moses.core.frontend.ClassWorth worth) {
+    Broker classWorth(io.moses.core.frontend.ClassWorth worth) {
         this.classWorth = worth;
         return this;
     }
 
-    public void start() throws Exception {
+    void start() throws Exception {
         // replies parsed straight into the engine's DOM (ODE keeps its documents in Xerces)
         client = new SoapClient(Duration.ofSeconds(2), null,
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
@@ -210,16 +210,16 @@ public final class Broker implements AutoCloseable {
         return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();
     }
 
-    public int port() {
+    int port() {
         return http.port();
     }
 
     /** How many plans this replica's optimizer has solved. */
-    public long solves() {
+    long solves() {
         return loop.solves();
     }
 
-    public long planVersion() {
+    long planVersion() {
         return knowledge.planVersion();
     }
 

@@ -27,44 +27,44 @@ import java.util.Map;
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
  */
-public record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
-                           Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
-                           int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
-                           boolean staticBinding, Adaptation adaptation, boolean openRegistration,
-                           io.moses.core.frontend.OverloadBound overloadBound) {
-    public BrokerConfig {
+record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
+                    Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
+                    int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
+                    boolean staticBinding, Adaptation adaptation, boolean openRegistration,
+                    io.moses.core.frontend.OverloadBound overloadBound) {
+    BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
         seeds = List.copyOf(seeds);
         if (db == null) db = workDir.resolve("knowledge").toString();
     }
 
-    public static BrokerConfig defaults() {
+    static BrokerConfig defaults() {
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20, 1000,
                 false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults());
     }
 
-    public BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
-    public BrokerConfig withHost(String h) { return new Builder(this).host(h).build(); }
-    public BrokerConfig withDeployments(List<Path> d) { return new Builder(this).deployments(d).build(); }
+    BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
+    BrokerConfig withHost(String h) { return new Builder(this).host(h).build(); }
+    BrokerConfig withDeployments(List<Path> d) { return new Builder(this).deployments(d).build(); }
     /** Also moves the default H2 knowledge base into the new work directory. */
-    public BrokerConfig withWorkDir(Path w) {
+    BrokerConfig withWorkDir(Path w) {
         Builder b = new Builder(this).workDir(w);
         if (db.equals(workDir.resolve("knowledge").toString())) b.db(null);
         return b.build();
     }
-    public BrokerConfig withDb(String d) { return new Builder(this).db(d).build(); }
-    public BrokerConfig withSeeds(List<Path> s) { return new Builder(this).seeds(s).build(); }
-    public BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
-    public BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
-    public BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
-    public BrokerConfig withRefreshMillis(long m) { return new Builder(this).refreshMillis(m).build(); }
-    public BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
-    public BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
-    public BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
+    BrokerConfig withDb(String d) { return new Builder(this).db(d).build(); }
+    BrokerConfig withSeeds(List<Path> s) { return new Builder(this).seeds(s).build(); }
+    BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
+    BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
+    BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
+    BrokerConfig withRefreshMillis(long m) { return new Builder(this).refreshMillis(m).build(); }
+    BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
+    BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
+    BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
-    public BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
+    BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
     }
 

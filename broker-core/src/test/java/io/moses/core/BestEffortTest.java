@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.core.CallerGroups.Tally;
 import io.moses.core.frontend.OverloadBound;
 import io.moses.core.frontend.RatePolicy;
 import io.moses.core.loop.Adaptation;
@@ -20,12 +21,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -119,22 +116,6 @@ class BestEffortTest {
         return metric(get("/metrics", null), "moses_policing_user_requests_total", "user=\"carl\",verdict=\"" + verdict + "\"");
     }
 
-    /** Served and refused requests of one caller group; a reply other than 200 or 503 fails the test. */
-    private static final class Tally {
-        final AtomicInteger served = new AtomicInteger(), refused = new AtomicInteger();
-
-        void count(HttpResponse<String> r, String text, String why) {
-            if (r.statusCode() == 200) {
-                assertTrue(r.body().contains(text + " via /left"), r.body());
-                served.incrementAndGet();
-                return;
-            }
-            assertEquals(503, r.statusCode(), r.body());
-            assertTrue(r.body().contains(why), r.body());
-            refused.incrementAndGet();
-        }
-    }
-
     @Test
     void excessIsServedWithRoomToSpareLeftOutOfTheClassAndShedFirstWhenAnotherClassLoadsTheBroker() throws Exception {
         start();
@@ -166,49 +147,15 @@ class BestEffortTest {
 
         // 2. gold callers load the broker while carl keeps sending above his rate
         Tally gold = new Tally(), excessCalls = new Tally();
-        AtomicBoolean goldDone = new AtomicBoolean();
-        ExecutorService callers = Executors.newFixedThreadPool(GOLD_CALLERS + CARL_CALLERS);
-        try {
-            List<CompletableFuture<Void>> carls = new ArrayList<>();
-            for (int c = 0; c < CARL_CALLERS; c++) {
-                int caller = c;
-                carls.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < CARL_MOST && !goldDone.get(); i++) {
-                        try {
-                            String text = "x" + caller + "-" + i;
-                            HttpResponse<String> r = pair("carl", text);
-                            // carl's rare conforming request may be refused as bronze; his excess as excess
-                            excessCalls.count(r, text, r.body().contains("no spare capacity") ? "above the agreed rate" : "the broker is overloaded");
-                            if (r.statusCode() == 503) Thread.sleep(10);
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, callers));
-            }
-            List<CompletableFuture<Void>> golds = new ArrayList<>();
-            for (int c = 0; c < GOLD_CALLERS; c++) {
-                int caller = c;
-                golds.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < GOLD_EACH; i++) {
-                        try {
-                            String text = "g" + caller + "-" + i;
-                            gold.count(pair("gina", text), text, "gold is never refused");
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, callers));
-            }
-            try {
-                CompletableFuture.allOf(golds.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-            } finally {
-                goldDone.set(true);
-            }
-            CompletableFuture.allOf(carls.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-        } finally {
-            callers.shutdownNow();
-        }
+        CallerGroups.run(CARL_CALLERS, CARL_MOST, (caller, i) -> {
+            String text = "x" + caller + "-" + i;
+            HttpResponse<String> r = pair("carl", text);
+            // carl's rare conforming request may be refused as bronze; his excess as excess
+            return excessCalls.count(r, text, r.body().contains("no spare capacity") ? "above the agreed rate" : "the broker is overloaded");
+        }, () -> {}, GOLD_CALLERS, GOLD_EACH, (caller, i) -> {
+            String text = "g" + caller + "-" + i;
+            return gold.count(pair("gina", text), text, "gold is never refused");
+        });
         String counts = "gold served " + gold.served + ", refused " + gold.refused + "; carl served " + excessCalls.served + ", refused "
                 + excessCalls.refused + "; carl's verdicts: conforming " + carl("conforming") + ", excess " + carl("excess") + ", shed " + carl("shed");
         System.out.println("best effort: " + counts);

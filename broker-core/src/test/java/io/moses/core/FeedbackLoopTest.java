@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,48 +36,26 @@ import org.junit.jupiter.api.io.TempDir;
 class FeedbackLoopTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
-    static ChildProcess stubs;
+    static StubServices stubs;
     static ChildProcess broker;
-    static int stubPort;
     static String base;
-    static final AtomicBoolean running = new AtomicBoolean(true);
     static final AtomicBoolean needsCar = new AtomicBoolean(true);
-    static final AtomicInteger errors = new AtomicInteger();
-    static final AtomicInteger successes = new AtomicInteger();
-    static final List<Thread> clients = new ArrayList<>();
+    static SteadyLoad load;
     @TempDir static Path work;
 
     @BeforeAll
     static void start() throws Exception {
-        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
-        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        stubs = new StubServices();
         for (String t : TripPlannerEndToEndTest.TASKS) {
-            stub(t + "-a", "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
-            stub(t + "-b", "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+            stubs.set(t + "-a", "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+            stubs.set(t + "-b", "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
         }
-        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.toString(),
-                "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
-                "--set", "STUBS=http://127.0.0.1:" + stubPort,
-                "--monitor-period", "500", "--probe-period", "500", "--hold", "1000"));
+        broker = stubs.broker(work, "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
+                "--monitor-period", "500", "--probe-period", "500", "--hold", "1000");
         // 300 s only bounds a hang: a broker on a shared machine under load once took over 90 s to start
         base = "http://127.0.0.1:" + Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 300));
-        String[][] users = {{"alice", "alice-demo"}, {"bob", "bob-demo"}, {"carl", "carl-demo"}, {"cleo", "cleo-demo"}};
-        for (String[] u : users) {
-            Thread t = new Thread(() -> {
-                while (running.get()) {
-                    try {
-                        HttpResponse<String> r = TripPlannerEndToEndTest.planTrip(u[0], u[1], needsCar.get(), 1, base);
-                        if (r.statusCode() != 200) errors.incrementAndGet();
-                        else successes.incrementAndGet();
-                    } catch (Exception e) {
-                        errors.incrementAndGet();
-                    }
-                }
-            });
-            t.setDaemon(true);
-            t.start();
-            clients.add(t);
-        }
+        load = new SteadyLoad(new String[][] {{"alice", "alice-demo"}, {"bob", "bob-demo"}, {"carl", "carl-demo"}, {"cleo", "cleo-demo"}},
+                (user, password) -> TripPlannerEndToEndTest.planTrip(user, password, needsCar.get(), 1, base));
         // the tests start from a plan of the optimizer, with both flight services observed. (It
         // waited for a re-plan because a flight service answered faster than its promise: on a
         // loaded machine the 10 ms stubs read as slow as the seed's promises, and none came.)
@@ -94,20 +71,12 @@ class FeedbackLoopTest {
 
     @AfterAll
     static void stop() throws Exception {
-        running.set(false);
-        for (Thread t : clients) t.join(5000);
+        if (load != null) load.close();
         if (broker != null) {
             broker.close();
             java.nio.file.Files.writeString(Path.of("target/feedback-loop-broker.log"), broker.output());
         }
         if (stubs != null) stubs.close();
-    }
-
-    static void stub(String service, String json) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
     }
 
     /** The trip planner seed's operator: the admin API requires one. */
@@ -195,7 +164,7 @@ class FeedbackLoopTest {
         // may rightly keep alt(slow, other): the alternate's availability and the cheaper provider
         // outweigh one second of its budget in the utility (docs/model.md), and one run of this
         // test saw a quarter of the flight calls stay on the slowed service
-        stub(slow, "{\"latencyMs\":3000,\"distribution\":\"fixed\"}");
+        stubs.set(slow, "{\"latencyMs\":3000,\"distribution\":\"fixed\"}");
         long ms = waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains(slow)), 90,
                 "a new plan because " + slow + " slowed down");
         // the observed response time climbs as slow replies arrive; the plans follow it: windows of
@@ -208,32 +177,32 @@ class FeedbackLoopTest {
             o = w[1];
             if (o > 0 && s < 0.2 * (s + o)) break;
         }
-        assertTrue(o > 0, other + " carries the traffic; plan " + get("/admin/plan") + " errors " + errors.get());
+        assertTrue(o > 0, other + " carries the traffic; plan " + get("/admin/plan") + " errors " + load.errors.get());
         assertTrue(s < 0.2 * (s + o), slow + " got " + s + " of " + (s + o) + " flight calls in the last window (" + ms + " ms to the first re-plan); plan "
                 + get("/admin/plan") + "; services " + get("/admin/concrete-services"));
         assertTrue(reasons().stream().anyMatch(r -> r.contains("response time") && r.contains(slow)), reasons().toString());
-        stub(slow, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+        stubs.set(slow, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
     }
 
     @Test
     @Order(2)
     void aServiceThatGoesDownLeavesThePlanAndReturnsWhenBackUp() throws Exception {
         waitFor(unchecked(() -> planMentions("hotel-b")), 90, "hotel-b in the plan before the test");
-        int errorsBefore = errors.get();
-        stub("hotel-b", "{\"up\":false}");
+        int errorsBefore = load.errors.get();
+        stubs.set("hotel-b", "{\"up\":false}");
         // ejected after consecutive failures on the request path, or a refused probe; and a solve
         // (the 10 s only bounds a hang: the time it takes is measured by bench-adaptation.sh)
         waitFor(unchecked(() -> !planMentions("hotel-b")), 10, "hotel-b leaves the plan");
         JsonNode adaptation = get("/health").path("adaptation");
         assertTrue(adaptation.path("down").toString().contains("hotel-b") || adaptation.path("ejected").toString().contains("hotel-b"),
                 adaptation.toString());
-        int errorsAfterPlan = errors.get();
-        int done = successes.get() + errorsAfterPlan;
-        waitFor(() -> successes.get() + errors.get() >= done + 40, 120, "40 requests with hotel-b out of the plan");
-        assertEquals(errorsAfterPlan, errors.get(), "no errors once the plan avoids hotel-b");
+        int errorsAfterPlan = load.errors.get();
+        int done = load.successes.get() + errorsAfterPlan;
+        waitFor(() -> load.done() >= done + 40, 120, "40 requests with hotel-b out of the plan");
+        assertEquals(errorsAfterPlan, load.errors.get(), "no errors once the plan avoids hotel-b");
         assertTrue(reasons().stream().anyMatch(r -> r.contains("hotel-b is down") || r.contains("hotel-b ejected")), reasons().toString());
         System.out.println("errors while hotel-b was down and still in the plan: " + (errorsAfterPlan - errorsBefore));
-        stub("hotel-b", "{\"up\":true}");
+        stubs.set("hotel-b", "{\"up\":true}");
         waitFor(unchecked(() -> !get("/health").path("adaptation").path("down").toString().contains("hotel-b")), 10, "hotel-b back up");
         waitFor(unchecked(() -> get("/admin/plans?n=5").toString().contains("hotel-b is back up")), 10,
                 "a new plan with hotel-b a candidate again");

@@ -1,10 +1,10 @@
 package io.moses.core;
 
-import static io.moses.core.IdempotentTasksEndToEndTest.JSON;
 import static io.moses.core.TripPlannerEndToEndTest.HTTP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -36,9 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the hang ejects weather-a: it goes last
 class HedgedRequestsEndToEndTest {
     static final double DELAY = 0.15;
-    static ChildProcess stubs;
+    static final ObjectMapper JSON = new ObjectMapper();
+    static StubServices stubs;
     static ChildProcess broker;
-    static int stubPort;
     static int brokerPort;
     @TempDir static Path work;
 
@@ -49,13 +48,10 @@ class HedgedRequestsEndToEndTest {
         assertTrue(seed.contains(gold), "the trip planner's seed binds gold's weather to par");
         Path hedged = work.resolve("seed.yaml");
         Files.writeString(hedged, seed.replace(gold, gold.replace("par(weather-a,weather-b)", "hedge(weather-a,weather-b;d=" + DELAY + ")")));
-        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
-        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
+        stubs = new StubServices();
         // the seed's plan, no optimizer and no monitors: what is tested is the request path alone
-        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.resolve("broker").toString(),
-                "--deploy", "../bpel-processes/trip-planner", "--seed", hedged.toString(),
-                "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitors", "none", "--optimizer", "off",
-                "--invoke-timeout", "2000"));
+        broker = stubs.broker(work.resolve("broker"), "--deploy", "../bpel-processes/trip-planner", "--seed", hedged.toString(),
+                "--monitors", "none", "--optimizer", "off", "--invoke-timeout", "2000");
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
         HttpResponse<String> plan = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/admin/plan"))
                 .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString("operator:operator-demo".getBytes()))
@@ -72,27 +68,6 @@ class HedgedRequestsEndToEndTest {
 
     static HttpResponse<String> planTrip() throws Exception {
         return TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, "http://127.0.0.1:" + brokerPort);
-    }
-
-    static void setStub(String service, String json) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
-    }
-
-    static void resetStubs() throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/reset"))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
-    }
-
-    /** SOAP requests that reached the stub so far. */
-    static long requests(String service) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
-        return JSON.readTree(r.body()).path("requests").asLong();
     }
 
     /** n trips as alice over a few clients; the replies of those that failed, and how many weather-b answered. */
@@ -119,14 +94,14 @@ class HedgedRequestsEndToEndTest {
     void theSecondProviderIsCalledOnlyForTheFirstOnesSlowFraction() throws Exception {
         // weather-a: a heavy tail (lognormal, mean 50 ms, sigma 1.5: about 7 % of its calls take over 150 ms)
         try {
-            setStub("weather-a", "{\"latencyMs\":50,\"distribution\":\"lognormal\",\"sigma\":1.5}");
-            setStub("weather-b", "{\"latencyMs\":20,\"distribution\":\"fixed\"}");
-            long aBefore = requests("weather-a"), bBefore = requests("weather-b");
+            stubs.set("weather-a", "{\"latencyMs\":50,\"distribution\":\"lognormal\",\"sigma\":1.5}");
+            stubs.set("weather-b", "{\"latencyMs\":20,\"distribution\":\"fixed\"}");
+            long aBefore = stubs.requests("weather-a"), bBefore = stubs.requests("weather-b");
             int n = 150;
             int[] byB = {0};
             List<String> failed = trips(n, 4, byB);
             assertEquals(List.of(), failed, "no composite request fails");
-            long a = requests("weather-a") - aBefore, b = requests("weather-b") - bBefore;
+            long a = stubs.requests("weather-a") - aBefore, b = stubs.requests("weather-b") - bBefore;
             System.out.printf("hedge(weather-a,weather-b;d=%s): %d requests, weather-a called %d times, weather-b %d (%d of its replies won)%n",
                     DELAY, n, a, b, byB[0]);
             assertEquals(n, a, "weather-a is called once per request");
@@ -134,7 +109,7 @@ class HedgedRequestsEndToEndTest {
             assertTrue(b >= 1 && b <= 0.35 * n, "weather-b called " + b + " times for " + n + " requests");
             assertTrue(byB[0] <= b, byB[0] + " replies by weather-b, " + b + " calls");
         } finally {
-            resetStubs();
+            stubs.reset();
         }
     }
 
@@ -143,14 +118,14 @@ class HedgedRequestsEndToEndTest {
     void aFirstProviderThatHangsFailsNoCompositeRequest() throws Exception {
         // weather-a accepts every request and never answers within the invoke timeout
         try {
-            setStub("weather-a", "{\"latencyMs\":600000,\"distribution\":\"fixed\"}");
-            long bBefore = requests("weather-b");
+            stubs.set("weather-a", "{\"latencyMs\":600000,\"distribution\":\"fixed\"}");
+            long bBefore = stubs.requests("weather-b");
             int n = 12;
             int[] byB = {0};
             List<String> failed = trips(n, 2, byB);
             assertEquals(List.of(), failed, "no composite request fails");
             assertEquals(n, byB[0], "weather-b answered every request");
-            assertEquals(n, requests("weather-b") - bBefore, "weather-b is called once per request");
+            assertEquals(n, stubs.requests("weather-b") - bBefore, "weather-b is called once per request");
             // the hedge does not cancel weather-a's calls: they time out behind it, and three eject it
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             String ejected = "";
@@ -161,7 +136,7 @@ class HedgedRequestsEndToEndTest {
             }
             assertTrue(ejected.contains("\"weather-a\""), "weather-a ejected: " + ejected);
         } finally {
-            resetStubs();
+            stubs.reset();
         }
     }
 }

@@ -12,9 +12,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -32,49 +29,26 @@ class HungProviderBrokerTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
     static final String OPERATOR = FeedbackLoopTest.OPERATOR;
-    static ChildProcess stubs;
+    static StubServices stubs;
     static ChildProcess broker;
-    static int stubPort;
     static String base;
-    static final AtomicBoolean running = new AtomicBoolean(true);
-    static final AtomicInteger errors = new AtomicInteger();
-    static final AtomicInteger successes = new AtomicInteger();
-    static final List<Thread> clients = new ArrayList<>();
+    static SteadyLoad load;
     @TempDir static Path work;
 
     @BeforeAll
     static void start() throws Exception {
-        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
-        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
-        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.toString(),
-                "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
-                "--set", "STUBS=http://127.0.0.1:" + stubPort,
-                "--monitor-period", "500", "--probe-period", "500", "--hold", "1000", "--invoke-timeout", "1000"));
+        stubs = new StubServices();
+        broker = stubs.broker(work, "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
+                "--monitor-period", "500", "--probe-period", "500", "--hold", "1000", "--invoke-timeout", "1000");
         // 300 s only bounds a hang: a broker on a shared machine under load once took over 90 s to start
         base = "http://127.0.0.1:" + Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 300));
-        String[][] users = {{"alice", "alice-demo"}, {"bob", "bob-demo"}};
-        for (String[] u : users) {
-            Thread t = new Thread(() -> {
-                while (running.get()) {
-                    try {
-                        HttpResponse<String> r = TripPlannerEndToEndTest.planTrip(u[0], u[1], false, 0, base);
-                        if (r.statusCode() != 200) errors.incrementAndGet();
-                        else successes.incrementAndGet();
-                    } catch (Exception e) {
-                        errors.incrementAndGet();
-                    }
-                }
-            });
-            t.setDaemon(true);
-            t.start();
-            clients.add(t);
-        }
+        load = new SteadyLoad(new String[][] {{"alice", "alice-demo"}, {"bob", "bob-demo"}},
+                (user, password) -> TripPlannerEndToEndTest.planTrip(user, password, false, 0, base));
     }
 
     @AfterAll
     static void stop() throws Exception {
-        running.set(false);
-        for (Thread t : clients) t.join(5000);
+        if (load != null) load.close();
         if (broker != null) {
             broker.close();
             java.nio.file.Files.writeString(Path.of("target/hung-provider-broker.log"), broker.output());
@@ -89,20 +63,20 @@ class HungProviderBrokerTest {
         waitFor(() -> get("/health").path("adaptation").path("ejected").isEmpty() && get("/health").path("adaptation").path("down").isEmpty(),
                 120, "every service up and in selection");
         String hung = weatherCalledFirst();
-        stub(hung, "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}"); // accepts calls, answers none; its WSDL answers
+        stubs.set(hung, "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}"); // accepts calls, answers none; its WSDL answers
         waitFor(() -> get("/health").path("adaptation").path("ejected").toString().contains("\"" + hung + "\""), 120, hung + " ejected");
-        long atEjection = stubCounter(hung, "requests");
-        long probesAtEjection = stubCounter(hung, "wsdlRequests");
+        long atEjection = stubs.counter(hung, "requests");
+        long probesAtEjection = stubs.counter(hung, "wsdlRequests");
         long start = System.nanoTime();
-        int done = successes.get() + errors.get();
+        int done = load.done();
         // a bounded run: 20 s and 40 composite requests, far more than the WS Monitor's period
-        waitFor(() -> seconds(start) >= 20 && successes.get() + errors.get() >= done + 40, 300, "20 s and 40 requests");
+        waitFor(() -> seconds(start) >= 20 && load.done() >= done + 40, 300, "20 s and 40 requests");
         double elapsed = seconds(start);
-        long calls = stubCounter(hung, "requests") - atEjection;
+        long calls = stubs.counter(hung, "requests") - atEjection;
         String ejected = "concrete service " + hung + " ejected from selection: 3 consecutive failures";
         String log = broker.output();
         log = log.substring(Math.max(0, log.indexOf(ejected)));
-        assertTrue(stubCounter(hung, "wsdlRequests") - probesAtEjection >= 10, "the WS Monitor kept probing its WSDL, which answers");
+        assertTrue(stubs.counter(hung, "wsdlRequests") - probesAtEjection >= 10, "the WS Monitor kept probing its WSDL, which answers");
         assertEquals(1, count(log, ejected), "ejected once");
         assertEquals(0, count(log, "concrete service " + hung + " back in selection"), "the probe never brought it back");
         // trial k is due no earlier than 2^k - 1 s after the ejection; one call may have been on its way at the ejection
@@ -111,7 +85,7 @@ class HungProviderBrokerTest {
                 + trialsDue + " trials its back-off allows");
         assertTrue(calls >= 1, "it got trial calls");
 
-        stub(hung, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
+        stubs.set(hung, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
         waitFor(() -> broker.output().contains("concrete service " + hung + " back in selection: its trial call was answered"), 120,
                 hung + " back after its trial call");
         waitFor(() -> reasons().stream().anyMatch(r -> r.contains(hung + " back in selection")), 60, "a new plan that may use it again");
@@ -141,19 +115,6 @@ class HungProviderBrokerTest {
         int n = 0;
         for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) n++;
         return n;
-    }
-
-    static long stubCounter(String service, String counter) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JSON.readTree(r.body()).path(counter).asLong();
-    }
-
-    static void stub(String service, String json) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
     }
 
     static JsonNode get(String path) throws Exception {

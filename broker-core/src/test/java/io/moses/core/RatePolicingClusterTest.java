@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.core.CallerGroups.Tally;
 import io.moses.core.frontend.ConversationForwarding;
 import io.moses.core.frontend.HopSeal;
 import io.moses.mdal.testing.MariaDbServer;
@@ -19,12 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -198,21 +194,6 @@ class RatePolicingClusterTest {
         assertEquals(2 * ok, partner.calls.get() - callsBefore, "refused requests started no process");
     }
 
-    /** Served and refused requests of one caller group; a reply other than 200 or 503 fails the test. */
-    static final class Tally {
-        final AtomicInteger served = new AtomicInteger(), refused = new AtomicInteger();
-
-        void count(HttpResponse<String> r, String text) {
-            if (r.statusCode() == 200) {
-                assertTrue(r.body().contains(text + " via /left"), r.body());
-                served.incrementAndGet();
-                return;
-            }
-            assertEquals(503, r.statusCode(), r.body());
-            refused.incrementAndGet();
-        }
-    }
-
     @Test
     @Order(2)
     void bestEffortExcessIsServedWithRoomLeftOutOfTheClassOnEveryReplicaAndItsConformingShareIsPolicedClusterWide() throws Exception {
@@ -233,49 +214,14 @@ class RatePolicingClusterTest {
         // 2. gold loads the cluster while bea sends above her rate from 12 callers: her excess gets only the room left
         int goldCallers = 2, goldEach = 20, beaCallers = 12;
         Tally gold = new Tally(), bea = new Tally();
-        AtomicBoolean goldDone = new AtomicBoolean();
         int callsBefore = partner.calls.get();
-        ExecutorService callers = Executors.newFixedThreadPool(goldCallers + beaCallers);
-        try {
-            List<CompletableFuture<Void>> beas = new ArrayList<>();
-            for (int c = 0; c < beaCallers; c++) {
-                int caller = c;
-                beas.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < 2_000 && !goldDone.get(); i++) {
-                        try {
-                            String text = "x" + caller + "-" + i;
-                            HttpResponse<String> r = pair("bea", text);
-                            bea.count(r, text);
-                            if (r.statusCode() == 503) Thread.sleep(10);
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, callers));
-            }
-            List<CompletableFuture<Void>> golds = new ArrayList<>();
-            for (int c = 0; c < goldCallers; c++) {
-                int caller = c;
-                golds.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < goldEach; i++) {
-                        try {
-                            String text = "g" + caller + "-" + i;
-                            gold.count(pair("gina", text), text);
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, callers));
-            }
-            try {
-                CompletableFuture.allOf(golds.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-            } finally {
-                goldDone.set(true);
-            }
-            CompletableFuture.allOf(beas.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-        } finally {
-            callers.shutdownNow();
-        }
+        CallerGroups.run(beaCallers, 2_000, (caller, i) -> {
+            String text = "x" + caller + "-" + i;
+            return bea.count(pair("bea", text), text);
+        }, () -> {}, goldCallers, goldEach, (caller, i) -> {
+            String text = "g" + caller + "-" + i;
+            return gold.count(pair("gina", text), text);
+        });
         double seconds = (System.nanoTime() - started) / 1e9;
         String counts = "gold served " + gold.served + ", refused " + gold.refused + "; bea served " + bea.served + ", refused " + bea.refused
                 + "; bea's verdicts on both replicas: conforming " + user("bea", "conforming") + ", excess " + user("bea", "excess")

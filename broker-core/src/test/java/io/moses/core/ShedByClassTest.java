@@ -3,6 +3,7 @@ package io.moses.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.core.CallerGroups.Tally;
 import io.moses.core.frontend.OverloadBound;
 import io.moses.core.loop.Adaptation;
 import java.net.URI;
@@ -13,16 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -84,23 +80,6 @@ class ShedByClassTest {
                 .POST(HttpRequest.BodyPublishers.ofString(BrokerInProcessTest.pair(text))).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Served and refused requests of one class; a reply other than 200 or 503 fails the test. */
-    private static final class Tally {
-        final AtomicInteger served = new AtomicInteger(), refused = new AtomicInteger(), displaced = new AtomicInteger();
-
-        void count(HttpResponse<String> r, String text) {
-            if (r.statusCode() == 200) {
-                assertTrue(r.body().contains(text + " via /left"), r.body());
-                served.incrementAndGet();
-                return;
-            }
-            assertEquals(503, r.statusCode(), r.body());
-            assertTrue(r.body().contains("the broker is overloaded"), r.body());
-            if (r.body().contains("was shed for a request of a higher class")) displaced.incrementAndGet();
-            refused.incrementAndGet();
-        }
-    }
-
     @Test
     void underOverloadBronzeAbsorbsTheRefusalsAndGoldIsServed() throws Exception {
         start(io.moses.core.frontend.RatePolicy.OFF);
@@ -128,26 +107,11 @@ class ShedByClassTest {
 
     private void overload(Caller high, Caller low) throws Exception {
         Tally higher = new Tally(), lower = new Tally();
-        AtomicBoolean higherDone = new AtomicBoolean();
-        ExecutorService callers = Executors.newFixedThreadPool(HIGH_CALLERS + LOW_CALLERS);
-        try {
-            List<CompletableFuture<Void>> lowerCallers = new ArrayList<>();
-            for (int c = 0; c < LOW_CALLERS; c++) {
-                int caller = c;
-                // the lower class keeps the bound and the line full until the higher is done (bounded in count), backing off briefly after a 503
-                lowerCallers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < LOW_MOST && !higherDone.get(); i++) {
-                        try {
-                            String text = "b" + caller + "-" + i;
-                            HttpResponse<String> r = pair(low.user, text);
-                            lower.count(r, text);
-                            if (r.statusCode() == 503) Thread.sleep(10);
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, callers));
-            }
+        // the lower class keeps the bound and the line full until the higher is done (bounded in count), backing off briefly after a 503
+        CallerGroups.run(LOW_CALLERS, LOW_MOST, (caller, i) -> {
+            String text = "b" + caller + "-" + i;
+            return lower.count(pair(low.user, text), text, "the broker is overloaded");
+        }, () -> {
             // the higher class starts once the partner holds the bound's requests, so it arrives into a full broker
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (partner.calls.get() < IN_FLIGHT || lower.refused.get() == 0) {
@@ -155,29 +119,10 @@ class ShedByClassTest {
                         + lower.refused.get() + " refused");
                 Thread.sleep(5);
             }
-            List<CompletableFuture<Void>> higherCallers = new ArrayList<>();
-            for (int c = 0; c < HIGH_CALLERS; c++) {
-                int caller = c;
-                higherCallers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < HIGH_EACH; i++) {
-                        try {
-                            String text = "g" + caller + "-" + i;
-                            higher.count(pair(high.user, text), text);
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, callers));
-            }
-            try {
-                CompletableFuture.allOf(higherCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-            } finally {
-                higherDone.set(true);
-            }
-            CompletableFuture.allOf(lowerCallers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-        } finally {
-            callers.shutdownNow();
-        }
+        }, HIGH_CALLERS, HIGH_EACH, (caller, i) -> {
+            String text = "g" + caller + "-" + i;
+            return higher.count(pair(high.user, text), text, "the broker is overloaded");
+        });
 
         int higherSent = HIGH_CALLERS * HIGH_EACH;
         String counts = high.serviceClass + " served " + higher.served + ", refused " + higher.refused + "; " + low.serviceClass + " served " + lower.served + ", refused "

@@ -28,20 +28,17 @@ import org.junit.jupiter.api.io.TempDir;
 class TripPlannerEndToEndTest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String[] TASKS = {"flight", "hotel", "weather", "car", "attraction", "payment"};
-    static ChildProcess stubs;
+    static StubServices stubs;
     static ChildProcess broker;
-    static int stubPort;
     static int brokerPort;
     @TempDir static Path work;
 
     @BeforeAll
     static void start() throws Exception {
-        stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
-        stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
-        broker = new ChildProcess("io.moses.core.Main", List.of("--port", "0", "--work", work.toString(),
-                "--deploy", "../bpel-processes/trip-planner", "--deploy", "../bpel-processes/order-check",
+        stubs = new StubServices();
+        broker = stubs.broker(work, "--deploy", "../bpel-processes/trip-planner", "--deploy", "../bpel-processes/order-check",
                 "--seed", "../bpel-processes/trip-planner/seed.yaml", "--seed", "../bpel-processes/order-check/seed.yaml",
-                "--set", "STUBS=http://127.0.0.1:" + stubPort, "--monitors", "none", "--optimizer", "off"));
+                "--monitors", "none", "--optimizer", "off");
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
     }
 
@@ -52,11 +49,7 @@ class TripPlannerEndToEndTest {
     }
 
     static void setLatency(String service, int millis) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + service))
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"latencyMs\":" + millis + ",\"distribution\":\"fixed\"}")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
+        stubs.set(service, "{\"latencyMs\":" + millis + ",\"distribution\":\"fixed\"}");
     }
 
     static HttpResponse<String> planTrip(String user, String password, boolean car, int attractions) throws Exception {

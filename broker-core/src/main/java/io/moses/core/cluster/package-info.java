@@ -6,6 +6,8 @@
  * agreed rate ({@link io.moses.core.cluster.ReplicaPresence}), conversations routed to the replica
  * that holds their instance ({@link io.moses.core.cluster.ConversationRouter}), and the replica's
  * name, lease and drain settings ({@link io.moses.core.cluster.ClusterSettings}). The replicas
- * meet only in the knowledge base and over their HTTP front-ends.
+ * meet only in the knowledge base and over their HTTP front-ends. These five are its API for the
+ * other packages (the wiring in {@code io.moses.core}, the front end's metrics, operations, health);
+ * the rest is package-private.
  */
 package io.moses.core.cluster;

@@ -20,8 +20,8 @@ import java.util.zip.ZipInputStream;
  * cannot write outside the target or fill the disk.
  */
 public final class Bundle {
-    public static final int MAX_ENTRIES = 1000;
-    public static final long MAX_UNPACKED_BYTES = 50L << 20;
+    static final int MAX_ENTRIES = 1000;
+    static final long MAX_UNPACKED_BYTES = 50L << 20;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
     private Bundle() {}

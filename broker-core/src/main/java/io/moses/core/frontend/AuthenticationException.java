@@ -2,7 +2,7 @@ package io.moses.core.frontend;
 
 /** The caller is not who it claims, or claims nobody where someone is required. */
 public final class AuthenticationException extends RuntimeException {
-    public AuthenticationException(String message) {
+    AuthenticationException(String message) {
         super(message);
     }
 }

@@ -53,11 +53,11 @@ public final class ClassWorth {
      * Every caller worth the same, whatever its class: refused and served in arrival order, as
      * before classes were ranked ({@code --class-priority equal}; the baseline of loadtest/bench-shed.sh).
      */
-    public static ClassWorth equal() {
+    static ClassWorth equal() {
         return new ClassWorth(true);
     }
 
-    public Map<String, Double> priorities() {
+    Map<String, Double> priorities() {
         return priorities;
     }
 

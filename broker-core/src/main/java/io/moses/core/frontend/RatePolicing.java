@@ -54,7 +54,7 @@ public final class RatePolicing {
      * A request over the rate: the rate the user agreed, this replica's share of it, when a
      * token is back, and whether it is to be served best-effort (else refused).
      */
-    public record Excess(User user, double share, int replicas, long retryAfterSeconds, boolean bestEffort) {
+    record Excess(User user, double share, int replicas, long retryAfterSeconds, boolean bestEffort) {
         String reason() {
             String s = "over the agreed rate: user " + user.name() + " (class " + user.serviceClass() + ") agreed "
                     + fmt(user.rate()) + " req/s";
@@ -79,27 +79,27 @@ public final class RatePolicing {
     }
 
     /** Conforming, rejected (429), excess served best-effort and excess shed (503) requests of one user or class. */
-    public static final class Tally {
+    static final class Tally {
         final LongAdder conforming = new LongAdder();
         final LongAdder rejected = new LongAdder();
         final LongAdder excess = new LongAdder();
         final LongAdder shed = new LongAdder();
 
-        public long conforming() {
+        long conforming() {
             return conforming.sum();
         }
 
-        public long rejected() {
+        long rejected() {
             return rejected.sum();
         }
 
         /** Requests above the rate served best-effort. */
-        public long excess() {
+        long excess() {
             return excess.sum();
         }
 
         /** Requests above the rate refused best-effort for want of spare capacity. */
-        public long shed() {
+        long shed() {
             return shed.sum();
         }
     }
@@ -120,7 +120,7 @@ public final class RatePolicing {
         this.polices = policy.polices();
     }
 
-    public RatePolicy policy() {
+    RatePolicy policy() {
         return policy;
     }
 
@@ -161,7 +161,7 @@ public final class RatePolicing {
     }
 
     /** The policy for requests above the rate of a user of {@code serviceClass}. */
-    public RatePolicy.OverRate overRate(String serviceClass) {
+    RatePolicy.OverRate overRate(String serviceClass) {
         RatePolicy.OverRate own = classPolicies.get(serviceClass);
         return own != null ? own : policy.overRate();
     }
@@ -181,7 +181,7 @@ public final class RatePolicing {
      * not policed), else what it exceeds. A best-effort excess is counted when the overload bound
      * has given it a place or refused it ({@link #bestEffort}).
      */
-    public Excess take(User user) {
+    Excess take(User user) {
         RatePolicy.OverRate mode = overRate(user.serviceClass());
         if (mode == RatePolicy.OverRate.OFF) return null;
         int n = replicas;
@@ -207,7 +207,7 @@ public final class RatePolicing {
     }
 
     /** A best-effort excess got a place ({@code served}) or was refused for want of spare capacity. */
-    public void bestEffort(Excess e, boolean served) {
+    void bestEffort(Excess e, boolean served) {
         Tally ut = tally(userTallies, e.user().name(), "moses.policing.user.requests", "user");
         Tally ct = tally(classTallies, e.user().serviceClass(), "moses.policing.class.requests", "class");
         (served ? ut.excess : ut.shed).increment();
@@ -226,11 +226,11 @@ public final class RatePolicing {
         return m;
     }
 
-    public Tally user(String name) {
+    Tally user(String name) {
         return userTallies.get(name);
     }
 
-    public Tally serviceClass(String name) {
+    Tally serviceClass(String name) {
         return classTallies.get(name);
     }
 

@@ -20,15 +20,15 @@ public record RatePolicy(OverRate overRate, double burstSeconds, double bestEffo
         OFF, REJECT, BEST_EFFORT;
 
         /** The same policy as the knowledge base names it (a class's own). */
-        public static OverRate of(io.moses.model.OverRate o) {
+        static OverRate of(io.moses.model.OverRate o) {
             return valueOf(o.name());
         }
     }
 
-    public static final double MIN_BURST = 0.1;
-    public static final double MAX_BURST = 60;
+    static final double MIN_BURST = 0.1;
+    static final double MAX_BURST = 60;
     /** Best-effort excess runs only while fewer than half the places are taken: the other half is kept for conforming arrivals. */
-    public static final double DEFAULT_BEST_EFFORT_SHARE = 0.5;
+    static final double DEFAULT_BEST_EFFORT_SHARE = 0.5;
 
     public RatePolicy {
         if (overRate == null) throw new IllegalArgumentException("--over-rate is off, reject or best-effort");
@@ -44,14 +44,14 @@ public record RatePolicy(OverRate overRate, double burstSeconds, double bestEffo
     }
 
     /** How many of {@code maxInFlight} places best-effort excess may take: at least one. */
-    public int bestEffortPlaces(int maxInFlight) {
+    int bestEffortPlaces(int maxInFlight) {
         return Math.max(1, (int) Math.floor(maxInFlight * bestEffortShare));
     }
 
     /** Not policed (the default for now: demos and benchmarks send above their users' rates). */
     public static final RatePolicy OFF = new RatePolicy(OverRate.OFF, 2);
 
-    public boolean polices() {
+    boolean polices() {
         return overRate != OverRate.OFF;
     }
 

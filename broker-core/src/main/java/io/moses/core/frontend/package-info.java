@@ -5,6 +5,14 @@
  * requests at once and {@code --max-queued} waiting, the class worth least shed first, a fast 503
  * beyond), the operator check for the admin API, request metrics and the 404 fallback. The
  * overload bound protects the engine from load; it is not SLA admission control, which decides
- * who may subscribe ({@code io.moses.sla}).
+ * who may subscribe ({@code io.moses.sla}). Its API for the other packages is what the wiring
+ * builds and configures: {@link io.moses.core.frontend.HttpFrontEnd}, the authenticators
+ * ({@link io.moses.core.frontend.Authenticator}, {@link io.moses.core.frontend.BasicAuthenticator},
+ * {@link io.moses.core.frontend.AuthenticationException}), {@link io.moses.core.frontend.OperatorFilter},
+ * {@link io.moses.core.frontend.OverloadBound}, {@link io.moses.core.frontend.ClassWorth},
+ * {@link io.moses.core.frontend.RatePolicy}, {@link io.moses.core.frontend.RatePolicing},
+ * {@link io.moses.core.frontend.RequestMetrics}, and the cluster's
+ * {@link io.moses.core.frontend.ConversationForwarding} and {@link io.moses.core.frontend.HopSeal};
+ * the filters and servlets are package-private.
  */
 package io.moses.core.frontend;
