@@ -1,5 +1,18 @@
-# Shared by the request-path benchmarks (bench-throughput.sh, bench-pair.sh): sourced, not run.
-# Expects JAVA, STUBS_CP, TMP and the array PIDS (processes stopped on exit) to be set.
+# Shared by the request-path benchmarks (bench-throughput.sh, bench-pair.sh, bench-soak.sh,
+# bench-shed.sh): sourced, not run. start_stubs_at_zero expects JAVA and STUBS_CP to be set.
+
+bench_scratch() { # name [keep] -> TMP (a new folder) and PIDS (processes stopped on exit); TMP is removed on exit unless keep is 1
+  TMP="$(mktemp -d "/tmp/moses-$1.XXXXXX")" BENCH_KEEP="${2:-0}"
+  PIDS=()
+  trap bench_cleanup EXIT
+  trap "exit 130" INT TERM
+}
+bench_cleanup() {
+  local p
+  for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]+"${PIDS[@]}"}"; do wait "$p" 2>/dev/null || true; done
+  [[ "$BENCH_KEEP" == 1 ]] || rm -rf "$TMP"
+}
 
 await_port() { # log pattern -> the port a "PATTERN on http://host:port" line in the log names
   local log="$1" pattern="$2" i port

@@ -36,17 +36,9 @@ command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get i
 JAVA="$("$ROOT/moses" java)"
 CURRENT="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
 STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
-TMP="$(mktemp -d /tmp/moses-bench-pair.XXXXXX)"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap "exit 130" INT TERM
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
+bench_scratch bench-pair
 start_stubs_at_zero
 declare -A PID PORT
 NAMES=()

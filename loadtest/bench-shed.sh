@@ -49,17 +49,9 @@ command -v wrk >/dev/null || { echo "bench-shed: wrk is not installed (apt-get i
 JAVA="$("$ROOT/moses" java)"
 BROKER_CP="${MOSES_BROKER_CP:-$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")}"
 STUBS_CP="${MOSES_STUBS_CP:-$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")}"
-TMP="$(mktemp -d /tmp/moses-bench-shed.XXXXXX)"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]+"${PIDS[@]}"}"; do wait "$p" 2>/dev/null || true; done
-  [[ $KEEP == 1 ]] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap "exit 130" INT TERM
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh" # await_port
+bench_scratch bench-shed "$KEEP"
 SEED="$ROOT/bpel-processes/trip-planner/seed.yaml"
 rmax_ms() { # class -> its R_max in ms, from the seed
   grep -E "^\s*-\s*\{name:\s*$1," "$SEED" | grep -oE 'maxResponseTime:\s*[0-9.]+' | grep -oE '[0-9.]+$' | awk '{printf "%.0f", $1 * 1000}'

@@ -23,17 +23,9 @@ command -v wrk >/dev/null || { echo "soak: wrk is not installed (apt-get install
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java 2>/dev/null)"
 STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
-TMP="$(mktemp -d /tmp/moses-soak.XXXXXX)"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap "exit 130" INT TERM
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
+bench_scratch soak
 start_stubs_at_zero
 "$ROOT/moses" run --port 0 --work "$TMP/work" --db "mem:soak" --binding static \
   --deploy "$ROOT/bpel-processes/trip-planner" --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml" \
@@ -54,11 +46,14 @@ for ((i = 1; i <= STEPS; i++)); do
   BAD=$(( BAD + r[3] + r[4] ))
   printf '%6d %9s %8s %8s %7d %8d\n' $(( i * STEP )) "${r[0]}" "${r[1]}" "${r[2]}" $(( r[3] + r[4] )) "$m"
 done
-# growth: the highest RSS of the second half against the first half's (RSS swings by tens of
-# MB as the heap's generations resize, so two single samples would mislead)
-half=$(( STEPS / 2 > 0 ? STEPS / 2 : 1 )) max1=0 max2=0
+# growth: the highest RSS of the second half against the first half's after its first two
+# minutes (the warm-up, when the JIT and the heap grow; RSS then swings by tens of MB as the
+# heap's generations resize, so two single samples would mislead)
+half=$(( STEPS / 2 > 0 ? STEPS / 2 : 1 )) warm=$(( 120 / STEP )) max1=0 max2=0
+(( warm < half )) || warm=0
 for ((i = 1; i <= STEPS; i++)); do
-  if (( i <= half )); then (( RSS_AT[i] > max1 )) && max1=${RSS_AT[i]}; else (( RSS_AT[i] > max2 )) && max2=${RSS_AT[i]}; fi
+  if (( i <= half )); then (( i > warm && RSS_AT[i] > max1 )) && max1=${RSS_AT[i]}
+  else (( RSS_AT[i] > max2 )) && max2=${RSS_AT[i]}; fi
 done
 growth=$(( max2 - max1 ))
 verdict=OK
