@@ -198,7 +198,7 @@ final class OverloadFilter implements Filter {
                     default -> "the wait line is full; ";
                 }
                 + "retry after 1 s";
-        PolicingFilter.keepConnection(req, res);
+        RefusedBodies.keepConnection(req, res);
         FaultReplies.send(req, res, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "1", false, reason);
     }
 
@@ -228,7 +228,7 @@ final class OverloadFilter implements Filter {
                     default -> "none waiting is of a class below " + label + "; ";
                 }
                 + "retry after 1 s";
-        PolicingFilter.keepConnection(req, res); // else the caller's next request may meet a connection closed under it
+        RefusedBodies.keepConnection(req, res); // else the caller's next request may meet a connection closed under it
         FaultReplies.send(req, res, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "1", false, reason);
     }
 

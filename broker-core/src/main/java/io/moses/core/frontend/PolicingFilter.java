@@ -63,18 +63,6 @@ final class PolicingFilter implements Filter {
                 && h.verifies(by, http.getHeader(HopSeal.HEADER), http.getHeader("Authorization"), wall.millis());
     }
 
-    /** A small body is read and dropped, so the caller's connection stays open for its next request; a large one closes it. */
-    static void keepConnection(HttpServletRequest req, HttpServletResponse res) throws IOException {
-        long length = req.getContentLengthLong();
-        if (length < 0 || length > DRAIN_MAX) {
-            res.setHeader("Connection", "close");
-            return;
-        }
-        req.getInputStream().readNBytes((int) length);
-    }
-
-    private static final int DRAIN_MAX = 64 * 1024;
-
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         RatePolicing p = policing;
@@ -107,7 +95,7 @@ final class PolicingFilter implements Filter {
             return;
         }
         HttpServletResponse response = (HttpServletResponse) res;
-        keepConnection(http, response);
+        RefusedBodies.keepConnection(http, response);
         FaultReplies.send(http, response, TOO_MANY_REQUESTS, Long.toString(excess.retryAfterSeconds()), true,
                 excess.reason());
     }
