@@ -17,10 +17,12 @@ import org.w3c.dom.Node;
  * broker's ({@code InMemoryProcesses}, the DAO factory handed to {@code setDaoConnectionFactory}),
  * and those create their variables here. ODE's class stays on the class path, unused; the
  * class-path order does not matter. The value stays a DOM node: a write keeps the node it is
- * given when that node is a document of its own, instead of copying it, and a read hands out one
- * copy. ODE's engine writes a variable with a node it got from a read (a copy already) or with a
- * message it built, and never changes a node after writing it; a reader may change what it gets
- * (assign changes its copy, then writes it back), so reads still copy.
+ * given when that node is a document of its own, instead of copying it. {@link #get()} hands out
+ * a copy, for a reader that may change what it gets (assign changes its copy of the variable it
+ * writes, then writes it back); {@link #peek()} hands out the value itself, for the engine's reads
+ * that only look ({@code org.apache.ode.bpel.engine.BrokerRuntimeContext}). ODE's engine writes a
+ * variable with a node it got from a read for writing (a copy already) or with a message it built,
+ * and never changes a node after writing it.
  *
  * <p>Written for the broker, not copied from ODE: ODE's version copies on every write and on
  * every read.
@@ -83,6 +85,15 @@ public final class VariableStore implements XmlDataDAO {
             wrapper.appendChild(copy);
         }
         return copy;
+    }
+
+    /**
+     * The value itself, not a copy (null when unset): for a reader that does not change it. The
+     * instance's thread reads it; whatever leaves the instance (a message sent, a reply) is copied
+     * first, so no other thread reads it as it changes.
+     */
+    public Node peek() {
+        return value;
     }
 
     @Override

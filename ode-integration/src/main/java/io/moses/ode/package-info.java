@@ -1,10 +1,11 @@
 /**
  * The broker's integration with Apache ODE 1.3.7's internals, all in this module
- * ({@code ode-integration}): this package holds the broker's own variable store and the
- * setting of ODE's literal parser; the classes of
+ * ({@code ode-integration}): this package holds the broker's own variable store and how ODE
+ * parses literals; the classes of
  * ours that must sit in ODE's packages (because what they reach is package-private) are
  * {@code org.apache.ode.bpel.memdao.InMemoryProcesses}, {@code InMemoryInstance} and
- * {@code ConversationCorrelator}; {@code org.apache.ode.bpel.engine.ResponseWaiters},
+ * {@code ConversationCorrelator}; {@code org.apache.ode.bpel.engine.BrokerBpelServer},
+ * {@code BrokerBpelProcess}, {@code BrokerRuntimeContext}, {@code ResponseWaiters},
  * {@code IncomingCorrelation} and {@code RunningConversations};
  * {@code org.apache.ode.scheduler.simple.InstanceOrderedScheduler} and {@code InMemoryJobStore}.
  * None of them has the name of a class of ODE's: nothing is replaced, and the order of the class
@@ -17,6 +18,14 @@
  * scopes create {@link io.moses.ode.VariableStore}s. {@code BpelEngine.start} probes that chain
  * ({@link io.moses.ode.VariableStore#requireUsedBy}) and refuses to start on any other store;
  * it logs "variables in io.moses.ode.VariableStore" when it has started.
+ *
+ * <h2>Variables read without a copy: the factories ODE offers</h2>
+ * The broker's ODE server is {@code BrokerBpelServer} ({@code BpelServerImpl}'s
+ * {@code createBpelProcess} makes its processes), whose processes run instances in a
+ * {@code BrokerRuntimeContext} ({@code BpelProcess}'s {@code createRuntimeContext}): a variable
+ * read only to be looked at is handed out as stored ({@link io.moses.ode.VariableStore#peek()}),
+ * one read to be changed is copied, a message that leaves the instance is copied where it leaves.
+ * {@code VariablesTest} (broker-core) checks that no variable sees another's change.
  *
  * <h2>Every ODE internal relied on, and why</h2>
  * <ul>
@@ -47,9 +56,23 @@
  *     running instance; {@code MyRoleMessageExchangeImpl.getDAO} and
  *     {@code PartnerRoleMessageExchangeImpl.getDAO} (used by {@code io.moses.core.engine}): the
  *     exchange's instance and stored messages.</li>
+ * <li>engine, for the reads without a copy: {@code BpelServerImpl.createBpelProcess} and
+ *     {@code BpelProcess.createRuntimeContext} (protected factories), {@code BpelProcess}'s public
+ *     constructor and {@code getOProcess}, {@code BpelRuntimeContextImpl}'s public constructor,
+ *     its protected {@code _dao}, {@code _bpelProcess} and {@code buildOutgoingMessage} (which
+ *     removes header parts from the message it is given), {@code readVariable} (whose
+ *     {@code forWriting} ODE's engine sets for an assign's target and nothing else) and
+ *     {@code writeVariable} (whose result ODE 1.3.7's callers ignore; its private
+ *     {@code writeProperties} is done again by ours, with the package-private
+ *     {@code BpelProcess.extractProperty}); every reader in ODE's runtime was checked not to
+ *     change what it reads, but {@code ASSIGN} declaring on an element its expression selected the
+ *     namespaces in scope there (the same document, in XML's terms).</li>
  * <li>utils: {@code DOMUtils.__documentBuilderFactory} (private static, by reflection): the
  *     parser factory ODE parses every assign's literal with, told to build documents without
- *     deferred nodes ({@link io.moses.ode.LiteralParsing}).</li>
+ *     deferred nodes and replaced by one whose parsers answer a known literal with a copy of its
+ *     one parse ({@link io.moses.ode.LiteralParsing}); the literals are found in the compiled
+ *     model ({@code OProcess.getChildren}, {@code OAssign.Literal.getXmlLiteral}), whose text is
+ *     what {@code ASSIGN} parses.</li>
  * <li>scheduler: {@code SimpleScheduler.runJob} (protected), {@code setJobProcessor},
  *     {@code registerSynchronizer}, its package-private {@code Job} ({@code jobId},
  *     {@code detail}, {@code persisted}, {@code schedDate}) and {@code DatabaseDelegate}: run an

@@ -86,7 +86,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             throw new IllegalStateException("cannot create " + workDir + ": " + e, e);
         }
         this.tx = new LocalTransactions();
-        io.moses.ode.LiteralParsing.expandEagerly(); // before the job threads make their parsers
+        io.moses.ode.LiteralParsing.install(); // before the job threads make their parsers
         Properties props = new Properties();
         // The jobs of one instance run in order (InstanceOrderedScheduler), so they rarely meet
         // ODE's instance lock taken; when they do (a request arriving for a running instance),
@@ -105,7 +105,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             return t;
         });
         scheduler.setExecutorService(this.jobThreads);
-        this.server = new BpelServerImpl();
+        this.server = new org.apache.ode.bpel.engine.BrokerBpelServer();
         server.setConfigProperties(props);
         // ODE's in-memory store, with the broker's variable store and the look-up of instances by
         // correlation key it lacks (the DAO chain: io.moses.ode's package-info)

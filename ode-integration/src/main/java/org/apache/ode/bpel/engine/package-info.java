@@ -3,7 +3,8 @@
  * replace none of ODE's classes (the order of the class path does not matter): a request whose
  * process instance failed gets its reply waiter woken instead of waiting for ever; a
  * conversation's next message on an instance-creating operation is kept for the instance holding
- * its key; a message's correlation keys are computed before the engine routes it. The ODE
+ * its key; a message's correlation keys are computed before the engine routes it; variables are
+ * read without a copy where the engine only looks at them ({@code BrokerBpelServer}). The ODE
  * internals they use are listed in {@code io.moses.ode}'s package-info.
  */
 package org.apache.ode.bpel.engine;

@@ -1,0 +1,94 @@
+package org.apache.ode.bpel.engine;
+
+import io.moses.ode.VariableStore;
+import org.apache.ode.bpel.common.FaultException;
+import org.apache.ode.bpel.dao.MessageDAO;
+import org.apache.ode.bpel.dao.ProcessInstanceDAO;
+import org.apache.ode.bpel.dao.XmlDataDAO;
+import org.apache.ode.bpel.o.OMessageVarType;
+import org.apache.ode.bpel.o.OProcess;
+import org.apache.ode.bpel.runtime.PROCESS;
+import org.apache.ode.bpel.runtime.VariableInstance;
+import org.apache.ode.utils.DOMUtils;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * ODE's runtime context of one process instance, reading variables without copying them where
+ * the engine only looks at them. ODE's engine tells {@code readVariable} whether the caller will
+ * change what it reads ({@code forWriting}: an assign's target), but ODE's context drops the flag
+ * and its store copies the whole variable on every read, and once more after every write to
+ * return a value nobody uses: in the trip planner that is three copies of a message per
+ * {@code <copy>}, most of a request's engine time spent copying.
+ *
+ * <p>Here a read for writing still gets a copy (it is changed, then written back); any other read
+ * gets the stored value ({@link VariableStore#peek()}); a write returns the stored value. What
+ * leaves the instance is copied where it leaves ({@link #buildOutgoingMessage}: ODE removes
+ * header parts from the message it is given, and the SOAP client or the front-end reads it on
+ * their own threads), so a stored value is read by the instance's thread alone (the scheduler
+ * runs an instance's jobs one after another). Checked against every reader in ODE 1.3.7's runtime:
+ * none changes what it reads, but one: an assign whose {@code <from>} expression selects an
+ * element declares on that element the namespaces in scope there (to carry them into the
+ * target), so the source variable gets the same declarations repeated: the same document, in
+ * XML's terms.
+ *
+ * <p>Variables of other stores (not the broker's DAOs) are read and written as ODE does.
+ */
+final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
+
+    BrokerRuntimeContext(BpelProcess process, ProcessInstanceDAO dao, PROCESS template,
+            MyRoleMessageExchangeImpl instantiatingMessageExchange) {
+        super(process, dao, template, instantiatingMessageExchange);
+    }
+
+    private XmlDataDAO variable(Long scopeInstanceId, String name) {
+        return _dao.getScope(scopeInstanceId).getVariable(name);
+    }
+
+    @Override
+    public Node readVariable(Long scopeInstanceId, String varname, boolean forWriting) throws FaultException {
+        if (!forWriting && variable(scopeInstanceId, varname) instanceof VariableStore store) return store.peek();
+        return super.readVariable(scopeInstanceId, varname, forWriting);
+    }
+
+    @Override
+    public Node writeVariable(VariableInstance variable, Node changes) {
+        XmlDataDAO data = variable(variable.scopeInstance, variable.declaration.name);
+        if (!(data instanceof VariableStore store)) return super.writeVariable(variable, changes);
+        store.set(changes);
+        recordProperties(variable, store.peek(), store);
+        return store.peek(); // ODE 1.3.7's callers do not use it
+    }
+
+    /**
+     * As ODE does on a write: the values of the process's properties that have an alias for a
+     * message variable, kept with the variable so that correlation reads them without a query.
+     */
+    private void recordProperties(VariableInstance variable, Node value, XmlDataDAO data) {
+        if (!(variable.declaration.type instanceof OMessageVarType) || !(value instanceof Element message)) return;
+        for (OProcess.OProperty property : variable.declaration.getOwner().properties) {
+            OProcess.OPropertyAlias alias = property.getAlias(variable.declaration.type);
+            if (alias == null) continue;
+            try {
+                String v = _bpelProcess.extractProperty(message, alias, variable.declaration.getDescription());
+                if (v != null) data.setProperty(property.name.toString(), v);
+            } catch (FaultException e) {
+                // the message lacks what the alias selects: correlation will fault when it needs it
+            }
+        }
+    }
+
+    /** A message sent or replied leaves the instance as a copy of its own (see the class comment). */
+    @Override
+    protected void buildOutgoingMessage(MessageDAO message, Element outgoing) {
+        super.buildOutgoingMessage(message, outgoing == null ? null : ownCopy(outgoing));
+    }
+
+    private static Element ownCopy(Element e) {
+        Document doc = DOMUtils.newDocument();
+        Element copy = (Element) doc.importNode(e, true);
+        doc.appendChild(copy);
+        return copy;
+    }
+}
