@@ -167,7 +167,7 @@ public final class FeedbackLoop implements AutoCloseable {
     /** The QoS Monitor's period: drain outcomes, write observations, run the rules. */
     public void monitorTick() {
         if (settings.qosMonitor()) {
-            outcomes.drain(qos::record);
+            qos.recordAll(outcomes);
             Map<String, double[]> slow = slowInFlight();
             Map<String, QosMonitor.ServiceStats> local = qos.snapshot(slow);
             replicas.publish(local);
