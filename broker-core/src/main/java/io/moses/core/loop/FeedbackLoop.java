@@ -207,13 +207,15 @@ public final class FeedbackLoop implements AutoCloseable {
 
     private void writeObservations(Map<String, QosMonitor.ServiceStats> stats, Map<String, ConcreteService> services) {
         Instant at = wall.instant();
+        List<Observation.ServiceQos> observed = new java.util.ArrayList<>(stats.size());
+        for (QosMonitor.ServiceStats s : stats.values()) {
+            ConcreteService cs = services.get(s.service());
+            if (s.successes() > 0 && cs != null)
+                observed.add(new Observation.ServiceQos(s.service(), s.responseTime(),
+                        Math.max(1e-6, ServiceEstimates.availability(cs.sla().availability(), s)), s.samples(), at));
+        }
         try {
-            for (QosMonitor.ServiceStats s : stats.values()) {
-                ConcreteService cs = services.get(s.service());
-                if (s.successes() > 0 && cs != null)
-                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(),
-                            Math.max(1e-6, ServiceEstimates.availability(cs.sla().availability(), s)), s.samples(), at));
-            }
+            kb.putServiceQos(observed); // one transaction a period
         } catch (KnowledgeBaseException e) {
             // the database is away: the next period writes again
         }
