@@ -256,10 +256,16 @@ public final class QosMonitor {
 
     /** The figures of the newest {@code taken} outcomes of {@code w} and the calls in flight. */
     private static ServiceStats stats(String service, Window w, int taken, double[] inFlight) {
-        double[] ok = new double[taken];
+        int replies = 0, cancelled = 0; // counted first: the arrays are made to size, once a period
+        for (int i = 0; i < taken; i++) {
+            byte k = w.kind[w.newest(i)];
+            if (k == OK) replies++;
+            else if (k == CENSORED) cancelled++;
+        }
+        double[] ok = new double[replies];
         int n = 0, failures = 0, censored = 0;
         double failureSum = 0;
-        double[] bounds = new double[taken + (inFlight == null ? 0 : inFlight.length)];
+        double[] bounds = new double[cancelled + (inFlight == null ? 0 : inFlight.length)];
         for (int i = 0; i < taken; i++) {
             int j = w.newest(i);
             switch (w.kind[j]) {
@@ -273,7 +279,7 @@ public final class QosMonitor {
         }
         if (inFlight != null) for (double age : inFlight) bounds[censored++] = age;
         if (n + failures + censored == 0) return null;
-        double[] successes = Arrays.copyOf(ok, n);
+        double[] successes = ok; // n == replies
         Arrays.sort(successes);
         double uncensored = n == 0 ? 0 : Arrays.stream(successes).sum() / n;
         double sum = uncensored * n;
