@@ -18,7 +18,9 @@ import java.util.function.BiConsumer;
  * ring of the last N requests' counts and, beside it, their running totals per task, both changed
  * together under the ring's own lock (a few array writes, nothing allocated), so that
  * {@link #visits} (the monitor's period) reads the totals instead of the N requests, and a request
- * recorded meanwhile is either in or out, never half.
+ * recorded meanwhile is either in or out, never half. Neither holds the lock longer than a few
+ * array writes per task: not the one lock over every class that the period held while it summed
+ * the window, which once blocked request threads (docs/benchmarks.md, issue 9).
  */
 public final class PathAnalyzer {
     private final int window;
