@@ -44,7 +44,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * median tick, and the time and bytes allocated per recorded request. No network, no timer: the
  * broker's clocks are the simulation's.
  *
- * <pre>java -cp ... io.moses.core.loop.MonitorTickCost [seconds] [requests per second]</pre>
+ * <p>From the repository root, after {@code ./moses build} (results in docs/benchmarks.md, "The
+ * monitor tick and the per-request recording"); {@code -Ddigest=true} also prints what the
+ * monitors concluded, to compare two builds' behaviour:
+ * <pre>java -cp broker-core/target/test-classes:broker-core/target/classes:$(cat broker-core/target/classpath.txt) \
+ *     io.moses.core.loop.MonitorTickCost [seconds] [requests per second] [seed]</pre>
  */
 public final class MonitorTickCost {
     private MonitorTickCost() {}
@@ -127,7 +131,13 @@ public final class MonitorTickCost {
                         ticks[ticks.length * 9 / 10] / 1e6, ticks[0] / 1e6, bytes[bytes.length / 2] / 1024.0);
                 System.out.printf("per request recorded (FeedbackLoop.completed): %.0f ns, %.0f bytes allocated%n",
                         recordNanos / (double) recorded, recordBytes / (double) recorded);
-                System.out.printf("re-plans the rules asked for: %d (0: the load matched the baseline plan)%n", loop.solves());
+                System.out.printf("solves by the Replanner: %d%n", loop.solves());
+                if (Boolean.getBoolean("digest")) { // what the monitors concluded, to compare two builds' behaviour
+                    System.out.println("observations: " + kb.serviceQos());
+                    System.out.println("live: " + loop.live());
+                    new java.util.TreeMap<>(loop.planningInput().visits()).forEach((k, v) -> System.out.println("visits of " + k + ": " + new java.util.TreeMap<>(v)));
+                    System.out.println("status: " + new java.util.TreeMap<>(loop.status()));
+                }
             }
         }
     }
