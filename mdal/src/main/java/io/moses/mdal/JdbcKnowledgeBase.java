@@ -127,6 +127,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     // ---- monitored parameters
 
     @Override public void putServiceQos(Observation.ServiceQos q) { observations.putServiceQos(q); }
+    @Override public void putServiceQos(java.util.Collection<Observation.ServiceQos> qs) { observations.putServiceQos(qs); }
     @Override public Optional<Observation.ServiceQos> serviceQos(String service) { return observations.serviceQos(service); }
     @Override public List<Observation.ServiceQos> serviceQos() { return observations.serviceQos(); }
     @Override public void putVisits(Observation.TaskVisits v) { observations.putVisits(v); }

@@ -152,6 +152,13 @@ public interface KnowledgeBase extends AutoCloseable {
 
     void putServiceQos(Observation.ServiceQos qos);
 
+    /**
+     * The observations of one monitor period, each as {@link #putServiceQos(Observation.ServiceQos)}
+     * writes it, in one transaction (one commit a period, not one per service); one of a service no
+     * longer registered is left out, the others are written. Invalid ones are refused before anything is written.
+     */
+    void putServiceQos(java.util.Collection<Observation.ServiceQos> observations);
+
     Optional<Observation.ServiceQos> serviceQos(String service);
 
     List<Observation.ServiceQos> serviceQos();

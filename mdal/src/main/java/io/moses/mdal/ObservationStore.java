@@ -24,6 +24,25 @@ final class ObservationStore {
     }
 
     void putServiceQos(Observation.ServiceQos q) {
+        validate(q);
+        db.upsert("put QoS of '" + q.service() + "'", c -> {
+            if (!put(c, q)) throw KnowledgeBaseException.invalid("serviceQos.service: unknown concrete service '" + q.service() + "'");
+            return null;
+        });
+    }
+
+    /** One monitor period's observations in one transaction; those of services no longer registered are left out. */
+    void putServiceQos(java.util.Collection<Observation.ServiceQos> qs) {
+        if (qs == null) throw KnowledgeBaseException.invalid("serviceQos must not be null");
+        qs.forEach(ObservationStore::validate);
+        if (qs.isEmpty()) return;
+        db.upsert("put QoS of " + qs.size() + " services", c -> {
+            for (Observation.ServiceQos q : qs) put(c, q);
+            return null;
+        });
+    }
+
+    private static void validate(Observation.ServiceQos q) {
         if (q == null) throw KnowledgeBaseException.invalid("serviceQos must not be null");
         name("serviceQos.service", q.service(), NAME_MAX);
         finiteNonNegative("serviceQos.responseTime", q.responseTime());
@@ -31,15 +50,20 @@ final class ObservationStore {
             throw KnowledgeBaseException.invalid("serviceQos.availability must be in [0, 1], was " + q.availability());
         if (q.samples() < 0) throw KnowledgeBaseException.invalid("serviceQos.samples must be >= 0, was " + q.samples());
         if (q.at() == null) throw KnowledgeBaseException.invalid("serviceQos.at must not be null");
-        db.upsert("put QoS of '" + q.service() + "'", c -> {
-            if (!exists(c, "SELECT 1 FROM concrete_service WHERE name = ?", q.service()))
-                throw KnowledgeBaseException.invalid("serviceQos.service: unknown concrete service '" + q.service() + "'");
-            if (update(c, "UPDATE service_qos SET response_time = ?, availability = ?, samples = ?, at_ms = ? WHERE service = ?",
-                    q.responseTime(), q.availability(), q.samples(), q.at().toEpochMilli(), q.service()) == 0)
-                update(c, "INSERT INTO service_qos (service, response_time, availability, samples, at_ms) VALUES (?, ?, ?, ?, ?)",
-                        q.service(), q.responseTime(), q.availability(), q.samples(), q.at().toEpochMilli());
-            return null;
-        });
+    }
+
+    /**
+     * Writes the observation; false if its service is not registered. The UPDATE goes first: a
+     * row there means the service is (its observations go with it), so the steady state is one statement.
+     */
+    private static boolean put(java.sql.Connection c, Observation.ServiceQos q) throws SQLException {
+        if (update(c, "UPDATE service_qos SET response_time = ?, availability = ?, samples = ?, at_ms = ? WHERE service = ?",
+                q.responseTime(), q.availability(), q.samples(), q.at().toEpochMilli(), q.service()) > 0)
+            return true;
+        if (!exists(c, "SELECT 1 FROM concrete_service WHERE name = ?", q.service())) return false;
+        update(c, "INSERT INTO service_qos (service, response_time, availability, samples, at_ms) VALUES (?, ?, ?, ?, ?)",
+                q.service(), q.responseTime(), q.availability(), q.samples(), q.at().toEpochMilli());
+        return true;
     }
 
     private static Observation.ServiceQos qos(ResultSet rs) throws SQLException {

@@ -614,6 +614,23 @@ abstract class KnowledgeBaseContract {
     }
 
     @Test
+    void aMonitorPeriodsObservationsAreWrittenTogetherLeavingOutServicesNoLongerRegistered() {
+        seedBasics();
+        Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
+        kb.putServiceQos(new Observation.ServiceQos("flight-a", 0.25, 0.97, 100, t0));
+        kb.putServiceQos(List.of(new Observation.ServiceQos("flight-a", 0.31, 0.95, 250, t0.plusSeconds(1)),
+                new Observation.ServiceQos("gone", 0.2, 0.9, 5, t0.plusSeconds(1)),
+                new Observation.ServiceQos("flight-b", 0.11, 1.0, 10, t0.plusSeconds(1))));
+        assertEquals(List.of(new Observation.ServiceQos("flight-a", 0.31, 0.95, 250, t0.plusSeconds(1)),
+                new Observation.ServiceQos("flight-b", 0.11, 1.0, 10, t0.plusSeconds(1))), kb.serviceQos());
+        assertTrue(messageOf(() -> kb.putServiceQos(List.of(new Observation.ServiceQos("flight-a", 0.4, 0.9, 1, t0.plusSeconds(2)),
+                new Observation.ServiceQos("flight-b", -1, 0.9, 1, t0.plusSeconds(2))))).contains("serviceQos.responseTime"));
+        assertEquals(0.31, kb.serviceQos("flight-a").orElseThrow().responseTime(), 1e-12, "an invalid one writes none");
+        assertTrue(messageOf(() -> kb.putServiceQos(new Observation.ServiceQos("gone", 0.2, 0.9, 5, t0))).contains("unknown concrete service"),
+                "alone, an unknown service is refused");
+    }
+
+    @Test
     void aClassMayNameItsOwnOverRatePolicyAndAUserAboveItsRateIsAnSlaEvent() {
         kb.addServiceClass(gold());
         kb.addServiceClass(new ServiceClass("silver", 3, 0.95, 6, 7));

@@ -2,6 +2,7 @@ package io.moses.monitor;
 
 import io.moses.adaptation.CallEnd;
 import io.moses.adaptation.ServiceCall;
+import io.moses.adaptation.ServiceCallLog;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.function.LongSupplier;
  * optimizer's empirical E[min] needs. A sliding window of the last N outcomes, no older than a
  * maximum age, but never fewer than the newest {@code minSamples} (a service the plan calls
  * rarely keeps its last known behaviour instead of reading as unknown). One thread feeds it
- * ({@link #record}); snapshots may be taken from any thread.
+ * ({@link #record}, or a period's at once with {@link #recordAll}); snapshots may be taken from any thread.
  *
  * <p>Censored samples (docs/model.md, "Estimates from observations"): a cancelled 1-out-of-n
  * loser took at least as long as the winner, and a call still in flight has taken at least its
@@ -66,6 +67,15 @@ public final class QosMonitor {
         final byte[] kind;
         int next;
         int size;
+        /**
+         * The last figures computed from this window, from its newest {@code cachedCount} outcomes and
+         * the in-flight ages {@code cachedInFlight}; dropped by the next outcome. A monitor period
+         * asks for the same outcomes several times (the window, the last period, the recent ones):
+         * under load they are all the newest {@code capacity}, and their sort is done once.
+         */
+        ServiceStats cached;
+        int cachedCount;
+        double[] cachedInFlight;
 
         Window(int capacity) {
             at = new long[capacity];
@@ -79,6 +89,7 @@ public final class QosMonitor {
             kind[next] = k;
             next = (next + 1) % at.length;
             size = Math.min(size + 1, at.length);
+            cached = null;
         }
 
         /** Index of the i-th newest outcome (0 = newest). */
@@ -111,13 +122,29 @@ public final class QosMonitor {
      * service and is not counted; a cancelled 1-out-of-n loser is a censored sample.
      */
     public synchronized void record(ServiceCall o) {
+        add(o);
+    }
+
+    /**
+     * Records every outcome {@code log} took since its last drain (as {@link #record} does each), under
+     * one lock: the monitor period's thousands of outcomes do not take it one by one.
+     *
+     * @return how many records the log lost because its reader fell behind
+     */
+    public synchronized long recordAll(ServiceCallLog log) {
+        return log.drain(this::add);
+    }
+
+    private void add(ServiceCall o) {
         if (o.kind() == CallEnd.REFUSED_LOCALLY) return;
         byte k = switch (o.kind()) {
             case REPLY -> OK;
             case CANCELLED -> CENSORED;
             default -> FAILED;
         };
-        windows.computeIfAbsent(o.service(), s -> new Window(capacity)).add(o.atNanos(), o.nanos() / 1e9, k);
+        Window w = windows.get(o.service());
+        if (w == null) windows.put(o.service(), w = new Window(capacity));
+        w.add(o.atNanos(), o.nanos() / 1e9, k);
     }
 
     public synchronized Map<String, ServiceStats> snapshot() {
@@ -215,13 +242,32 @@ public final class QosMonitor {
     }
 
     private static ServiceStats stats(String service, Window w, long now, int atLeast, double[] inFlight, long maxAgeNanos) {
-        double[] ok = new double[w.size];
+        int taken = 0; // the newest outcomes that count: newest first, the rest is older
+        while (taken < w.size && (now - w.at[w.newest(taken)] <= maxAgeNanos || taken < atLeast)) taken++;
+        if (w.cached != null && w.cachedCount == taken && Arrays.equals(w.cachedInFlight, inFlight)) return w.cached;
+        ServiceStats s = stats(service, w, taken, inFlight);
+        if (s != null) {
+            w.cached = s;
+            w.cachedCount = taken;
+            w.cachedInFlight = inFlight == null ? null : inFlight.clone();
+        }
+        return s;
+    }
+
+    /** The figures of the newest {@code taken} outcomes of {@code w} and the calls in flight. */
+    private static ServiceStats stats(String service, Window w, int taken, double[] inFlight) {
+        int replies = 0, cancelled = 0; // counted first: the arrays are made to size, once a period
+        for (int i = 0; i < taken; i++) {
+            byte k = w.kind[w.newest(i)];
+            if (k == OK) replies++;
+            else if (k == CENSORED) cancelled++;
+        }
+        double[] ok = new double[replies];
         int n = 0, failures = 0, censored = 0;
         double failureSum = 0;
-        double[] bounds = new double[w.size + (inFlight == null ? 0 : inFlight.length)];
-        for (int i = 0; i < w.size; i++) {
+        double[] bounds = new double[cancelled + (inFlight == null ? 0 : inFlight.length)];
+        for (int i = 0; i < taken; i++) {
             int j = w.newest(i);
-            if (now - w.at[j] > maxAgeNanos && i >= atLeast) break; // newest first: the rest is older
             switch (w.kind[j]) {
                 case OK -> ok[n++] = w.seconds[j];
                 case FAILED -> {
@@ -233,7 +279,7 @@ public final class QosMonitor {
         }
         if (inFlight != null) for (double age : inFlight) bounds[censored++] = age;
         if (n + failures + censored == 0) return null;
-        double[] successes = Arrays.copyOf(ok, n);
+        double[] successes = ok; // n == replies
         Arrays.sort(successes);
         double uncensored = n == 0 ? 0 : Arrays.stream(successes).sum() / n;
         double sum = uncensored * n;

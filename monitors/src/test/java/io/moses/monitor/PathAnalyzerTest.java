@@ -26,6 +26,22 @@ class PathAnalyzerTest {
     }
 
     @Test
+    void aRequestThatCannotBeReadChangesNothing() {
+        PathAnalyzer p = new PathAnalyzer(2);
+        p.record("gold", "Trip", Map.of(CAR, 1));
+        p.record("gold", "Trip", Map.of(CAR, 3));
+        java.util.Map<TaskRef, Integer> broken = new java.util.HashMap<>();
+        broken.put(ATTRACTION, 2);
+        broken.put(CAR, null);
+        org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> p.record("gold", "Trip", broken));
+        assertEquals(Map.of(CAR, 2.0), p.visits().get("gold").perTask(), "both requests still in, nothing of the third");
+        p.record("gold", "Trip", Map.of(ATTRACTION, 1)); // the first leaves
+        assertEquals(Map.of(CAR, 1.5, ATTRACTION, 0.5), p.visits().get("gold").perTask());
+        p.record("gold", "Trip", Map.of(ATTRACTION, 1));
+        assertEquals(Map.of(ATTRACTION, 1.0), p.visits().get("gold").perTask(), "a task no request in the window names is not seen");
+    }
+
+    @Test
     void concurrentRecordsKeepTheWindowWhole() throws Exception {
         PathAnalyzer p = new PathAnalyzer(100);
         int threads = 8, each = 5_000;

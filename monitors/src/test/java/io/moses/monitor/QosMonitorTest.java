@@ -129,4 +129,32 @@ class QosMonitorTest {
         assertEquals((5 * 0.3 + 0.3) / 6, latest.responseTime(), 1e-9, "a call in flight for 0.2 s counts as at least the mean");
         assertEquals(5, latest.successes());
     }
+
+    @Test
+    void aPeriodsOutcomesRecordedTogetherReadAsOneByOneAndEachViewFollowsNewOnes() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000_000_000L);
+        QosMonitor batch = new QosMonitor(10, 5_000, 1, now::get);
+        QosMonitor single = new QosMonitor(10, 5_000, 1, now::get);
+        io.moses.adaptation.ServiceCallLog log = new io.moses.adaptation.ServiceCallLog(64);
+        for (int i = 0; i < 10; i++) {
+            ServiceCall c = o("e", 0.01 * (i + 1), i == 3 ? CallEnd.PROTOCOL : CallEnd.REPLY, now.get());
+            log.add(c);
+            single.record(c);
+        }
+        assertEquals(0, batch.recordAll(log));
+        assertEquals(single.snapshot().get("e").responseTime(), batch.snapshot().get("e").responseTime());
+        assertEquals(9, batch.snapshot().get("e").successes());
+        assertEquals(9, batch.latest(java.util.Map.of(), 1_000).get("e").successes(), "the same outcomes, every view");
+        // a new outcome and calls in flight change every view, however often they were read
+        now.addAndGet(2_000_000_000L);
+        log.add(o("e", 1.0, CallEnd.REPLY, now.get()));
+        batch.recordAll(log);
+        // the window is full: the first (0.01 s) left it for the new one (1 s)
+        assertEquals(9, batch.snapshot().get("e").successes());
+        assertEquals(1.5 / 9, batch.snapshot().get("e").responseTime(), 1e-9);
+        assertEquals(1, batch.latest(java.util.Map.of(), 1_000).get("e").successes(), "only the last period's");
+        assertEquals(1, batch.latest(java.util.Map.of("e", new double[] {3.0}), 1_000).get("e").censored());
+        assertEquals(2.0, batch.latest(java.util.Map.of("e", new double[] {3.0}), 1_000).get("e").responseTime(), 1e-9);
+        assertEquals(1.0, batch.latest(java.util.Map.of(), 1_000).get("e").responseTime(), 1e-9);
+    }
 }

@@ -57,7 +57,8 @@ final class ClassRules {
             if (s == null || s.requests() < settings.minSamples()) continue;
             boolean breaks = s.responseTime() > k.maxResponseTime() || s.availability() < k.minAvailability();
             broken.put(k.name(), breaks ? 1.0 : 0.0);
-            why.put(k.name(), String.format("observed R %.3f s (max %.3f), A %.4f (min %.4f)", s.responseTime(),
+            // only a break can fire (a drift from 0): the others need no words, every period
+            if (breaks) why.put(k.name(), String.format("observed R %.3f s (max %.3f), A %.4f (min %.4f)", s.responseTime(),
                     k.maxResponseTime(), s.availability(), k.minAvailability()));
         }
         Map<String, Double> zero = new HashMap<>();

@@ -167,7 +167,7 @@ public final class FeedbackLoop implements AutoCloseable {
     /** The QoS Monitor's period: drain outcomes, write observations, run the rules. */
     public void monitorTick() {
         if (settings.qosMonitor()) {
-            outcomes.drain(qos::record);
+            qos.recordAll(outcomes);
             Map<String, double[]> slow = slowInFlight();
             Map<String, QosMonitor.ServiceStats> local = qos.snapshot(slow);
             replicas.publish(local);
@@ -207,13 +207,15 @@ public final class FeedbackLoop implements AutoCloseable {
 
     private void writeObservations(Map<String, QosMonitor.ServiceStats> stats, Map<String, ConcreteService> services) {
         Instant at = wall.instant();
+        List<Observation.ServiceQos> observed = new java.util.ArrayList<>(stats.size());
+        for (QosMonitor.ServiceStats s : stats.values()) {
+            ConcreteService cs = services.get(s.service());
+            if (s.successes() > 0 && cs != null)
+                observed.add(new Observation.ServiceQos(s.service(), s.responseTime(),
+                        Math.max(1e-6, ServiceEstimates.availability(cs.sla().availability(), s)), s.samples(), at));
+        }
         try {
-            for (QosMonitor.ServiceStats s : stats.values()) {
-                ConcreteService cs = services.get(s.service());
-                if (s.successes() > 0 && cs != null)
-                    kb.putServiceQos(new Observation.ServiceQos(s.service(), s.responseTime(),
-                            Math.max(1e-6, ServiceEstimates.availability(cs.sla().availability(), s)), s.samples(), at));
-            }
+            kb.putServiceQos(observed); // one transaction a period
         } catch (KnowledgeBaseException e) {
             // the database is away: the next period writes again
         }
