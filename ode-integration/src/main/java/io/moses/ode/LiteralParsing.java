@@ -74,7 +74,7 @@ public final class LiteralParsing {
     }
 
     /** Parses the literals of {@code process} that are not known yet (after {@link #install()}). */
-    public static void remember(OProcess process) {
+    public static synchronized void remember(OProcess process) { // rare: one at a time keeps longest the longest
         DocumentBuilderFactory factory = xerces;
         if (factory == null) return;
         DocumentBuilder parser = null;
