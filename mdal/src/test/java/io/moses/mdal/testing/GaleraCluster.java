@@ -187,9 +187,29 @@ public final class GaleraCluster implements BeforeAllCallback, AfterAllCallback 
         return script("status", 60, dir.toString());
     }
 
-    /** Stops every node by its PID and deletes the data. */
+    /**
+     * Copies each node's error log (views, suspicions, flow control, brute-force aborts) to
+     * {@code target/galera-logs/} before the data is deleted: a test that failed on the cluster's
+     * behaviour (a commit that hung 30 s once, on a loaded machine) is explained by them.
+     */
+    private void keepErrorLogs() {
+        Path to = Path.of("target", "galera-logs", dir.getFileName().toString());
+        for (int i = 1; i <= nodes; i++) {
+            Path log = dir.resolve("n" + i).resolve("error.log");
+            try {
+                if (!Files.isRegularFile(log)) continue;
+                Files.createDirectories(to);
+                Files.copy(log, to.resolve("n" + i + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException ignored) {
+                // best effort: diagnostics only
+            }
+        }
+    }
+
+    /** Stops every node by its PID and deletes the data (each node's error log kept, {@link #keepErrorLogs}). */
     public synchronized void close() {
         if (dir == null) return;
+        keepErrorLogs(); // before the script deletes the nodes' directories
         try {
             script("down", 300, dir.toString());
         } catch (IOException | RuntimeException e) {
