@@ -85,6 +85,9 @@ public final class SoapClient implements AutoCloseable {
         http.setExecutor(executor != null ? executor : pool);
         http.setFollowRedirects(false);
         http.setUserAgentField(null);
+        // One client calls providers for every user: a cookie a provider set on one user's call
+        // must not go with another's (and matching calls against a store cost CPU on each call).
+        http.setHttpCookieStore(new org.eclipse.jetty.http.HttpCookieStore.Empty());
         http.getContentDecoderFactories().clear(); // no Accept-Encoding: replies are small
         http.setMaxConnectionsPerDestination(256);
         http.setMaxRequestsQueuedPerDestination(4096);

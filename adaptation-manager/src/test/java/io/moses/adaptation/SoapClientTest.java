@@ -25,6 +25,7 @@ class SoapClientTest {
     static SoapClient client;
     static Element BODY;
     static volatile String[] seen12;
+    static final java.util.List<String> cookiesSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -53,6 +54,16 @@ class SoapClientTest {
             ex.getResponseBody().write(b);
             ex.close();
         });
+        raw.createContext("/cookie", ex -> { // a provider that sets a session cookie on every reply
+            cookiesSeen.add(String.valueOf(ex.getRequestHeaders().getFirst("Cookie")));
+            byte[] b = "<e:Envelope xmlns:e='http://schemas.xmlsoap.org/soap/envelope/'><e:Body><r:ok xmlns:r='urn:test:reply'/></e:Body></e:Envelope>"
+                    .getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
+            ex.getResponseHeaders().add("Set-Cookie", "session=of-the-first-caller; Path=/");
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
         raw.start();
         client = new SoapClient(Duration.ofSeconds(2), null);
         BODY = Xml.parse("<q:ask xmlns:q='urn:test'/>".getBytes(StandardCharsets.UTF_8)).getDocumentElement();
@@ -70,6 +81,14 @@ class SoapClientTest {
 
     static CallEnd kindOf(CallOutcome r) {
         return assertInstanceOf(CallOutcome.CallFailure.class, r).kind();
+    }
+
+    @Test
+    void aCookieOneCallGotIsNotSentWithTheNext() throws Exception {
+        URI cookie = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/cookie");
+        assertInstanceOf(CallOutcome.CallReply.class, call(cookie, Duration.ofSeconds(2)));
+        assertInstanceOf(CallOutcome.CallReply.class, call(cookie, Duration.ofSeconds(2)));
+        assertEquals(java.util.List.of("null", "null"), cookiesSeen, "the Cookie header of each call");
     }
 
     @Test

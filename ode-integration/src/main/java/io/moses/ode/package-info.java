@@ -74,10 +74,12 @@
  *     model ({@code OProcess.getChildren}, {@code OAssign.Literal.getXmlLiteral}), whose text is
  *     what {@code ASSIGN} parses.</li>
  * <li>scheduler: {@code SimpleScheduler.runJob} (protected), {@code setJobProcessor},
- *     {@code registerSynchronizer}, its package-private {@code Job} ({@code jobId},
- *     {@code detail}, {@code persisted}, {@code schedDate}) and {@code DatabaseDelegate}: run an
- *     instance's jobs one after the other instead of rolling back and retrying on its lock, and
- *     keep the job table in memory.</li>
+ *     {@code registerSynchronizer}, {@code scheduleVolatileJob}, its package-private {@code Job}
+ *     ({@code jobId}, {@code detail}, {@code persisted}, {@code schedDate}, its constructor),
+ *     {@code enqueue} and {@code DatabaseDelegate}: run an instance's jobs one after the other
+ *     instead of rolling back and retrying on its lock, keep the job table in memory, and
+ *     answer a volatile job's id instead of its description (which no caller of ODE 1.3.7
+ *     reads).</li>
  * </ul>
  */
 package io.moses.ode;

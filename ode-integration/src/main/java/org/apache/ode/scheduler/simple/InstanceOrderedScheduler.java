@@ -1,6 +1,7 @@
 package org.apache.ode.scheduler.simple;
 
 import java.util.ArrayDeque;
+import java.util.Date;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,6 +53,27 @@ public final class InstanceOrderedScheduler extends SimpleScheduler {
         });
         if (first[0]) super.runJob(job);
         else queued.incrementAndGet();
+    }
+
+    /**
+     * As ODE's, but answers the job's id, as {@link Scheduler} promises: ODE answers a description
+     * of the job (its time formatted, its details printed) that no caller reads, built for every
+     * job (every partner's reply is one): ~2 % of the broker's CPU at full load (issue 26).
+     */
+    @Override
+    public String scheduleVolatileJob(boolean transacted, JobDetails jobDetail, Date when) {
+        Job job = new Job(when == null ? System.currentTimeMillis() : when.getTime(), transacted, jobDetail);
+        job.persisted = false;
+        registerSynchronizer(new Synchronizer() {
+            @Override
+            public void afterCompletion(boolean success) {
+                if (success) enqueue(job);
+            }
+
+            @Override
+            public void beforeCompletion() {}
+        });
+        return job.jobId;
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.apache.ode.scheduler.simple;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -26,7 +27,9 @@ class InstanceOrderedSchedulerTest {
     @BeforeEach
     void start() throws Exception {
         threads = Executors.newFixedThreadPool(8);
-        scheduler = new InstanceOrderedScheduler("test", new InMemoryJobStore(), new Properties());
+        Properties props = new Properties();
+        props.setProperty("ode.scheduler.immediateTransactionRetryInterval", "1"); // a failed transaction's retries
+        scheduler = new InstanceOrderedScheduler("test", new InMemoryJobStore(), props);
         scheduler.setTransactionManager(new GeronimoTransactionManager(30));
         scheduler.setExecutorService(threads);
     }
@@ -81,5 +84,34 @@ class InstanceOrderedSchedulerTest {
         assertEquals(List.of(0, 1, 2, 3, 4, 5), order.get(1L));
         assertEquals(List.of(0, 1, 2, 3, 4, 5), order.get(2L));
         assertTrue(scheduler.jobsQueued() > 0, "no job waited behind another of its instance");
+    }
+
+    @Test
+    void aVolatileJobRunsOnlyOnceItsTransactionCommitsUnderTheIdTheSchedulerAnswered() throws Exception {
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch first = new CountDownLatch(1);
+        scheduler.setJobProcessor(job -> {
+            ran.add(job.jobName);
+            first.countDown();
+        });
+        scheduler.start();
+        // Both of one instance: had the rolled-back job been queued, it would run first.
+        assertThrows(IllegalStateException.class, () -> scheduler.execTransaction(() -> {
+            scheduler.scheduleVolatileJob(true, detailsOf(7));
+            throw new IllegalStateException("rolled back");
+        }));
+        String id = scheduler.execTransaction(() -> {
+            String answered = scheduler.scheduleVolatileJob(true, detailsOf(7));
+            assertTrue(ran.isEmpty(), "a job ran before its transaction ended");
+            return answered;
+        });
+        assertTrue(first.await(10, TimeUnit.SECONDS), "the committed job ran");
+        assertEquals(List.of(id), ran, "the job that ran is the committed one, under the id answered");
+    }
+
+    private static Scheduler.JobDetails detailsOf(long instance) {
+        Scheduler.JobDetails d = new Scheduler.JobDetails();
+        d.setInstanceId(instance);
+        return d;
     }
 }
