@@ -1,6 +1,7 @@
 package io.moses.core.engine;
 
 import io.moses.adaptation.Xml;
+import java.net.URI;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,8 @@ final class SoapBinding {
     final QName service;
     final String port;
     final String address;
+    /** {@link #address} parsed once, at deployment (null where absent or not a URI). */
+    private final URI target;
     final boolean soap12;
     private final Map<String, OperationBinding> operations = new HashMap<>();
 
@@ -48,7 +51,27 @@ final class SoapBinding {
         this.service = service;
         this.port = port;
         this.address = address;
+        this.target = parsedOrNull(address);
         this.soap12 = soap12;
+    }
+
+    private static URI parsedOrNull(String address) {
+        if (address == null || address.isBlank()) return null;
+        try {
+            return URI.create(address);
+        } catch (IllegalArgumentException e) {
+            return null; // an invoke through it fails where it is parsed, as any bad address does
+        }
+    }
+
+    /**
+     * Where a call to the address {@code url} goes (null when there is none): the port's own
+     * address was parsed at deployment; another (a partner reference the process assigned) is
+     * parsed now.
+     */
+    URI targetOf(String url) {
+        if (url == null || url.isBlank()) return null;
+        return target != null && url.equals(address) ? target : URI.create(url);
     }
 
     static SoapBinding of(Definition def, QName serviceName, String portName) {
