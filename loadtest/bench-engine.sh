@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The engine's own ceiling: the trip planner on the broker's BpelEngine alone, partners answering
 # at once in-process (no HTTP, no SOAP, no Adaptation Manager, no monitors), closed loop with
-# CLIENTS threads. Prints req/s and CPU per request for each round; the first rounds are the
-# JIT's warm-up. Read the whole broker's CPU per request (bench-throughput.sh) against it.
+# CLIENTS threads. Prints req/s, CPU and bytes allocated per request for each round (the bytes
+# move far less between runs than the CPU does); the first rounds are the JIT's warm-up. Read
+# the whole broker's CPU per request (bench-throughput.sh) against it.
 #
 #   loadtest/bench-engine.sh [--clients 16] [--seconds 10] [--rounds 12] [--java-opts "..."]
 #

@@ -6,7 +6,6 @@ import org.apache.ode.bpel.dao.BpelDAOConnectionFactory;
 import org.apache.ode.bpel.dao.ProcessDAO;
 import org.apache.ode.bpel.dao.ScopeDAO;
 import org.apache.ode.bpel.dao.XmlDataDAO;
-import org.apache.ode.utils.DOMUtils;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -18,11 +17,18 @@ import org.w3c.dom.Node;
  * and those create their variables here. ODE's class stays on the class path, unused; the
  * class-path order does not matter. The value stays a DOM node: a write keeps the node it is
  * given when that node is a document of its own, instead of copying it. {@link #get()} hands out
- * a copy, for a reader that may change what it gets (assign changes its copy of the variable it
- * writes, then writes it back); {@link #peek()} hands out the value itself, for the engine's reads
- * that only look ({@code org.apache.ode.bpel.engine.BrokerRuntimeContext}). ODE's engine writes a
- * variable with a node it got from a read for writing (a copy already) or with a message it built,
- * and never changes a node after writing it.
+ * a copy, for a reader that may change what it gets; {@link #peek()} hands out the value itself,
+ * for the engine's reads that only look ({@code org.apache.ode.bpel.engine.BrokerRuntimeContext});
+ * {@link #getForChange()} hands an assign its target to change and write back, itself when the
+ * store alone holds its document. ODE's engine writes a variable with a node it got from a read
+ * for writing, with a message it built, or with another variable's value read only to look
+ * (an assign of a whole message), and changes a node it has written only through a read for
+ * writing.
+ *
+ * <p>A document the store made (its copies) is marked as the store's; the mark goes when the
+ * document is written to another store too, so two variables never share a value one of them
+ * changes in place. A value the store was given (a received message, another variable's) is not
+ * its own: the first read for writing copies it.
  *
  * <p>Written for the broker, not copied from ODE: ODE's version copies on every write and on
  * every read.
@@ -73,9 +79,43 @@ public final class VariableStore implements XmlDataDAO {
 
     @Override
     public Node get() {
+        return copy(value, null);
+    }
+
+    /**
+     * The value for a reader that changes it and writes it back ({@code ASSIGN}'s target, read
+     * for writing): the stored value itself when this store made its document and gave it to no
+     * other store, else a copy in a document of this store's own (the stored value stays as it
+     * is until the copy is written back). Null when unset.
+     */
+    public Node getForChange() {
         Node v = value;
+        if (v instanceof Element e && isRoot(e) && e.getOwnerDocument() instanceof OwnDocument d && d.owner == this) return e;
+        return copy(v, this);
+    }
+
+    /**
+     * A document a store made for its value (Xerces' document, as ODE's parsers make them), marked
+     * with the store while no other store holds it: a field, not DOM user data, which costs a
+     * map per document and a look-up per read.
+     */
+    private static final class OwnDocument extends org.apache.xerces.dom.DocumentImpl {
+        private static final long serialVersionUID = 1L;
+        /** The store that alone holds this document; null once another holds it too (or for a reader's copy). */
+        transient VariableStore owner;
+
+        OwnDocument(VariableStore owner) {
+            this.owner = owner;
+        }
+    }
+
+    private static boolean isRoot(Element e) {
+        return e.getParentNode() instanceof Document d && d.getDocumentElement() == e;
+    }
+
+    private static Node copy(Node v, VariableStore owner) {
         if (v == null) return null;
-        Document doc = DOMUtils.newDocument();
+        Document doc = new OwnDocument(owner);
         Node copy = doc.importNode(v, true);
         if (copy instanceof Element) {
             doc.appendChild(copy);
@@ -98,15 +138,17 @@ public final class VariableStore implements XmlDataDAO {
 
     @Override
     public void set(Node node) {
-        if (node instanceof Element e && e.getParentNode() instanceof Document d && d.getDocumentElement() == e) {
-            value = e; // the root of a document of its own: nothing else shares it
+        if (node instanceof Element e && isRoot(e)) {
+            // the root of a document: kept as it is (it may be another store's value too: see the mark)
+            if (e.getOwnerDocument() instanceof OwnDocument d && d.owner != this) d.owner = null; // now two stores hold it: neither changes it in place
+            value = e;
             return;
         }
         if (!(node instanceof Element)) {
             value = node;
             return;
         }
-        Document doc = DOMUtils.newDocument();
+        Document doc = new OwnDocument(this);
         Node copy = doc.importNode(node, true);
         doc.appendChild(copy);
         value = copy;

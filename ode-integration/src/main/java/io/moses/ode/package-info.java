@@ -24,8 +24,13 @@
  * {@code createBpelProcess} makes its processes), whose processes run instances in a
  * {@code BrokerRuntimeContext} ({@code BpelProcess}'s {@code createRuntimeContext}): a variable
  * read only to be looked at is handed out as stored ({@link io.moses.ode.VariableStore#peek()}),
- * one read to be changed is copied, a message that leaves the instance is copied where it leaves.
- * {@code VariablesTest} (broker-core) checks that no variable sees another's change.
+ * one read to be changed (an assign's target) is changed in place when its store alone holds
+ * the document and no copy of the process can fault after it started changing its target
+ * ({@link io.moses.ode.VariableStore#getForChange()}, {@link io.moses.ode.ChangesInPlace}), and
+ * copied otherwise; a message that leaves the instance is copied where it leaves.
+ * {@code VariablesTest} (broker-core) checks that no variable sees another's change. An event
+ * the process's configuration leaves out is dropped before ODE fills it in
+ * ({@code BrokerRuntimeContext.sendEvent}; a scope's state is still recorded).
  *
  * <h2>Every ODE internal relied on, and why</h2>
  * <ul>
@@ -66,7 +71,17 @@
  *     {@code writeProperties} is done again by ours, with the package-private
  *     {@code BpelProcess.extractProperty}); every reader in ODE's runtime was checked not to
  *     change what it reads, but {@code ASSIGN} declaring on an element its expression selected the
- *     namespaces in scope there (the same document, in XML's terms).</li>
+ *     namespaces in scope there (the same document, in XML's terms), and {@code ASSIGN}'s target,
+ *     read for writing, changed and written back: in ODE 1.3.7 a copy changes its target after
+ *     every step that can fault but for an {@code insertMissingToData} copy and one into an
+ *     untyped (header) part, read from the compiled model ({@code OProcess.getChildren},
+ *     {@code OAssign.Copy}'s public fields, {@code OScope.Variable.extVar}); the whole-message
+ *     copy ({@code initializeVariable} with another variable's value) is the one way a value
+ *     reaches a second store.</li>
+ * <li>engine, for events: {@code BpelRuntimeContextImpl.sendEvent} (public, overridden), which
+ *     fills an event in, shows it to ODE's debugger and marks the process used before it asks
+ *     the configuration; {@code ScopeEvent.getParentScopesNames}, {@code ScopeDAO.setState} (what
+ *     ODE's private {@code saveScopeState} does).</li>
  * <li>utils: {@code DOMUtils.__documentBuilderFactory} (private static, by reflection): the
  *     parser factory ODE parses every assign's literal with, told to build documents without
  *     deferred nodes and replaced by one whose parsers answer a known literal with a copy of its

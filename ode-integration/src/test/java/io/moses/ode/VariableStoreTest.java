@@ -78,4 +78,63 @@ class VariableStoreTest {
         v.remove();
         assertTrue(v.isNull());
     }
+
+    @Test
+    void aValueTheStoreWasGivenIsCopiedForChangeOnceThenChangedInPlace() {
+        VariableStore v = new VariableStore(null, "order");
+        assertEquals(null, v.getForChange());
+        Element given = root("order");
+        v.set(given); // a received message, say: others may hold it
+        Element first = (Element) v.getForChange();
+        assertNotSame(given, first, "a value the store did not make is copied");
+        first.setAttribute("step", "1");
+        assertEquals("", ((Element) v.peek()).getAttribute("step"), "unchanged until written back");
+        v.set(first);
+        Element second = (Element) v.getForChange();
+        assertSame(first, second, "its own copy, written back, is changed in place");
+        second.setAttribute("step", "2");
+        v.set(second);
+        assertEquals("2", ((Element) v.peek()).getAttribute("step"));
+        assertEquals("", given.getAttribute("step"), "what it was given stays as it was");
+    }
+
+    @Test
+    void aValueTwoStoresHoldIsChangedByNeitherInPlace() {
+        VariableStore order = new VariableStore(null, "order"), copy = new VariableStore(null, "copy");
+        order.set(root("order"));
+        Element owned = (Element) order.getForChange();
+        order.set(owned);
+        copy.set(order.peek()); // an assign of a whole message: the value itself
+        Element forOrder = (Element) order.getForChange();
+        assertNotSame(owned, forOrder, "the store no longer holds its document alone");
+        forOrder.setAttribute("changed", "order");
+        order.set(forOrder);
+        Element forCopy = (Element) copy.getForChange();
+        assertNotSame(owned, forCopy);
+        forCopy.setAttribute("changed", "copy");
+        copy.set(forCopy);
+        assertEquals("order", ((Element) order.peek()).getAttribute("changed"));
+        assertEquals("copy", ((Element) copy.peek()).getAttribute("changed"));
+        assertEquals("", owned.getAttribute("changed"), "the shared value is changed by neither");
+        assertSame(forOrder, order.getForChange(), "each has its own again");
+    }
+
+    @Test
+    void aPartOfAnotherDocumentIsCopiedOnWriteAndThenTheStoresOwn() {
+        VariableStore v = new VariableStore(null, "line");
+        Element order = root("order");
+        Element line = order.getOwnerDocument().createElementNS("urn:t", "line");
+        order.appendChild(line);
+        v.set(line);
+        Element stored = (Element) v.peek();
+        assertNotSame(line, stored);
+        assertSame(stored, v.getForChange(), "the copy made on the write is the store's alone");
+    }
+
+    private static Element root(String name) {
+        Document doc = DOMUtils.newDocument();
+        Element e = doc.createElementNS("urn:t", name);
+        doc.appendChild(e);
+        return e;
+    }
 }

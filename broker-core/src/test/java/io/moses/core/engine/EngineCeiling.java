@@ -79,9 +79,12 @@ public final class EngineCeiling {
         engine.deploy(unit);
         QName service = new QName("urn:moses:trip-planner", "TripPlannerService");
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        // bytes allocated: a measure of the engine's work that the JIT and a busy machine move far less than CPU time
+        var heap = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int r = 1; r <= rounds; r++) {
             AtomicLong ok = new AtomicLong(), bad = new AtomicLong();
             long t0 = System.nanoTime(), end = t0 + seconds * 1_000_000_000L, cpu0 = os.getProcessCpuTime();
+            long allocated0 = heap.getTotalThreadAllocatedBytes();
             List<Thread> threads = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
                 int first = c;
@@ -101,9 +104,9 @@ public final class EngineCeiling {
             for (Thread t : threads) t.join();
             double elapsed = (System.nanoTime() - t0) / 1e9;
             long done = Math.max(1, ok.get());
-            System.out.printf("round %d: %d replies, %d not, %.0f req/s, %.3f ms CPU/request, %.2f partner invokes/request%n",
+            System.out.printf("round %d: %d replies, %d not, %.0f req/s, %.3f ms CPU/request, %.2f partner invokes/request, %.1f KB allocated/request%n",
                     r, ok.get(), bad.get(), ok.get() / elapsed, (os.getProcessCpuTime() - cpu0) / 1e6 / done,
-                    invokes.getAndSet(0) / (double) done);
+                    invokes.getAndSet(0) / (double) done, (heap.getTotalThreadAllocatedBytes() - allocated0) / 1024.0 / done);
         }
         engine.close();
         replyThreads.shutdown();

@@ -23,8 +23,10 @@ import org.w3c.dom.Element;
  * ({@code org.apache.ode.bpel.engine.BrokerRuntimeContext}) and parses each literal once
  * ({@code io.moses.ode.LiteralParsing}): no variable may see another's change through that. The
  * process (test resources, {@code processes/variables}) copies its request whole to a second
- * variable and changes the copy, sends a variable and changes it after the send, and assigns a
- * literal in every round of a loop and changes it; its reply reports what each variable holds.
+ * variable and changes the copy, sends a variable and changes it after the send, copies that
+ * variable (by then changed in place: {@code io.moses.ode.VariableStore#getForChange}) whole to
+ * another and changes it again, and assigns a literal in every round of a loop and changes it;
+ * its reply reports what each variable holds.
  */
 class VariablesTest {
     static final String V = "urn:moses:test:variables", PT = "urn:moses:test:partner";
@@ -61,7 +63,8 @@ class VariablesTest {
             assertEquals("changed", field(reply, "fromCopy"));
             assertEquals("kept", field(reply, "sharedB"), "the copy's unchanged part");
             assertEquals("echo:" + a, field(reply, "echoed"));
-            assertEquals("after", field(reply, "sentAfter"));
+            assertEquals("again", field(reply, "sentAfter"), "the variable sent, changed twice since");
+            assertEquals("after", field(reply, "copyOfSent"), "a whole copy of it, taken before its second change");
             assertEquals("fresh0fresh1fresh2", field(reply, "rounds"), "each round's literal as written, not as the last round left it");
         }
         assertEquals(2, sent.size());

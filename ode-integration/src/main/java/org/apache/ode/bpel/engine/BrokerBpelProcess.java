@@ -1,5 +1,6 @@
 package org.apache.ode.bpel.engine;
 
+import io.moses.ode.ChangesInPlace;
 import io.moses.ode.LiteralParsing;
 import org.apache.ode.bpel.dao.ProcessInstanceDAO;
 import org.apache.ode.bpel.iapi.ProcessConf;
@@ -8,12 +9,15 @@ import org.apache.ode.bpel.runtime.PROCESS;
 
 /**
  * One deployed process of {@link BrokerBpelServer}: its instances run in a
- * {@link BrokerRuntimeContext} (ODE's {@code createRuntimeContext}, the factory it offers), and
- * its {@code <literal>}s are handed to {@link LiteralParsing} so that an assign parses each once.
+ * {@link BrokerRuntimeContext} (ODE's {@code createRuntimeContext}, the factory it offers), with
+ * the variables its assigns may change in place ({@link ChangesInPlace}), and its
+ * {@code <literal>}s are handed to {@link LiteralParsing} so that an assign parses each once.
  */
 final class BrokerBpelProcess extends BpelProcess {
-    /** The compiled model whose literals were handed over last (a process may be hydrated again). */
-    private volatile OProcess literalsOf;
+    /** What was read from the compiled model last (a process may be hydrated again). */
+    private volatile Model read;
+
+    private record Model(OProcess model, ChangesInPlace changesInPlace) {}
 
     BrokerBpelProcess(ProcessConf conf) {
         super(conf);
@@ -23,10 +27,11 @@ final class BrokerBpelProcess extends BpelProcess {
     protected BpelRuntimeContextImpl createRuntimeContext(ProcessInstanceDAO dao, PROCESS template,
             MyRoleMessageExchangeImpl instantiatingMessageExchange) {
         OProcess model = getOProcess();
-        if (model != null && model != literalsOf) {
-            LiteralParsing.remember(model);
-            literalsOf = model;
+        Model m = read;
+        if (m == null || m.model() != model) {
+            if (model != null) LiteralParsing.remember(model);
+            read = m = new Model(model, ChangesInPlace.of(model));
         }
-        return new BrokerRuntimeContext(this, dao, template, instantiatingMessageExchange);
+        return new BrokerRuntimeContext(this, dao, template, instantiatingMessageExchange, m.changesInPlace());
     }
 }

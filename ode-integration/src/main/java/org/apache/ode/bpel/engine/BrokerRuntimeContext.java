@@ -1,10 +1,18 @@
 package org.apache.ode.bpel.engine;
 
+import io.moses.ode.ChangesInPlace;
 import io.moses.ode.VariableStore;
+import java.util.List;
 import org.apache.ode.bpel.common.FaultException;
 import org.apache.ode.bpel.dao.MessageDAO;
 import org.apache.ode.bpel.dao.ProcessInstanceDAO;
+import org.apache.ode.bpel.dao.ScopeStateEnum;
 import org.apache.ode.bpel.dao.XmlDataDAO;
+import org.apache.ode.bpel.evt.ProcessInstanceEvent;
+import org.apache.ode.bpel.evt.ScopeCompletionEvent;
+import org.apache.ode.bpel.evt.ScopeEvent;
+import org.apache.ode.bpel.evt.ScopeFaultEvent;
+import org.apache.ode.bpel.evt.ScopeStartEvent;
 import org.apache.ode.bpel.o.OMessageVarType;
 import org.apache.ode.bpel.o.OProcess;
 import org.apache.ode.bpel.runtime.PROCESS;
@@ -22,12 +30,15 @@ import org.w3c.dom.Node;
  * return a value nobody uses: in the trip planner that is three copies of a message per
  * {@code <copy>}, most of a request's engine time spent copying.
  *
- * <p>Here a read for writing still gets a copy (it is changed, then written back); any other read
- * gets the stored value ({@link VariableStore#peek()}); a write returns the stored value. What
- * leaves the instance is copied where it leaves ({@link #buildOutgoingMessage}: ODE removes
- * header parts from the message it is given, and the SOAP client or the front-end reads it on
- * their own threads), so a stored value is read by the instance's thread alone (the scheduler
- * runs an instance's jobs one after another). Checked against every reader in ODE 1.3.7's runtime:
+ * <p>Here a read for writing gets the stored value to change in place when the variable's store
+ * alone holds it and no copy of the process can fault after it started changing its target
+ * ({@link VariableStore#getForChange()}, {@link ChangesInPlace}), a copy otherwise (it is changed,
+ * then written back); any other read gets the stored value ({@link VariableStore#peek()}); a
+ * write returns the stored value. What leaves the instance is copied where it leaves
+ * ({@link #buildOutgoingMessage}: ODE removes header parts from the message it is given, and the
+ * SOAP client or the front-end reads it on their own threads), so a stored value is read and
+ * changed by the instance's thread alone (the scheduler runs an instance's jobs one after
+ * another). Checked against every reader in ODE 1.3.7's runtime:
  * none changes what it reads, but one: an assign whose {@code <from>} expression selects an
  * element declares on that element the namespaces in scope there (to carry them into the
  * target), so the source variable gets the same declarations repeated: the same document, in
@@ -37,9 +48,12 @@ import org.w3c.dom.Node;
  */
 final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
 
+    private final ChangesInPlace changesInPlace;
+
     BrokerRuntimeContext(BpelProcess process, ProcessInstanceDAO dao, PROCESS template,
-            MyRoleMessageExchangeImpl instantiatingMessageExchange) {
+            MyRoleMessageExchangeImpl instantiatingMessageExchange, ChangesInPlace changesInPlace) {
         super(process, dao, template, instantiatingMessageExchange);
+        this.changesInPlace = changesInPlace;
     }
 
     private XmlDataDAO variable(Long scopeInstanceId, String name) {
@@ -48,8 +62,33 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
 
     @Override
     public Node readVariable(Long scopeInstanceId, String varname, boolean forWriting) throws FaultException {
-        if (!forWriting && variable(scopeInstanceId, varname) instanceof VariableStore store) return store.peek();
+        if (variable(scopeInstanceId, varname) instanceof VariableStore store) {
+            if (!forWriting) return store.peek();
+            if (changesInPlace.allowedFor(varname)) return store.getForChange();
+        }
         return super.readVariable(scopeInstanceId, varname, forWriting);
+    }
+
+    /**
+     * An event the process's configuration leaves out ({@code ProcessConf.isEventEnabled}: the
+     * broker's keeps instance life-cycle events, and a correlating process's data events) ends
+     * here. ODE fills it in, shows it to its debugger (whose breakpoints the broker offers no way
+     * to set) and marks the process used (a volatile write that every instance's thread makes,
+     * dozens of times a request) before it asks the configuration. A scope's state is still
+     * recorded, as ODE records it.
+     */
+    @Override
+    public void sendEvent(ProcessInstanceEvent event) {
+        List<String> scopes = event instanceof ScopeEvent s ? s.getParentScopesNames() : null;
+        if (_bpelProcess._pconf.isEventEnabled(scopes, event.getType())) {
+            super.sendEvent(event);
+        } else if (event instanceof ScopeStartEvent s) {
+            _dao.getScope(s.getScopeId()).setState(ScopeStateEnum.ACTIVE);
+        } else if (event instanceof ScopeCompletionEvent s) {
+            _dao.getScope(s.getScopeId()).setState(ScopeStateEnum.COMPLETED);
+        } else if (event instanceof ScopeFaultEvent s) {
+            _dao.getScope(s.getScopeId()).setState(ScopeStateEnum.FAULT);
+        }
     }
 
     @Override

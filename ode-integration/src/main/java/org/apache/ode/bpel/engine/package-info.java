@@ -4,7 +4,9 @@
  * process instance failed gets its reply waiter woken instead of waiting for ever; a
  * conversation's next message on an instance-creating operation is kept for the instance holding
  * its key; a message's correlation keys are computed before the engine routes it; variables are
- * read without a copy where the engine only looks at them ({@code BrokerBpelServer}). The ODE
- * internals they use are listed in {@code io.moses.ode}'s package-info.
+ * read without a copy where the engine only looks at them, and changed in place where an assign
+ * changes them and nothing else holds them ({@code BrokerBpelServer}); events the configuration
+ * leaves out are dropped before ODE fills them in. The ODE internals they use are listed in
+ * {@code io.moses.ode}'s package-info.
  */
 package org.apache.ode.bpel.engine;
