@@ -25,15 +25,8 @@ classpath() { # module
   if [[ -n "${!var:-}" ]]; then echo "${!var}"; else echo "$ROOT/$m/target/classes:$(cat "$ROOT/$m/target/classpath.txt")"; fi
 }
 
-# A port nothing listens on now (probed by connecting; bash's /dev/tcp, no extra tools).
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$(( 20000 + RANDOM % 40000 ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  die "no free port found"
-}
+# shellcheck source=cluster/ports.sh
+source "$ROOT/cluster/ports.sh"
 
 alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
 
@@ -73,7 +66,7 @@ start_mariadb() {
   server=$(mariadb_bin mariadbd mysqld) || die "no mariadbd: install mariadb-server (.ci/install-mariadb.sh), or pass --db"
   install=$(mariadb_bin mariadb-install-db mysql_install_db) || die "no mariadb-install-db"
   client=$(mariadb_bin mariadb mysql) || die "no mariadb client"
-  port=$(free_port)
+  free_port port
   mkdir -p "$data"
   local user=(); [[ $(id -u) == 0 ]] && user=(--user=root)
   "$install" --no-defaults --datadir="$data/data" --auth-root-authentication-method=normal --skip-test-db "${user[@]}" \
@@ -182,7 +175,7 @@ cmd_up() {
   fi
   local servers="" i port
   for i in $(seq 1 "$replicas"); do
-    port=$(free_port)
+    free_port port
     start_replica "r$i" "$port" "$([[ $i == 1 ]] && echo yes || echo no)"
     servers+="    server r$i 127.0.0.1:$port check"$'\n'
     # the first replica seeds the knowledge base: the others start when it is ready
@@ -198,7 +191,7 @@ cmd_up() {
     wait_until 300 "r$i" ready "http://127.0.0.1:${!pvar}/health" || die "replica r$i did not become ready: $DIR/logs/r$i.log"
     say "replica r$i ready on 127.0.0.1:${!pvar}"
   done
-  local front stats; front=$(free_port); stats=$(free_port)
+  local front stats; free_port front; free_port stats
   local tmpl; tmpl=$(<"$ROOT/cluster/haproxy.cfg.in")
   tmpl="${tmpl//@BIND@/127.0.0.1}"; tmpl="${tmpl//@FRONT_PORT@/$front}"; tmpl="${tmpl//@STATS_PORT@/$stats}"
   tmpl="${tmpl//@SERVERS@/${servers%$'\n'}}"

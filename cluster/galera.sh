@@ -21,17 +21,8 @@ die() { say "$*"; exit 1; }
 alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
 bin() { for n in "$@"; do for d in /usr/sbin /usr/bin /usr/local/sbin /usr/local/bin; do [[ -x $d/$n ]] && { echo "$d/$n"; return; }; done; done; return 1; }
 
-# A port nothing listens on now and not handed out before in this run (probed by connecting).
-TAKEN=" "
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$(( 20000 + RANDOM % 40000 ))
-    [[ $TAKEN == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then TAKEN+="$p "; echo "$p"; return; fi
-  done
-  die "no free port found"
-}
+# shellcheck source=cluster/ports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 missing() { # why a Galera cluster cannot run here, if it cannot
   bin mariadbd mysqld >/dev/null || { echo "no mariadbd (apt-get install mariadb-server)"; return; }
@@ -121,7 +112,7 @@ cmd_up() { # DIR N
   fi
   : > "$STATE"; NODES="$n"; save NODES "$n"
   for i in $(seq 1 "$n"); do
-    for k in PORT GCOMM IST SST; do local v; v=$(free_port); save "${k}_$i" "$v"; printf -v "${k}_$i" '%s' "$v"; done
+    for k in PORT GCOMM IST SST; do local v; free_port v; save "${k}_$i" "$v"; printf -v "${k}_$i" '%s' "$v"; done
     mkdir -p "$DIR/n$i/data"
   done
   # the nodes run as mysql (when root): their directories must be theirs, and every directory
