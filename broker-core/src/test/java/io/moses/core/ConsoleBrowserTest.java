@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -103,10 +102,7 @@ class ConsoleBrowserTest {
         load.setDaemon(true);
         load.start();
 
-        int driverPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            driverPort = s.getLocalPort();
-        }
+        int driverPort = HaProxyProcess.freePort();
         driverService = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingPort(driverPort)
                 .withLogFile(SHOTS.resolve("chromedriver.log").toFile()).build();
         ChromeOptions options = new ChromeOptions();

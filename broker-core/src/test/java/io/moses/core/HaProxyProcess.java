@@ -1,8 +1,6 @@
 package io.moses.core;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -122,10 +120,9 @@ final class HaProxyProcess implements AutoCloseable {
         return Files.readString(log);
     }
 
+    /** A port for a server started a moment later: outside the ephemeral range ({@link io.moses.mdal.testing.FreePorts}). */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        return io.moses.mdal.testing.FreePorts.forServer();
     }
 
     @Override

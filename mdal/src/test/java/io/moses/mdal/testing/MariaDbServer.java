@@ -4,7 +4,6 @@ import io.moses.mdal.Credentials;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,7 +125,7 @@ public final class MariaDbServer implements BeforeAllCallback, AfterAllCallback 
         if (isRunning()) return;
         if (dir == null) {
             dir = Files.createTempDirectory("moses-mariadb-");
-            port = freePort();
+            port = FreePorts.forServer();
             List<String> install = new ArrayList<>(List.of(installDb().toString(), "--no-defaults", "--datadir=" + dir.resolve("data"),
                     "--auth-root-authentication-method=normal", "--skip-test-db"));
             if (isRoot()) install.add("--user=root");
@@ -312,11 +311,6 @@ public final class MariaDbServer implements BeforeAllCallback, AfterAllCallback 
         return "root".equals(System.getProperty("user.name"));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
     @Override
     public String toString() {
