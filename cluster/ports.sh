@@ -3,11 +3,11 @@
 # free_port VAR sets VAR to a port nothing listens on now (probed by connecting: bash's
 # /dev/tcp, no extra tools) that this script has not handed out before. It picks below the
 # kernel's ephemeral range (net.ipv4.ip_local_port_range), or above it when the range starts too
-# low (io.moses.mdal.testing.FreePorts does the same for the tests' servers): a port inside it can become the local end of some outgoing connection between the probe
+# low: a port inside it can become the local end of some outgoing connection between the probe
 # and the server's bind, and the server then fails with "Address already in use" (a Galera node
-# did so once in CI, 2026-11-28). It sets VAR rather than printing the port, because a $(...)
-# subshell would lose the record of the ports handed out; its locals are prefixed so that no
-# caller's VAR is one of them.
+# did so once in CI, 2026-11-28; io.moses.mdal.testing.FreePorts does the same for the tests'
+# servers). It sets VAR rather than printing the port, because a $(...) subshell would lose the
+# record of the ports handed out; its locals are prefixed so that no caller's VAR is one of them.
 TAKEN_PORTS=" "
 free_port() {
   local _fp_p _fp_lo=10000 _fp_hi=32767 _fp_eph_lo _fp_eph_hi
