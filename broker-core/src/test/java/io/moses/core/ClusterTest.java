@@ -17,6 +17,7 @@ import io.moses.loadtest.driver.LoadResult;
 import io.moses.loadtest.driver.LoadSpec;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
+import io.moses.mdal.testing.FreePorts;
 import io.moses.mdal.testing.MariaDbServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -83,7 +84,7 @@ class ClusterTest {
         kb = Mdal.open(dbUrl, MARIADB.credentials());
         stubs = new ChildProcess("io.moses.loadtest.stubs.StubServer", List.of("--port", "0"));
         stubPort = Integer.parseInt(stubs.await(STUBS, 60));
-        for (int i = 1; i <= SLOTS; i++) ports.put("r" + i, HaProxyProcess.freePort());
+        for (int i = 1; i <= SLOTS; i++) ports.put("r" + i, FreePorts.forServer());
         haproxy = new HaProxyProcess(dir, ports);
         startReplica("r1", true);
         startReplica("r2", false);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.mdal.testing.FreePorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -102,7 +103,7 @@ class ConsoleBrowserTest {
         load.setDaemon(true);
         load.start();
 
-        int driverPort = HaProxyProcess.freePort();
+        int driverPort = FreePorts.forServer();
         driverService = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingPort(driverPort)
                 .withLogFile(SHOTS.resolve("chromedriver.log").toFile()).build();
         ChromeOptions options = new ChromeOptions();

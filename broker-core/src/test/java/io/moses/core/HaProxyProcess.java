@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.mdal.testing.FreePorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,8 +30,8 @@ final class HaProxyProcess implements AutoCloseable {
 
     /** @param servers replica name to port */
     HaProxyProcess(Path dir, Map<String, Integer> servers) throws IOException, InterruptedException {
-        frontPort = freePort();
-        statsPort = freePort();
+        frontPort = FreePorts.forServer();
+        statsPort = FreePorts.forServer();
         Path cfg = dir.resolve("haproxy.cfg");
         Files.writeString(cfg, render(Files.readString(TEMPLATE), "127.0.0.1", frontPort, statsPort, servers));
         log = dir.resolve("haproxy.log");
@@ -118,11 +119,6 @@ final class HaProxyProcess implements AutoCloseable {
 
     String log() throws IOException {
         return Files.readString(log);
-    }
-
-    /** A port for a server started a moment later: outside the ephemeral range ({@link io.moses.mdal.testing.FreePorts}). */
-    static int freePort() throws IOException {
-        return io.moses.mdal.testing.FreePorts.forServer();
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.mdal.testing.FreePorts;
 import io.moses.mdal.testing.MariaDbServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -229,7 +230,7 @@ class ProcessClusterTest {
         try (var files = Files.list(ProcessManagementTest.UNIT)) {
             for (Path f : files.toList()) Files.copy(f, copy.resolve(f.getFileName().toString()));
         }
-        ports.put("r4", HaProxyProcess.freePort());
+        ports.put("r4", FreePorts.forServer());
         startReplica("r4", false, "--deploy", copy.toString());
         HttpResponse<String> r = operator("POST", "/admin/processes/" + UNIT, ProcessManagementTest.zip(ProcessManagementTest.unit(null, null)));
         assertEquals(201, r.statusCode(), r.body());

@@ -1,5 +1,6 @@
 package io.moses.core;
 
+import io.moses.mdal.testing.FreePorts;
 import io.moses.mdal.testing.MariaDbServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ final class TestCluster implements AutoCloseable {
         requireHaProxy();
         this.dir = dir;
         db = mariadb.createDatabase() + "?user=" + mariadb.user() + "&password=" + mariadb.password();
-        for (String r : slots) ports.put(r, HaProxyProcess.freePort());
+        for (String r : slots) ports.put(r, FreePorts.forServer());
         haproxy = new HaProxyProcess(dir, ports);
     }
 
@@ -45,7 +46,7 @@ final class TestCluster implements AutoCloseable {
     ChildProcess start(String name, String... more) throws Exception {
         ports.computeIfAbsent(name, n -> {
             try {
-                return HaProxyProcess.freePort(); // outside the balancer
+                return FreePorts.forServer(); // outside the balancer
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

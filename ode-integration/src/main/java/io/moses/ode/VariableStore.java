@@ -144,14 +144,7 @@ public final class VariableStore implements XmlDataDAO {
             value = e;
             return;
         }
-        if (!(node instanceof Element)) {
-            value = node;
-            return;
-        }
-        Document doc = new OwnDocument(this);
-        Node copy = doc.importNode(node, true);
-        doc.appendChild(copy);
-        value = copy;
+        value = node instanceof Element ? copy(node, this) : node;
     }
 
     @Override

@@ -64,7 +64,7 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
     public Node readVariable(Long scopeInstanceId, String varname, boolean forWriting) throws FaultException {
         if (variable(scopeInstanceId, varname) instanceof VariableStore store) {
             if (!forWriting) return store.peek();
-            if (changesInPlace.allowedFor(varname)) return store.getForChange();
+            return changesInPlace.allowedFor(varname) ? store.getForChange() : store.get(); // get(): a copy, as ODE's read
         }
         return super.readVariable(scopeInstanceId, varname, forWriting);
     }
