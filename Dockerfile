@@ -25,10 +25,12 @@ RUN printf '#!/bin/sh\nexec java -cp "/app/loadtest/classes:/app/lib/*" io.moses
  && chmod +x /app/stubs && mkdir -p /app/work && chown moses /app/work
 USER moses
 WORKDIR /app
-# The heap and collector ./moses run gives brokers: the parallel collector in 256 MB holds the
-# broker under ~450 MB at full load, where the JVM's own choice (G1, a quarter of the memory it
-# sees) grows it past 1 GB (docs/benchmarks.md). docker run -e JDK_JAVA_OPTIONS=... overrides.
-ENV JDK_JAVA_OPTIONS="-XX:+UseParallelGC -Xmx256m"
+# The heap, collector and inlining ./moses run gives brokers (`./moses jvm-options`): the parallel
+# collector in 256 MB holds the broker under ~450 MB at full load, where the JVM's own choice (G1,
+# a quarter of the memory it sees) grows it past 1 GB; C2 inlining only callees compiled to under
+# 500 bytes halves its work in the first 30 s of load (docs/benchmarks.md).
+# docker run -e JDK_JAVA_OPTIONS=... overrides.
+ENV JDK_JAVA_OPTIONS="-Xmx256m -XX:+UseParallelGC -XX:InlineSmallCode=500"
 EXPOSE 8080
 HEALTHCHECK --interval=2s --timeout=2s --start-period=120s CMD curl -fsS http://127.0.0.1:8080/health >/dev/null || exit 1
 # exec form: the JVM is PID 1 and gets docker stop's SIGTERM (drain, then stop)

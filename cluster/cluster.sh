@@ -13,7 +13,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${MOSES_CLUSTER_DIR:-$ROOT/work/cluster}"
 STATE="$DIR/state"
 JAVA="$("$ROOT/moses" java)" # the JDK ./moses runs brokers on (MOSES_JAVA overrides)
-BROKER_JVM="$("$ROOT/moses" jvm-options)" # the heap, collector and JIT priority ./moses run gives brokers (MOSES_JAVA_OPTS chooses)
+BROKER_JVM="$("$ROOT/moses" jvm-options)" # the heap, collector and JIT options ./moses run gives brokers (MOSES_JAVA_OPTS chooses)
 HAPROXY="${HAPROXY:-$(command -v haproxy || echo /usr/sbin/haproxy)}"
 DRAIN_MS=2000
 

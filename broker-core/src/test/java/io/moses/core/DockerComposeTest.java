@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -69,6 +71,27 @@ class DockerComposeTest {
         // the entry points name classes that exist
         assertTrue(Files.exists(ROOT.resolve("broker-core/src/main/java/io/moses/core/Main.java")));
         assertTrue(Files.exists(ROOT.resolve("loadtest/src/main/java/io/moses/loadtest/stubs/StubServer.java")));
+    }
+
+    /**
+     * The image's brokers get the heap, collector and JIT options {@code ./moses run} gives (the
+     * thread priority options aside: the image runs as a user that may not raise a priority).
+     */
+    @Test
+    void theImageGivesBrokersTheLaunchersJvmOptions() throws Exception {
+        Matcher m = Pattern.compile("(?m)^ENV JDK_JAVA_OPTIONS=\"([^\"]*)\"$")
+                .matcher(Files.readString(ROOT.resolve("Dockerfile")));
+        assertTrue(m.find(), "the Dockerfile sets JDK_JAVA_OPTIONS");
+        ProcessBuilder pb = new ProcessBuilder("bash", "moses", "jvm-options").directory(ROOT.toFile());
+        pb.environment().remove("MOSES_JAVA_OPTS");
+        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+        Process p = pb.start();
+        String launcher = new String(p.getInputStream().readAllBytes()).trim();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), launcher);
+        List<String> expected = new ArrayList<>(List.of(launcher.split("\\s+")));
+        expected.removeIf(o -> o.startsWith("-XX:ThreadPriorityPolicy=") || o.startsWith("-XX:CompilerThreadPriority="));
+        assertEquals(expected, List.of(m.group(1).trim().split("\\s+")));
     }
 
     @Test
