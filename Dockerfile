@@ -28,9 +28,9 @@ WORKDIR /app
 # The heap, collector and inlining ./moses run gives brokers (`./moses jvm-options`): the parallel
 # collector in 256 MB holds the broker under ~450 MB at full load, where the JVM's own choice (G1,
 # a quarter of the memory it sees) grows it past 1 GB; C2 inlining only callees compiled to under
-# 500 bytes halves its work in the first 30 s of load (docs/benchmarks.md).
+# 1,000 bytes does a third less work in the first 30 s of load (docs/benchmarks.md).
 # docker run -e JDK_JAVA_OPTIONS=... overrides.
-ENV JDK_JAVA_OPTIONS="-Xmx256m -XX:+UseParallelGC -XX:InlineSmallCode=500"
+ENV JDK_JAVA_OPTIONS="-Xmx256m -XX:+UseParallelGC -XX:InlineSmallCode=1000"
 EXPOSE 8080
 HEALTHCHECK --interval=2s --timeout=2s --start-period=120s CMD curl -fsS http://127.0.0.1:8080/health >/dev/null || exit 1
 # exec form: the JVM is PID 1 and gets docker stop's SIGTERM (drain, then stop)
