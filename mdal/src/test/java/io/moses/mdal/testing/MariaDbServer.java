@@ -311,7 +311,6 @@ public final class MariaDbServer implements BeforeAllCallback, AfterAllCallback 
         return "root".equals(System.getProperty("user.name"));
     }
 
-
     @Override
     public String toString() {
         return "MariaDbServer[127.0.0.1:" + port + ", " + dir + "]";
