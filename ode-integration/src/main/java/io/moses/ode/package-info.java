@@ -30,7 +30,9 @@
  * copied otherwise; a message that leaves the instance is copied where it leaves.
  * {@code VariablesTest} (broker-core) checks that no variable sees another's change. An event
  * the process's configuration leaves out is dropped before ODE fills it in
- * ({@code BrokerRuntimeContext.sendEvent}; a scope's state is still recorded).
+ * ({@code BrokerRuntimeContext.sendEvent}; a scope's state is still recorded). A new instance's
+ * JACOB execution queue is a {@link io.moses.ode.BrokerExecutionQueue}, whose channel listeners
+ * share their class's set of methods instead of each copying it by reflection.
  *
  * <h2>Every ODE internal relied on, and why</h2>
  * <ul>
@@ -82,6 +84,16 @@
  *     fills an event in, shows it to ODE's debugger and marks the process used before it asks
  *     the configuration; {@code ScopeEvent.getParentScopesNames}, {@code ScopeDAO.setState} (what
  *     ODE's private {@code saveScopeState} does).</li>
+ * <li>engine and JACOB, for the listeners' methods: {@code BpelRuntimeContextImpl}'s protected
+ *     {@code _soup} and {@code _vpu} (a new instance's queue is replaced before anything is
+ *     injected into it: the constructor is given no template, and ours injects it after),
+ *     {@code BpelProcess.getReplacementMap} and {@code isInMemory},
+ *     {@code ProcessInstanceDaoImpl.getSoup} (an in-memory instance's queue, null until its first
+ *     run ended); {@code ExecutionQueueImpl.add(CommGroup)} (public, overridden), the public
+ *     {@code CommGroup.getElements} and {@code CommRecv.getContinuation}; and
+ *     {@code ChannelListener._implementedMethods} (private, by a {@code VarHandle}), the set
+ *     {@code getImplementedMethods} fills on first use and JACOB reads to find the method a
+ *     message calls.</li>
  * <li>utils: {@code DOMUtils.__documentBuilderFactory} (private static, by reflection): the
  *     parser factory ODE parses every assign's literal with, told to build documents without
  *     deferred nodes and replaced by one whose parsers answer a known literal with a copy of its

@@ -1,5 +1,6 @@
 package org.apache.ode.bpel.engine;
 
+import io.moses.ode.BrokerExecutionQueue;
 import io.moses.ode.ChangesInPlace;
 import io.moses.ode.VariableStore;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.apache.ode.bpel.evt.ScopeCompletionEvent;
 import org.apache.ode.bpel.evt.ScopeEvent;
 import org.apache.ode.bpel.evt.ScopeFaultEvent;
 import org.apache.ode.bpel.evt.ScopeStartEvent;
+import org.apache.ode.bpel.memdao.ProcessInstanceDaoImpl;
 import org.apache.ode.bpel.o.OMessageVarType;
 import org.apache.ode.bpel.o.OProcess;
 import org.apache.ode.bpel.runtime.PROCESS;
@@ -52,8 +54,17 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
 
     BrokerRuntimeContext(BpelProcess process, ProcessInstanceDAO dao, PROCESS template,
             MyRoleMessageExchangeImpl instantiatingMessageExchange, ChangesInPlace changesInPlace) {
-        super(process, dao, template, instantiatingMessageExchange);
+        super(process, dao, null, instantiatingMessageExchange); // the template is injected below, into our queue
         this.changesInPlace = changesInPlace;
+        if (process.isInMemory() && ((ProcessInstanceDaoImpl) dao).getSoup() == null) {
+            // A new instance: ODE made it a queue of its own, still empty; ours replaces it (an
+            // instance that ran before keeps the queue it has, which is ours once it was new here).
+            BrokerExecutionQueue queue = new BrokerExecutionQueue();
+            queue.setReplacementMap(process.getReplacementMap(dao.getProcess().getProcessId()));
+            _soup = queue;
+            _vpu.setContext(queue);
+        }
+        if (template != null) _vpu.inject(template);
     }
 
     private XmlDataDAO variable(Long scopeInstanceId, String name) {
