@@ -33,7 +33,7 @@ start_stubs_at_zero
 BROKER=$!; PIDS+=($BROKER)
 PORT="$(await_port "$TMP/broker.log" "broker listening")"
 rss() { awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$BROKER/status"; }
-echo "soak: ./moses run (JVM: $(tr '\0' ' ' <"/proc/$BROKER/cmdline" | grep -oE -- '-(Xmx|XX:\+Use|XX:AOTCache|XX:[A-Za-z]*Priority[A-Za-z]*=)[^ ]*' | tr '\n' ' '))," \
+echo "soak: ./moses run (JVM: $(tr '\0' ' ' <"/proc/$BROKER/cmdline" | grep -oE -- '-(Xmx|XX:\+Use|XX:AOTCache|XX:InlineSmallCode=|XX:[A-Za-z]*Priority[A-Za-z]*=)[^ ]*' | tr '\n' ' '))," \
   "wrk at $CONNS connections for $MINUTES min in ${STEP} s steps; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 echo "soak: broker up, RSS $(rss) MB before the first request"
 printf '%6s %9s %8s %8s %7s %8s\n' 'at s' 'req/s' 'p50 ms' 'p99 ms' errors 'RSS MB'
