@@ -2,8 +2,10 @@ package io.moses.core.engine;
 
 import io.moses.adaptation.InvokeHandler;
 import io.moses.adaptation.InvokeOutcome;
-import java.io.StringReader;
+import io.moses.adaptation.Xml;
+import java.io.ByteArrayInputStream;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,9 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.xml.namespace.QName;
-import javax.xml.parsers.DocumentBuilder;
 import org.w3c.dom.Element;
-import org.xml.sax.InputSource;
 
 /**
  * A benchmark, not a test (run by {@code loadtest/bench-engine.sh}): the trip planner on the
@@ -38,24 +38,14 @@ public final class EngineCeiling {
             "car", "<t:rentCarResponse xmlns:t=\"urn:moses:task:car\"><t:result>car 1 for x by car-a</t:result></t:rentCarResponse>",
             "attraction", "<t:bookAttractionResponse xmlns:t=\"urn:moses:task:attraction\"><t:result>attraction #1 by attraction-a</t:result></t:bookAttractionResponse>",
             "payment", "<t:chargeResponse xmlns:t=\"urn:moses:task:payment\"><t:result>receipt 1 for x by payment-a</t:result></t:chargeResponse>");
-    private static final ThreadLocal<DocumentBuilder> PARSER = ThreadLocal.withInitial(() -> {
-        try {
-            var f = new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl();
-            f.setNamespaceAware(true);
-            // as the broker's parsers (and ODE's, LiteralParsing): Xerces' deferred DOM would make this
-            // harness's seven parses a request half of the bytes it counts as the engine's
-            f.setFeature("http://apache.org/xml/features/dom/defer-node-expansion", false);
-            return f.newDocumentBuilder();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    });
+    /** The parser the broker's SOAP client parses replies with (see {@code Broker}): the engine's DOM, nothing deferred. */
+    private static final Xml.Parser PARSER = new Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl());
 
     private EngineCeiling() {}
 
     private static Element parse(String xml) {
         try {
-            return PARSER.get().parse(new InputSource(new StringReader(xml))).getDocumentElement();
+            return PARSER.parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))).getDocumentElement();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
