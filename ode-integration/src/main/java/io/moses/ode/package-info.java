@@ -1,7 +1,7 @@
 /**
  * The broker's integration with Apache ODE 1.3.7's internals, all in this module
- * ({@code ode-integration}): this package holds the broker's own variable store and how ODE
- * parses literals; the classes of
+ * ({@code ode-integration}): this package holds the broker's own variable store, how ODE
+ * parses literals and the expressions evaluated without Jaxen; the classes of
  * ours that must sit in ODE's packages (because what they reach is package-private) are
  * {@code org.apache.ode.bpel.memdao.InMemoryProcesses}, {@code InMemoryInstance} and
  * {@code ConversationCorrelator}; {@code org.apache.ode.bpel.engine.BrokerBpelServer},
@@ -32,7 +32,10 @@
  * the process's configuration leaves out is dropped before ODE fills it in
  * ({@code BrokerRuntimeContext.sendEvent}; a scope's state is still recorded). A new instance's
  * JACOB execution queue is a {@link io.moses.ode.BrokerExecutionQueue}, whose channel listeners
- * share their class's set of methods instead of each copying it by reflection.
+ * share their class's set of methods instead of each copying it by reflection. The instance's
+ * activities evaluate their expressions through {@link io.moses.ode.PathExpressions}, which
+ * evaluates the simplest XPath 1.0 forms (a variable, child steps below it, {@code string()} of
+ * such a path, a literal) on the DOM and hands every other expression to ODE's registry.
  *
  * <h2>Every ODE internal relied on, and why</h2>
  * <ul>
@@ -94,6 +97,18 @@
  *     {@code ChannelListener._implementedMethods} (private, by a {@code VarHandle}), the set
  *     {@code getImplementedMethods} fills on first use and JACOB reads to find the method a
  *     message calls.</li>
+ * <li>engine and the XPath 1.0 runtime, for the expressions: {@code BpelRuntimeContextImpl.getExpLangRuntime}
+ *     (public, overridden: ODE's activities and {@code ExprEvaluationContextImpl} reach the
+ *     registry through it), {@code BpelProcess._expLangRuntimeRegistry} (package-private, made
+ *     with the model by each hydration), {@code ExpressionLanguageRuntimeRegistry}'s public
+ *     methods (extended); the compiled expressions' public fields ({@code OXPath10Expression}'s
+ *     {@code xpath}, {@code namespaceCtx}, {@code vars}, {@code OXPath10ExpressionBPEL20}'s
+ *     {@code isJoinExpression}, the language's {@code runtime-class}); and what
+ *     {@code XPath10ExpressionRuntime} and {@code JaxenContexts} do with them, repeated for the
+ *     forms taken (the variable read through {@code EvaluationContext.readVariable}, the types
+ *     narrowed, the fault for a variable that reads null, a value that is no node returned as a
+ *     text under a {@code wrapper} element, the message of {@code evaluateNode}'s fault);
+ *     {@code PathExpressionsTest} holds each to ODE's runtime.</li>
  * <li>utils: {@code DOMUtils.__documentBuilderFactory} (private static, by reflection): the
  *     parser factory ODE parses every assign's literal with, told to build documents without
  *     deferred nodes and replaced by one whose parsers answer a known literal with a copy of its

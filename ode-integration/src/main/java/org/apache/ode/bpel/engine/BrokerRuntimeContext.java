@@ -17,6 +17,7 @@ import org.apache.ode.bpel.evt.ScopeStartEvent;
 import org.apache.ode.bpel.memdao.ProcessInstanceDaoImpl;
 import org.apache.ode.bpel.o.OMessageVarType;
 import org.apache.ode.bpel.o.OProcess;
+import org.apache.ode.bpel.runtime.ExpressionLanguageRuntimeRegistry;
 import org.apache.ode.bpel.runtime.PROCESS;
 import org.apache.ode.bpel.runtime.VariableInstance;
 import org.apache.ode.utils.DOMUtils;
@@ -51,11 +52,15 @@ import org.w3c.dom.Node;
 final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
 
     private final ChangesInPlace changesInPlace;
+    /** The process's expressions, the simplest evaluated without Jaxen; null: ODE's registry. */
+    private final ExpressionLanguageRuntimeRegistry expressions;
 
     BrokerRuntimeContext(BpelProcess process, ProcessInstanceDAO dao, PROCESS template,
-            MyRoleMessageExchangeImpl instantiatingMessageExchange, ChangesInPlace changesInPlace) {
+            MyRoleMessageExchangeImpl instantiatingMessageExchange, ChangesInPlace changesInPlace,
+            ExpressionLanguageRuntimeRegistry expressions) {
         super(process, dao, null, instantiatingMessageExchange); // the template is injected below, into our queue
         this.changesInPlace = changesInPlace;
+        this.expressions = expressions;
         if (process.isInMemory() && ((ProcessInstanceDaoImpl) dao).getSoup() == null) {
             // A new instance: ODE made it a queue of its own, still empty; ours replaces it (an
             // instance that ran before keeps the queue it has, which is ours once it was new here).
@@ -65,6 +70,12 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
             _vpu.setContext(queue);
         }
         if (template != null) _vpu.inject(template);
+    }
+
+    /** Every activity of the instance evaluates its expressions through here (ODE's activities ask the context). */
+    @Override
+    public ExpressionLanguageRuntimeRegistry getExpLangRuntime() {
+        return expressions != null ? expressions : super.getExpLangRuntime();
     }
 
     private XmlDataDAO variable(Long scopeInstanceId, String name) {
