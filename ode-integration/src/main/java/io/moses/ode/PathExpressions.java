@@ -112,6 +112,8 @@ public final class PathExpressions extends ExpressionLanguageRuntimeRegistry {
         return (Node) nodes.get(0);
     }
 
+    // ODE's registry keeps its runtimes to itself: what is not taken above is forwarded to it
+
     @Override
     public String evaluateAsString(OExpression cexp, EvaluationContext ctx) throws FaultException, EvaluationException {
         return odes.evaluateAsString(cexp, ctx);
@@ -161,10 +163,12 @@ public final class PathExpressions extends ExpressionLanguageRuntimeRegistry {
             Step[] steps) implements Shortcut {
         @Override
         public List<?> evaluate(EvaluationContext ctx) throws FaultException {
-            Object value = value(ctx);
-            if (value instanceof String s) return inDocumentOfItsOwn(s);
-            Node node = (Node) value;
-            if (steps.length == 0) return Collections.singletonList(node);
+            Object value = value(ctx); // read once: each read is an event
+            return value instanceof Node node ? select(node) : inDocumentOfItsOwn((String) value);
+        }
+
+        /** The nodes the steps select below {@code node}, in document order (node itself when there are none). */
+        List<Node> select(Node node) {
             List<Node> context = Collections.singletonList(node);
             for (Step step : steps) {
                 List<Node> next = new ArrayList<>(2);
@@ -191,8 +195,9 @@ public final class PathExpressions extends ExpressionLanguageRuntimeRegistry {
     private record StringOf(Path path) implements Shortcut {
         @Override
         public List<?> evaluate(EvaluationContext ctx) throws FaultException {
-            Object value = path.steps.length == 0 ? path.value(ctx) : path.evaluate(ctx);
-            return inDocumentOfItsOwn(value instanceof String s ? s : StringFunction.evaluate(value, DocumentNavigator.getInstance()));
+            Object value = path.value(ctx);
+            return inDocumentOfItsOwn(value instanceof Node node
+                    ? StringFunction.evaluate(path.select(node), DocumentNavigator.getInstance()) : (String) value);
         }
     }
 
@@ -270,10 +275,11 @@ public final class PathExpressions extends ExpressionLanguageRuntimeRegistry {
         } else if (partName != null) {
             return null;
         }
-        boolean simple = type instanceof OXsdTypeVarType xsd && xsd.simple;
-        if (simple && (xsdTypeOf(type) == null || NARROWED_TO_NON_STRING.contains(xsdTypeOf(type)))) return null;
+        OXsdTypeVarType simple = type instanceof OXsdTypeVarType xsd && xsd.simple ? xsd : null;
+        // a simple value has no children to step to; boolean and numeric ones are ODE's (see above)
+        if (simple != null && (parts.length > 1 || simple.xsdType == null || NARROWED_TO_NON_STRING.contains(simple.xsdType)))
+            return null;
         Step[] steps = new Step[parts.length - 1];
-        if (simple && steps.length > 0) return null;
         for (int i = 1; i < parts.length; i++) {
             String test = parts[i];
             int colon = test.indexOf(':');
@@ -288,11 +294,7 @@ public final class PathExpressions extends ExpressionLanguageRuntimeRegistry {
             }
             steps[i - 1] = new Step(uri, local);
         }
-        return new Path(reference, variable, part, simple, steps);
-    }
-
-    private static QName xsdTypeOf(OVarType type) {
-        return ((OXsdTypeVarType) type).xsdType;
+        return new Path(reference, variable, part, simple != null, steps);
     }
 
     /** An ASCII XML name without colons (and, in a variable reference, with the one dot of {@code var.part}). */
