@@ -78,7 +78,6 @@ rotation() { # r2 in (ready) or out (maint) of HAProxy's rotation; waits until H
   done
   echo "bench: 60 s after '$1' HAProxy says r2 is ${st%/*} with ${st#*/} requests in flight" >&2; exit 1
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN{printf f, (b > 0) ? a / b : 0}'; } # a / b
 machine_busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; } # every core's non-idle ticks
 jvm_threads() { # pid -> "JIT GC" ticks of the JIT-compiler threads and the GC (and VM) threads now alive

@@ -1,5 +1,6 @@
 # Shared by the request-path benchmarks (bench-throughput.sh, bench-pair.sh, bench-soak.sh,
-# bench-shed.sh): sourced, not run. start_stubs_at_zero expects JAVA and STUBS_CP to be set.
+# bench-shed.sh, bench-warmup.sh; bench-cluster.sh for ticks and median): sourced, not run.
+# start_stubs_at_zero expects JAVA and STUBS_CP to be set.
 
 bench_scratch() { # name [keep] -> TMP (a new folder) and PIDS (processes stopped on exit); TMP is removed on exit unless keep is 1
   TMP="$(mktemp -d "/tmp/moses-$1.XXXXXX")" BENCH_KEEP="${2:-0}"
@@ -22,6 +23,10 @@ await_port() { # log pattern -> the port a "PATTERN on http://host:port" line in
     sleep 0.1
   done
   echo "bench: no '$pattern' in $log after 120 s:" >&2; tail -20 "$log" >&2; exit 1
+}
+
+median() { # numbers separated by spaces or lines on stdin -> their median (0 for none)
+  tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'
 }
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime of a process, in clock ticks

@@ -79,7 +79,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
   done
   echo "$line"
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 for n in "${NAMES[@]:1}"; do
   last="$(echo "${CPU_R[$n]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
   echo "$n/$ref medians: CPU per request $(echo "${CPU_R[$n]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$n]}" | median)"
