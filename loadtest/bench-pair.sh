@@ -7,9 +7,13 @@
 # get a quiet machine.
 #
 #   loadtest/bench-pair.sh --variant NAME=CLASSPATH --variant NAME=CLASSPATH [...]
-#                          [--java NAME=JAVA] [--opts NAME="JVM options"]
+#                          [--java NAME=JAVA] [--opts NAME="JVM options"] [--live NAME]
 #                          [--rounds 10] [--seconds 20] [--connections 8] [--java-opts "..."]
 # The first variant is the reference. A classpath "current" means this checkout's build.
+# --live NAME: that variant runs the seed's plan with the monitors and the optimizer on (adaptive
+# binding, bpel-processes/trip-planner/seed.yaml) instead of the static binding, e.g.
+# --variant static=current --variant live=current --live live: the live plan's cost against
+# static, both loaded at once.
 # Every broker runs on `./moses java` (the newest JDK 21+ installed; MOSES_JAVA overrides) unless
 # --java gives it another (e.g. --java old=/usr/lib/jvm/java-17-openjdk-amd64/bin/java to compare
 # JDKs); --opts adds JVM options to one variant (e.g. --opts aot="-XX:AOTCache=target/broker.aot"),
@@ -17,20 +21,21 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
-declare -A VJAVA VOPTS
+declare -A VJAVA VOPTS VLIVE
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --variant) VARIANTS+=("$2"); shift 2 ;;
     --java) VJAVA[${2%%=*}]="${2#*=}"; shift 2 ;;
     --opts) VOPTS[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --live) VLIVE[$2]=1; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
-    *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)"
@@ -45,16 +50,20 @@ NAMES=()
 for v in "${VARIANTS[@]}"; do
   n="${v%%=*}" cp="${v#*=}"
   [[ "$cp" == current ]] && cp="$CURRENT"
+  binding=(--binding static --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml")
+  [[ -n "${VLIVE[$n]:-}" ]] && binding=(--binding adaptive --seed "$ROOT/bpel-processes/trip-planner/seed.yaml")
   # shellcheck disable=SC2086
   "${VJAVA[$n]:-$JAVA}" $JAVA_OPTS_EXTRA ${VOPTS[$n]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
-    --binding static --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
-    --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml" --set "STUBS=http://127.0.0.1:$STUB_PORT" \
+    "${binding[@]}" --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
+    --set "STUBS=http://127.0.0.1:$STUB_PORT" \
     >"$TMP/broker-$n.log" 2>&1 &
   PID[$n]=$!; PIDS+=($!); NAMES+=("$n")
 done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 ref="${NAMES[0]}"
-echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, static binding, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+bindings="static binding"
+[[ ${#VLIVE[@]} -gt 0 ]] && bindings="live (the seed's plan, monitors and optimizer on): ${!VLIVE[*]}, else static binding"
+echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, $bindings, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
 for ((r = 1; r <= ROUNDS; r++)); do
   for n in "${NAMES[@]}"; do T0[$n]="$(ticks "${PID[$n]}")"; done
