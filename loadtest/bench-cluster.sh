@@ -48,7 +48,7 @@ FRONT=$(bash "$CLUSTER" up --replicas 2)
 # shellcheck disable=SC1091
 source "$MOSES_CLUSTER_DIR/state"
 # shellcheck source=loadtest/bench-lib.sh
-source "$ROOT/loadtest/bench-lib.sh" # ticks, HZ
+source "$ROOT/loadtest/bench-lib.sh" # ticks, HZ, median, jvm_threads
 echo "bench: PIDs: r1 $PID_r1, r2 $PID_r2, haproxy $HAPROXY_PID, stubs $STUBS_PID, mariadb $MARIADB_PID"
 if (( $(nproc) >= 2 )) && command -v taskset >/dev/null; then
   taskset -acp 0 "$PID_r1" >/dev/null; taskset -acp 1 "$PID_r2" >/dev/null
@@ -80,12 +80,6 @@ rotation() { # r2 in (ready) or out (maint) of HAProxy's rotation; waits until H
 }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN{printf f, (b > 0) ? a / b : 0}'; } # a / b
 machine_busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; } # every core's non-idle ticks
-jvm_threads() { # pid -> "JIT GC" ticks of the JIT-compiler threads and the GC (and VM) threads now alive
-  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
-    n = split(substr($0, index($0, ") ") + 2), f, " "); t = f[12] + f[13]
-    if (c ~ /CompilerThre/) jit += t; else if (c ~ /^(GC Thread|G1 |VM Thread)/) gc += t}
-    END {print jit + 0, gc + 0}'
-}
 served() { # -> "r1 r2": the requests each replica has answered (HAProxy's per-server response counters)
   curl -s "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "hrsp_2xx") ok = i; else if ($i == "hrsp_5xx") bad = i
       else if ($i == "hrsp_4xx") cli = i; next}

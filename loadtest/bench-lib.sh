@@ -1,6 +1,6 @@
 # Shared by the request-path benchmarks (bench-throughput.sh, bench-pair.sh, bench-soak.sh,
-# bench-shed.sh, bench-warmup.sh; bench-cluster.sh for ticks and median): sourced, not run.
-# start_stubs_at_zero expects JAVA and STUBS_CP to be set.
+# bench-shed.sh, bench-warmup.sh; bench-cluster.sh for ticks, median and jvm_threads): sourced,
+# not run. start_stubs_at_zero expects ROOT and JAVA to be set (STUBS_CP: another class path).
 
 bench_scratch() { # name [keep] -> TMP (a new folder) and PIDS (processes stopped on exit); TMP is removed on exit unless keep is 1
   TMP="$(mktemp -d "/tmp/moses-$1.XXXXXX")" BENCH_KEEP="${2:-0}"
@@ -30,10 +30,41 @@ median() { # numbers separated by spaces or lines on stdin -> their median (0 fo
 }
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime of a process, in clock ticks
+rss_mb() { awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$1/status"; } # a process's resident memory, MB
 HZ="$(getconf CLK_TCK)"
+jvm_threads() { # pid -> "JIT GC" ticks of the JIT-compiler threads and the GC (and VM) threads now alive
+  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
+    n = split(substr($0, index($0, ") ") + 2), f, " "); t = f[12] + f[13]
+    if (c ~ /CompilerThre/) jit += t; else if (c ~ /^(GC Thread|G1 |VM Thread)/) gc += t}
+    END {print jit + 0, gc + 0}'
+}
+
+wrk_result() { # url script connections seconds -> "rps p50 p99 non2xx errors [max]" (max ms: trip.lua only)
+  local threads=$(( $3 < 2 ? 1 : 2 ))
+  wrk -t"$threads" -c"$3" -d"$4"s --timeout 10s -s "$ROOT/loadtest/wrk/$2" "$1" 2>&1 |
+    sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\) non2xx=\([0-9]*\) errors=\([0-9]*\)\(.* max_ms=\([0-9]*\)\)\{0,1\}.*/\1 \2 \3 \4 \5 \7/p'
+}
+
+# A broker that stops answering for seconds hides behind the p99 (16 requests wait, a run has
+# thousands): a request that waited over a second is called a stall, and the logs are kept.
+STALLS=""
+stalled() { # name when connections max-ms
+  (( ${4:-0} > 1000 )) || return 0
+  STALLS+="  $2, $1 at c=$3: a request waited $4 ms"$'\n'; BENCH_KEEP=1
+}
+report_stalls() {
+  if [[ -n "$STALLS" ]]; then printf 'stalls (a request waited over 1 s; logs kept in %s):\n%s' "$TMP" "$STALLS"
+  else echo "no stall: no request waited over 1 s after each broker's first 10 s of load"; fi
+}
+
+# The warm-up of one broker, from its 10 s steps of req/s (stdin): its steady throughput is the
+# median of the steps from 60 s on; it is warm at the first step within 10 % of that.
+steady_of_steps() { tr ' ' '\n' | grep -v '^$' | tail -n +7 | median; }
+warm_after() { tr ' ' '\n' | grep -v '^$' | awk -v s="$1" '$1 >= 0.9 * s {print NR * 10; exit}'; } # steady -> seconds, "" if never
 
 start_stubs_at_zero() { # starts the stub services, every one answering at once; sets STUB_PORT
-  "$JAVA" -cp "$STUBS_CP" io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
+  "$JAVA" -cp "${STUBS_CP:-$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")}" \
+    io.moses.loadtest.stubs.StubServer --port 0 >"$TMP/stubs.log" 2>&1 &
   PIDS+=($!)
   STUB_PORT="$(await_port "$TMP/stubs.log" "stubs listening")"
   local s v

@@ -40,7 +40,6 @@ command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get i
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)"
 CURRENT="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
-STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
 bench_scratch bench-pair
@@ -92,4 +91,4 @@ for n in "${NAMES[@]:1}"; do
   last="$(echo "${CPU_R[$n]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
   echo "$n/$ref medians: CPU per request $(echo "${CPU_R[$n]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$n]}" | median)"
 done
-for n in "${NAMES[@]}"; do echo "rss $n: $(awk '/VmRSS/{printf "%d MB", $2/1024}' "/proc/${PID[$n]}/status")"; done
+for n in "${NAMES[@]}"; do echo "rss $n: $(rss_mb "${PID[$n]}") MB"; done

@@ -22,7 +22,6 @@ done
 command -v wrk >/dev/null || { echo "soak: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java 2>/dev/null)"
-STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
 bench_scratch soak
@@ -32,7 +31,7 @@ start_stubs_at_zero
   --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker.log" 2>&1 &
 BROKER=$!; PIDS+=($BROKER)
 PORT="$(await_port "$TMP/broker.log" "broker listening")"
-rss() { awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$BROKER/status"; }
+rss() { rss_mb "$BROKER"; }
 echo "soak: ./moses run (JVM: $(tr '\0' ' ' <"/proc/$BROKER/cmdline" | grep -oE -- '-(Xmx|XX:\+Use|XX:AOTCache|XX:InlineSmallCode=|XX:[A-Za-z]*Priority[A-Za-z]*=)[^ ]*' | tr '\n' ' '))," \
   "wrk at $CONNS connections for $MINUTES min in ${STEP} s steps; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 echo "soak: broker up, RSS $(rss) MB before the first request"

@@ -50,7 +50,6 @@ command -v wrk >/dev/null || { echo "bench: wrk is not installed (apt-get instal
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)" # the JDK ./moses runs brokers on (MOSES_JAVA overrides)
 BROKER_CP="$ROOT/broker-core/target/classes:$(cat "$ROOT/broker-core/target/classpath.txt")"
-STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 IFS=, read -ra CONN_LIST <<<"$CONNS"
 IFS=, read -ra BINDING_LIST <<<"$BINDINGS" # may be empty (--bindings ''): variants only
 
@@ -102,28 +101,15 @@ done
 for v in "${VARIANTS[@]+"${VARIANTS[@]}"}"; do start_broker "${v%%=*}" "${v#*=}" static "$SINGLE"; NAMES+=("${v%%=*}"); done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 
-run_wrk() { # url script connections seconds -> "rps p50 p99 non2xx errors [max]" (max ms: trip.lua only)
-  local threads=$(( $3 < 2 ? 1 : 2 ))
-  wrk -t"$threads" -c"$3" -d"$4"s --timeout 10s -s "$ROOT/loadtest/wrk/$2" "$1" 2>&1 |
-    sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\) non2xx=\([0-9]*\) errors=\([0-9]*\)\(.* max_ms=\([0-9]*\)\)\{0,1\}.*/\1 \2 \3 \4 \5 \7/p'
-}
-# A broker that stops answering for seconds hides behind the p99 (16 requests wait, a run has
-# thousands): a request that waited over a second is called a stall, and the logs are kept.
-STALLS=""
-stalled() { # name when connections max-ms
-  (( ${4:-0} > 1000 )) || return 0
-  STALLS+="  $2, $1 at c=$3: a request waited $4 ms"$'\n'; BENCH_KEEP=1
-}
-
 # Warm-up: the JIT needs load before the numbers settle; print throughput every 10 s so the
 # time to steady throughput can be read off.
 # The stubs' own JIT first: else the first broker's warm-up curve would include theirs.
-run_wrk "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua 16 20 >/dev/null
+wrk_result "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua 16 20 >/dev/null
 declare -A WARM
 for n in "${NAMES[@]}"; do
   printf 'bench: warming up %-10s' "$n"
   for ((t = 0; t < WARMUP; t += 10)); do
-    r=($(run_wrk "http://127.0.0.1:${PORT[$n]}" trip.lua 16 10)); printf ' %s' "${r[0]%.*}"; WARM[$n]+="${r[0]%.*} "
+    r=($(wrk_result "http://127.0.0.1:${PORT[$n]}" trip.lua 16 10)); printf ' %s' "${r[0]%.*}"; WARM[$n]+="${r[0]%.*} "
     if (( t > 0 )); then stalled "$n" "warm-up at $t s" 16 "${r[5]:-0}"; fi # a cold broker's first requests wait for the JIT
   done
   echo " req/s (each 10 s at 16 connections)"
@@ -133,14 +119,14 @@ declare -A RES
 INVOKES=""
 for ((round = 1; round <= ROUNDS; round++)); do
   for c in "${CONN_LIST[@]}"; do
-    r=($(run_wrk "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua "$c" "$SECONDS_PER_RUN"))
+    r=($(wrk_result "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua "$c" "$SECONDS_PER_RUN"))
     RES[direct,$c]+="${r[0]} "; RES[direct,$c,p50]+="${r[1]} "
     printf 'round %d  %-10s c=%-4s %9s calls/s  p50 %6s ms  p99 %6s ms\n' "$round" direct "$c" "${r[0]}" "${r[1]}" "${r[2]}"
     # each round starts with another broker: the first loaded has been favoured by up to ~5 %
     for ((k = 0; k < ${#NAMES[@]}; k++)); do
       n="${NAMES[$(( (k + round - 1) % ${#NAMES[@]} ))]}"
       s0="$(stub_requests)"; t0="$(ticks "${PID[$n]}")"
-      r=($(run_wrk "http://127.0.0.1:${PORT[$n]}" trip.lua "$c" "$SECONDS_PER_RUN"))
+      r=($(wrk_result "http://127.0.0.1:${PORT[$n]}" trip.lua "$c" "$SECONDS_PER_RUN"))
       t1="$(ticks "${PID[$n]}")"; s1="$(stub_requests)"
       reqs="$(awk -v r="${r[0]}" -v s="$SECONDS_PER_RUN" 'BEGIN{printf "%d", r*s}')"
       cpu="$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v n="$reqs" 'BEGIN{printf "%.2f", (n > 0) ? t * 1000 / hz / n : 0}')"
@@ -178,7 +164,7 @@ for c in "${CONN_LIST[@]}"; do
 done
 declare -A RSS
 for n in "${NAMES[@]}"; do
-  RSS[$n]="$(awk '/VmRSS/{printf "%d", $2/1024}' "/proc/${PID[$n]}/status")"
+  RSS[$n]="$(rss_mb "${PID[$n]}")"
   echo "rss $n: ${RSS[$n]} MB"
 done
 echo "'vs static' compares with the first binding (${NAMES[0]}); 'vs limit' with the direct-call limit (one stub called directly / invokes per request)."
@@ -204,9 +190,9 @@ if has static "${NAMES[@]}" && has 16 "${CONN_LIST[@]}"; then
   # loadtest/bench-warmup.sh alternates fresh brokers for a firmer reading.
   steady="$rps" said="the rounds' median"
   if (( WARMUP >= 70 )); then
-    steady="$(echo "${WARM[static]}" | tr ' ' '\n' | grep -v '^$' | tail -n +7 | median)" said="the median of the warm-up's steps from 60 s on"
+    steady="$(echo "${WARM[static]}" | steady_of_steps)" said="the median of the warm-up's steps from 60 s on"
   fi
-  warm="$(echo "${WARM[static]}" | tr ' ' '\n' | grep -v '^$' | awk -v s="$steady" '$1 >= 0.9 * s {print NR * 10; exit}')"
+  warm="$(echo "${WARM[static]}" | warm_after "$steady")"
   printf '  %-70s %-26s %s\n' "within 10 % of steady throughput 30 s after the first request" \
     "$([[ -n "$warm" ]] && echo "after $warm s" || echo "not in the ${WARMUP} s warm-up") (of ${steady%.*} req/s)" \
     "$(verdict "$([[ -n "$warm" && "$warm" -le 30 ]] && echo 1)")"
@@ -228,8 +214,4 @@ fi
 for n in "${NAMES[@]}"; do
   printf '  %-70s %-26s %s\n' "RSS under 512 MB at the end ($n; 10 min: loadtest/bench-soak.sh)" "${RSS[$n]} MB" "$(verdict "$(( RSS[$n] < 512 ))")"
 done
-if [[ -n "$STALLS" ]]; then
-  printf 'stalls (a request waited over 1 s; logs kept in %s):\n%s' "$TMP" "$STALLS"
-else
-  echo "no stall: no request waited over 1 s after the first 10 s of each warm-up"
-fi
+report_stalls

@@ -38,7 +38,6 @@ done
 command -v wrk >/dev/null || { echo "warmup: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java 2>/dev/null)"
-STUBS_CP="$ROOT/loadtest/target/classes:$(cat "$ROOT/loadtest/target/classpath.txt")"
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
 bench_scratch warmup
@@ -47,18 +46,10 @@ echo "warmup: ${#NAMES[@]} variant(s) (${NAMES[*]}), $RUNS fresh broker(s) each,
   "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); logs in $TMP"
 start_stubs_at_zero
 # the stubs' own JIT first, so that the curves are the broker's alone
-wrk -t2 -c16 -d20s -s "$ROOT/loadtest/wrk/stub.lua" "http://127.0.0.1:$STUB_PORT/stubs/flight-a" >/dev/null 2>&1
-
-jit_ticks() { # CPU of a JVM's compiler threads so far, in clock ticks (threads that ended are not counted)
-  local t s=0
-  for t in /proc/"$1"/task/*; do
-    [[ "$(cat "$t/comm" 2>/dev/null)" == C[12]\ Compiler* ]] && s=$(( s + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0) ))
-  done
-  echo "$s"
-}
+wrk_result "http://127.0.0.1:$STUB_PORT/stubs/flight-a" stub.lua 16 20 >/dev/null
+jit_ticks() { jvm_threads "$1" | cut -d' ' -f1; } # of the compiler threads alive now
 
 declare -A CURVE JIT STEADY WARMAT ERRS
-STALLS=""
 printf '%-8s %3s  %s\n' variant run "req/s in each 10 s step from the first request (JIT CPU s in the step)"
 for ((run = 1; run <= RUNS; run++)); do
   for ((k = 0; k < ${#NAMES[@]}; k++)); do
@@ -72,18 +63,15 @@ for ((run = 1; run <= RUNS; run++)); do
     printf '%-8s %3d ' "$n" "$run"
     j0="$(jit_ticks "$pid")" curve="" jit="" bad=0 rss=0
     for ((i = 1; i <= STEPS; i++)); do
-      r=($(wrk -t2 -c16 -d10s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:$port" 2>&1 |
-        sed -n 's/^RESULT rps=\([0-9.]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\) non2xx=\([0-9]*\) errors=\([0-9]*\).* max_ms=\([0-9]*\).*/\1 \4 \5 \6/p'))
+      r=($(wrk_result "http://127.0.0.1:$port" trip.lua 16 10))
       j1="$(jit_ticks "$pid")"; js="$(awk -v t=$(( j1 > j0 ? j1 - j0 : 0 )) -v hz="$HZ" 'BEGIN{printf "%.1f", t / hz}')"; j0="$j1"
-      curve+="${r[0]%.*} " jit+="$js " bad=$(( bad + r[1] + r[2] ))
-      # a request that waited over a second after the first step: a stall (the logs are kept)
-      if (( i > 1 && r[3] > 1000 )); then STALLS+="  $n run $run, $(( i * 10 - 10 ))-$(( i * 10 )) s: a request waited ${r[3]} ms"$'\n'; BENCH_KEEP=1; fi
-      m="$(awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$pid/status")"; (( m > rss )) && rss=$m
+      curve+="${r[0]%.*} " jit+="$js " bad=$(( bad + r[3] + r[4] ))
+      if (( i > 1 )); then stalled "$n" "run $run, $(( i * 10 - 10 ))-$(( i * 10 )) s" 16 "${r[5]:-0}"; fi # a cold broker's first requests wait for the JIT
+      m="$(rss_mb "$pid")"; (( m > rss )) && rss=$m
       printf ' %5s (%s)' "${r[0]%.*}" "$js"
     done
     kill "$pid"; wait "$pid" 2>/dev/null || true
-    steady="$(echo "$curve" | tr ' ' '\n' | grep -v '^$' | tail -n +7 | median)"
-    at="$(echo "$curve" | tr ' ' '\n' | grep -v '^$' | awk -v s="$steady" '$1 >= 0.9 * s {print NR * 10; exit}')"
+    steady="$(echo "$curve" | steady_of_steps)" at="$(echo "$curve" | warm_after "$steady")"
     CURVE[$n]+="$curve|" JIT[$n]+="$jit|" STEADY[$n]+="$steady " WARMAT[$n]+="$at " ERRS[$n]=$(( ${ERRS[$n]:-0} + bad ))
     printf '  steady %s, warm after %s s, RSS %d MB at most%s\n' "${steady%.*}" "$at" "$rss" "$( (( bad > 0 )) && echo ", $bad ERRORS" || true)"
   done
@@ -110,7 +98,7 @@ for n in "${NAMES[@]}"; do
     "$(awk -v a="$at" -v e="${ERRS[$n]}" 'BEGIN{print (a <= 30 && e == 0) ? "met" : "not met"}')"
 done
 
-if [[ -n "$STALLS" ]]; then printf 'stalls (logs kept in %s):\n%s' "$TMP" "$STALLS"; else echo "no stall: no request waited over 1 s after the first 10 s"; fi
+report_stalls
 
 # The plot: every run's curve, one colour per variant, the goal's 30 s marked.
 mkdir -p "$(dirname "$PLOT")"
