@@ -26,6 +26,14 @@ final class ServiceQosRules {
     static final int EXPLORED_SAMPLES = 3;
     /** Samples (replies, censored included) the last monitor period needs to stand for the service's response time. */
     static final int LATEST_SAMPLES = 5;
+    /**
+     * A response time is judged as if it were at least this [s]: with the 50 % threshold a
+     * difference under 5 ms never counts. A provider answering in 1-3 ms reads 1-10 ms from one
+     * monitor period to the next on a loaded machine (scheduling, collections); with a 1 ms floor
+     * that noise re-planned every few seconds under steady load, each plan solving the program
+     * again for an objective that moved in its fourth decimal.
+     */
+    static final double RESPONSE_TIME_FLOOR = 0.010;
 
     private final Adaptation settings;
     private final QosMonitor qos;
@@ -45,8 +53,8 @@ final class ServiceQosRules {
         this.estimates = estimates;
         this.nanos = nanos;
         // a slowdown 10 -> 300 ms acts within a monitor period; a small drift still waits the hold
-        this.responseTimeDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
-        this.exploredDrift = DriftDetector.proportional(settings.responseTimeDrift(), 0.001, settings.holdMillis());
+        this.responseTimeDrift = DriftDetector.proportional(settings.responseTimeDrift(), RESPONSE_TIME_FLOOR, settings.holdMillis());
+        this.exploredDrift = DriftDetector.proportional(settings.responseTimeDrift(), RESPONSE_TIME_FLOOR, settings.holdMillis());
         this.availabilityDrift = DriftDetector.proportional(settings.availabilityDrift(), 0.01, settings.holdMillis());
     }
 
@@ -114,7 +122,7 @@ final class ServiceQosRules {
     }
 
     /**
-     * Calls in flight longer than the plan assumed (by more than the drift threshold), as
+     * Calls in flight longer than the plan assumed (by more than the drift rule allows), as
      * censored samples: a slowdown shows before its slow replies arrive.
      *
      * @param inFlight per service, the ages [s] of its calls in flight
@@ -124,7 +132,7 @@ final class ServiceQosRules {
         inFlight.forEach((name, ages) -> {
             Double assumed = assumedResponseTime.get(name);
             if (assumed == null) return;
-            double limit = assumed * (1 + settings.responseTimeDrift());
+            double limit = assumed + settings.responseTimeDrift() * Math.max(assumed, RESPONSE_TIME_FLOOR);
             double[] slow = java.util.Arrays.stream(ages).filter(age -> age > limit).toArray();
             if (slow.length > 0) out.put(name, slow);
         });

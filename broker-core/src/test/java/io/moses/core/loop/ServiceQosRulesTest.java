@@ -122,6 +122,25 @@ class ServiceQosRulesTest {
     }
 
     @Test
+    void aFastServiceIsJudgedAsIfItTookTheFloorSoMillisecondsOfNoiseNeverTrigger() {
+        replies("a", SETTINGS.minSamples(), 2_000_000L); // a provider answering in 2 ms
+        rules.assume(qos.snapshot(), SERVICES.values());
+        advance(Duration.ofSeconds(10));
+        // 50 % of the 10 ms floor: anything within 5 ms of the 2 ms assumed is noise, however long it lasts
+        for (int i = 0; i < 6; i++) {
+            assertEquals(List.of(), period(i % 2 == 0 ? 6_900_000L : 1_000_000L), "6.9 ms and 1 ms against 2 ms assumed");
+            advance(Duration.ofSeconds(1));
+        }
+        advance(Duration.ofSeconds(1)); // a second without calls: the next period's mean is its own
+        // 12.5 ms: 10.5 ms over, 2.1 times the 5 ms allowed; the hold shrinks below the period the mean covers
+        List<String> why = period(12_500_000L);
+        assertEquals(1, why.size(), why.toString());
+        assertTrue(why.get(0).startsWith("concrete service a: response time 0.013 s, plan assumed 0.002 s"), why.get(0));
+        // a call in flight is slow from 7 ms on, not from 3 ms
+        assertArrayEquals(new double[] {0.0071}, rules.slowInFlight(Map.of("a", new double[] {0.004, 0.0069, 0.0071})).get("a"));
+    }
+
+    @Test
     void anAvailabilityAtTheThresholdNeverTriggersAndJustPastItTriggersAfterItsProportionalHold() {
         rules.assume(Map.of(), SERVICES.values()); // promised 0.5: the threshold is 0.125 below
         // the Beta posterior with a prior of 30 calls at 0.5: (15 + 3) / (30 + 3 + 15) = 0.375, exactly the threshold
