@@ -207,9 +207,13 @@ if has static "${NAMES[@]}" && has 1 "${CONN_LIST[@]}"; then
   printf '  %-70s %-26s %s\n' "the broker adds under 2 ms at p50 at 1 connection" "$added ms (p50 $p50 ms)" "$(verdict "$(awk -v a="$added" 'BEGIN{print (a < 2)}')")"
 fi
 if has static "${NAMES[@]}" && has live "${NAMES[@]}" && has 16 "${CONN_LIST[@]}"; then
+  # throughput in turns moves with the machine's minute; the CPU per request moves less, and a
+  # CPU-bound broker that costs 5 % more per request serves 5 % less: both must be within 5 %.
+  # loadtest/bench-pair.sh --live loads both at once for the firm reading.
   ratio="$(awk -v a="$(echo "${RES[live,16]}" | median)" -v b="$(echo "${RES[static,16]}" | median)" 'BEGIN{printf "%.2f", a / b}')"
-  printf '  %-70s %-26s %s\n' "the seed's plan, monitors and optimizer on: within 5 % of static" "${ratio}x at 16 connections" \
-    "$(verdict "$(awk -v r="$ratio" 'BEGIN{print (r >= 0.95)}')")"
+  cratio="$(awk -v a="$(echo "${RES[live,16,cpu]}" | median)" -v b="$(echo "${RES[static,16,cpu]}" | median)" 'BEGIN{printf "%.2f", a / b}')"
+  printf '  %-70s %-26s %s\n' "the seed's plan, monitors and optimizer on: within 5 % of static" "${ratio}x req/s, ${cratio}x CPU/req" \
+    "$(verdict "$(awk -v r="$ratio" -v c="$cratio" 'BEGIN{print (r >= 0.95 && c <= 1 / 0.95)}')")"
 fi
 for n in "${NAMES[@]}"; do
   printf '  %-70s %-26s %s\n' "RSS under 512 MB at the end ($n; 10 min: loadtest/bench-soak.sh)" "${RSS[$n]} MB" "$(verdict "$(( RSS[$n] < 512 ))")"

@@ -2,6 +2,7 @@ package io.moses.adaptation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.w3c.dom.Attr;
 import org.w3c.dom.Element;
 import org.w3c.dom.NamedNodeMap;
@@ -30,18 +31,30 @@ final class DomWriter {
 
     /** Where the text goes; null when fixing the DOM in place instead. */
     private final StringBuilder out;
+    /** A {@link PayloadAdapter} renaming applied as the names are written (empty: none). */
+    private final Map<String, String> names;
     /**
      * The declarations in scope as prefix, namespace pairs, innermost last; "" is the default
      * namespace, and "" as namespace undeclares it.
      */
     private final List<String> scope = new ArrayList<>();
 
-    private DomWriter(StringBuilder out) {
+    private DomWriter(StringBuilder out, Map<String, String> names) {
         this.out = out;
+        this.names = names;
     }
 
     static void write(Element root, StringBuilder out) {
-        new DomWriter(out).element(root, inherited(root));
+        write(root, Map.of(), out);
+    }
+
+    /**
+     * Writes {@code root} renamed by a {@link io.moses.model.PayloadMapping}'s names
+     * ({@link PayloadAdapter}): what writing its renamed copy would write, without the copy (the
+     * engine's message is not the adapter's to change).
+     */
+    static void write(Element root, Map<String, String> names, StringBuilder out) {
+        new DomWriter(out, names).element(root, inherited(root));
     }
 
     /**
@@ -51,7 +64,7 @@ final class DomWriter {
      * copy of {@code root} elsewhere keeps them). Changes {@code root}'s subtree in place.
      */
     static void fix(Element root) {
-        new DomWriter(null).element(root, inherited(root));
+        new DomWriter(null, Map.of()).element(root, inherited(root));
     }
 
     /** The declarations in scope from {@code root}'s ancestors, innermost first, as prefix, namespace pairs. */
@@ -176,16 +189,22 @@ final class DomWriter {
         // the declarations the element carries, then those its ancestors made (top element only)
         for (int i = 0; i < n; i++) {
             Attr a = (Attr) attrs.item(i);
-            if (XMLNS.equals(a.getNamespaceURI())) carry(declaredPrefix(a), a.getValue(), mark);
+            if (XMLNS.equals(a.getNamespaceURI())) carry(declaredPrefix(a), PayloadAdapter.moved(a.getValue(), names), mark);
         }
-        for (int i = 0; i + 1 < inherited.size(); i += 2) carry(inherited.get(i), inherited.get(i + 1), mark);
+        for (int i = 0; i + 1 < inherited.size(); i += 2) carry(inherited.get(i), PayloadAdapter.moved(inherited.get(i + 1), names), mark);
         String local = e.getLocalName();
         String prefix;
         if (local == null) { // a DOM level 1 node: no namespace to fix
             local = e.getNodeName();
             prefix = "";
         } else {
-            prefix = bindElement(e.getNamespaceURI() == null ? "" : e.getNamespaceURI(), e.getPrefix() == null ? "" : e.getPrefix(), mark);
+            String ns = e.getNamespaceURI() == null ? "" : e.getNamespaceURI();
+            PayloadAdapter.Name renamed = PayloadAdapter.renamed(ns, local, names);
+            if (renamed != null) {
+                ns = renamed.namespace();
+                local = renamed.local();
+            }
+            prefix = bindElement(ns, e.getPrefix() == null ? "" : e.getPrefix(), mark);
         }
         if (out == null) {
             fixElement(e, prefix, mark);

@@ -86,8 +86,7 @@ final class PatternExecutor {
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
             state.inFlight.put(this, start);
-            this.call = client.send(service.endpoint(), inv.soapVersion(), action, PayloadAdapter.rename(inv.body(), m.requestNames()),
-                    timeouts.apply(service.name()));
+            this.call = client.send(service.endpoint(), inv.soapVersion(), action, inv.body(), m.requestNames(), timeouts.apply(service.name()));
             java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
             done = () -> {
                 if (released.compareAndSet(false, true)) {

@@ -7,30 +7,76 @@ import io.moses.adaptation.InvokeOutcome.InvokeFailure;
 import io.moses.adaptation.InvokeOutcome.InvokeFault;
 import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.model.PayloadMapping;
+import java.util.List;
 import java.util.Map;
-import org.w3c.dom.Document;
+import org.w3c.dom.Attr;
 import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
 import org.w3c.dom.Node;
 
 /**
- * Applies a {@link PayloadMapping}: copies a payload, renaming elements. A key
- * {@code {ns}local} renames one element; a key {@code {ns}*} moves every other element of
- * namespace ns to the value's namespace, keeping its local name. Also turns a concrete
- * service's answer back into the abstract interface's terms ({@link #answer}).
+ * Applies a {@link PayloadMapping}'s names: a key {@code {ns}local} renames one element; a key
+ * {@code {ns}*} moves every other element of namespace ns to the value's namespace, keeping its
+ * local name (and the declarations of ns with it: QName-valued content such as xsi:type may use
+ * them). A request is renamed as it is written ({@link DomWriter#write(Element, Map, StringBuilder)}:
+ * the engine's message is not ours to change); a reply in place ({@link #answer}: the parsed
+ * reply belongs to its call). Neither copies the payload.
  */
 final class PayloadAdapter {
     private PayloadAdapter() {}
 
-    static Element rename(Element source, Map<String, String> names) {
+    /** An element's name after renaming. */
+    record Name(String namespace, String local) {}
+
+    /** What the element {ns}local is called under {@code names}; null if it keeps its name. */
+    static Name renamed(String ns, String local, Map<String, String> names) {
+        if (names.isEmpty()) return null;
+        String target = names.get("{" + ns + "}" + local);
+        if (target != null) return new Name(namespaceOf(target), localOf(target));
+        String wildcard = names.get("{" + ns + "}*");
+        return wildcard == null ? null : new Name(namespaceOf(wildcard), local);
+    }
+
+    /** The namespace {@code ns} moves to by a {@code {ns}*} mapping, else itself. */
+    static String moved(String ns, Map<String, String> names) {
+        String wildcard = ns.isEmpty() || names.isEmpty() ? null : names.get("{" + ns + "}*");
+        return wildcard == null ? ns : namespaceOf(wildcard);
+    }
+
+    /**
+     * Renames {@code source} and its descendants in place (the declarations in scope from its
+     * ancestors are declared on it, moved as the names are, so it stands on its own); returns
+     * the element that now stands where {@code source} stood.
+     */
+    static Element renameInPlace(Element source, Map<String, String> names) {
         if (names.isEmpty() || source == null) return source;
-        // a document of the source's own implementation (the engine's, for a reply)
-        Document doc = source.getOwnerDocument().getImplementation().createDocument(null, null, null);
-        Element copy = (Element) copy(doc, source, names);
-        java.util.List<String> inherited = DomWriter.inherited(source);
+        List<String> inherited = DomWriter.inherited(source);
+        Element renamed = rename(source, names);
         for (int i = 0; i + 1 < inherited.size(); i += 2)
-            Xml.declareIfUnbound(copy, inherited.get(i), mapped(inherited.get(i + 1), names));
-        doc.appendChild(copy);
-        return copy;
+            Xml.declareIfUnbound(renamed, inherited.get(i), moved(inherited.get(i + 1), names));
+        return renamed;
+    }
+
+    private static Element rename(Element e, Map<String, String> names) {
+        NamedNodeMap attrs = e.getAttributes();
+        for (int i = 0; i < attrs.getLength(); i++) {
+            Attr a = (Attr) attrs.item(i);
+            if (XMLNS.equals(a.getNamespaceURI())) {
+                String ns = moved(a.getValue(), names);
+                if (!ns.equals(a.getValue())) a.setValue(ns);
+            }
+        }
+        for (Node c = e.getFirstChild(); c != null; ) {
+            Node next = c.getNextSibling(); // a renamed child may be a new node in its place
+            if (c instanceof Element child) rename(child, names);
+            c = next;
+        }
+        String local = e.getLocalName();
+        Name to = local == null ? null : renamed(e.getNamespaceURI() == null ? "" : e.getNamespaceURI(), local, names);
+        if (to == null) return e;
+        String prefix = e.getPrefix();
+        return (Element) e.getOwnerDocument().renameNode(e, to.namespace().isEmpty() ? null : to.namespace(),
+                to.namespace().isEmpty() || prefix == null || prefix.isEmpty() ? to.local() : prefix + ":" + to.local());
     }
 
     /**
@@ -40,51 +86,15 @@ final class PayloadAdapter {
      */
     static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, CallOutcome result) {
         if (result instanceof CallReply r)
-            return new InvokeReply(rename(r.body(), mapping.replyNames()), service);
+            return new InvokeReply(renameInPlace(r.body(), mapping.replyNames()), service);
         if (result instanceof CallFault f)
             return new InvokeFault(f.code(), f.reason(),
-                    f.detail() == null ? null : rename(f.detail(), mapping.replyNames()), service);
+                    f.detail() == null ? null : renameInPlace(f.detail(), mapping.replyNames()), service);
         CallFailure f = (CallFailure) result;
         return new InvokeFailure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
     }
 
-    private static Node copy(Document doc, Node node, Map<String, String> names) {
-        if (!(node instanceof Element e)) return doc.importNode(node, false);
-        String ns = e.getNamespaceURI() == null ? "" : e.getNamespaceURI();
-        String local = e.getLocalName();
-        String target = names.get("{" + ns + "}" + local);
-        String newNs = ns;
-        String newLocal = local;
-        if (target != null) {
-            newNs = namespaceOf(target);
-            newLocal = localOf(target);
-        } else {
-            String wildcard = names.get("{" + ns + "}*");
-            if (wildcard != null) newNs = namespaceOf(wildcard);
-        }
-        String prefix = e.getPrefix();
-        Element out = newNs.isEmpty() ? doc.createElementNS(null, newLocal)
-                : doc.createElementNS(newNs, (prefix == null || prefix.isEmpty() ? "" : prefix + ":") + newLocal);
-        // declarations too, of a namespace moved whole ({ns}*) moved with it: QName-valued
-        // content (xsi:type) may use them; where one conflicts with a renamed element's
-        // prefix, the writer gives the element another
-        var attrs = e.getAttributes();
-        for (int i = 0; i < attrs.getLength(); i++) {
-            org.w3c.dom.Attr a = (org.w3c.dom.Attr) doc.importNode(attrs.item(i), true);
-            if (XMLNS.equals(a.getNamespaceURI())) a.setValue(mapped(a.getValue(), names));
-            out.setAttributeNodeNS(a);
-        }
-        for (Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) out.appendChild(copy(doc, c, names));
-        return out;
-    }
-
     private static final String XMLNS = "http://www.w3.org/2000/xmlns/";
-
-    /** The namespace {@code ns} moves to by a {@code {ns}*} mapping, else itself. */
-    private static String mapped(String ns, Map<String, String> names) {
-        String wildcard = ns.isEmpty() ? null : names.get("{" + ns + "}*");
-        return wildcard == null ? ns : namespaceOf(wildcard);
-    }
 
     private static String namespaceOf(String name) {
         return name.startsWith("{") ? name.substring(1, name.indexOf('}')) : "";

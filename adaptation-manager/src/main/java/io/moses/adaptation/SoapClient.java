@@ -7,6 +7,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -142,6 +143,11 @@ public final class SoapClient implements AutoCloseable {
 
     /** Like {@link #call}, but the call can be cancelled (see the class comment). */
     public Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
+        return send(endpoint, version, soapAction, body, Map.of(), timeout);
+    }
+
+    /** {@link #send} of {@code body} renamed by a payload mapping's request names ({@link PayloadAdapter}) as it is written. */
+    Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Map<String, String> names, Duration timeout) {
         String action = soapAction == null ? "" : soapAction;
         CompletableFuture<CallOutcome> result = new CompletableFuture<>();
         Request request;
@@ -149,7 +155,7 @@ public final class SoapClient implements AutoCloseable {
             request = http.newRequest(endpoint)
                     .method(HttpMethod.POST)
                     .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                    .body(new BytesRequestContent(version.contentType(action), envelope(version, body)));
+                    .body(new BytesRequestContent(version.contentType(action), envelope(version, body, names)));
             if (version == SoapVersion.SOAP_11) request.headers(h -> h.put("SOAPAction", "\"" + action + "\""));
         } catch (IllegalArgumentException e) {
             result.complete(new CallFailure(CallEnd.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
@@ -191,10 +197,10 @@ public final class SoapClient implements AutoCloseable {
     }
 
     /** The request's bytes: envelope and body written as one text, encoded once. */
-    static byte[] envelope(SoapVersion version, Element body) {
+    static byte[] envelope(SoapVersion version, Element body, Map<String, String> names) {
         StringBuilder text = new StringBuilder(512);
         text.append(version == SoapVersion.SOAP_12 ? ENVELOPE_START_12 : ENVELOPE_START_11);
-        if (body != null) DomWriter.write(body, text); // null: an empty body (a message with no part)
+        if (body != null) DomWriter.write(body, names, text); // null: an empty body (a message with no part)
         text.append(ENVELOPE_END);
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.w3c.dom.Element;
 
 /**
  * Binds every invoke of a task to one fixed concrete service: the first registered for the
@@ -44,9 +43,8 @@ public final class StaticBinding implements InvokeHandler {
                     .thenApply(r -> PayloadAdapter.answer(invocation, name, PayloadMapping.IDENTITY, r));
         }
         PayloadMapping mapping = service.mapping();
-        Element body = PayloadAdapter.rename(invocation.body(), mapping.requestNames());
         String action = mapping.soapAction() != null ? mapping.soapAction() : invocation.soapAction();
-        return client.call(service.endpoint(), invocation.soapVersion(), action, body, timeout)
-                .thenApply(r -> PayloadAdapter.answer(invocation, service.name(), mapping, r));
+        return client.send(service.endpoint(), invocation.soapVersion(), action, invocation.body(), mapping.requestNames(), timeout)
+                .result().thenApply(r -> PayloadAdapter.answer(invocation, service.name(), mapping, r));
     }
 }

@@ -239,17 +239,46 @@ class DomWriterNamespacesTest {
         }
     }
 
+    static final java.util.Map<String, String> TO_B = java.util.Map.of("{urn:task}find", "{urn:b}search", "{urn:task}*", "{urn:b}*");
+    static final String FIND = "<env xmlns:xsi='" + XSI + "' xmlns:t='urn:types'><f:find xmlns:f='urn:task'>"
+            + "<f:to xsi:type='t:City'>Rome</f:to><f:cabin xsi:type='f:Cabin'>economy</f:cabin><x:note xmlns:x='urn:other'/></f:find></env>";
+
     @Test
-    void aPayloadMappedToAConcreteInterfaceKeepsItsXsiTypePrefixes() throws Exception {
-        Element env = parse("<env xmlns:xsi='" + XSI + "' xmlns:t='urn:types'><f:find xmlns:f='urn:task'>"
-                + "<f:to xsi:type='t:City'>Rome</f:to><f:cabin xsi:type='f:Cabin'>economy</f:cabin></f:find></env>");
-        Element mapped = PayloadAdapter.rename(child(env, "find"), java.util.Map.of("{urn:task}find", "{urn:b}search", "{urn:task}*", "{urn:b}*"));
-        for (Element back : writeAndRead(mapped)) {
-            assertEquals("{urn:b}search", name(back.getNamespaceURI(), back.getLocalName()));
-            assertEquals("urn:types", qnameNamespace(child(back, "to"), XSI, "type"), "a prefix declared outside the payload");
-            // a type in the moved namespace moves with it, as the elements do
+    void aRequestMappedToAConcreteInterfaceIsWrittenRenamedAndKeepsItsXsiTypePrefixes() throws Exception {
+        Element source = child(parse(FIND), "find");
+        StringBuilder out = new StringBuilder();
+        DomWriter.write(source, TO_B, out);
+        // read back with the names the reply side's in-place renaming gives the same payload
+        Element back = read(out.toString(), PayloadAdapter.renameInPlace(child(parse(FIND), "find"), TO_B));
+        assertEquals("{urn:b}search", name(back.getNamespaceURI(), back.getLocalName()));
+        assertEquals("urn:b", child(back, "to").getNamespaceURI(), "{urn:task}* moves the other elements");
+        assertEquals("urn:other", child(back, "note").getNamespaceURI(), "another namespace stays");
+        assertEquals("urn:types", qnameNamespace(child(back, "to"), XSI, "type"), "a prefix declared outside the payload");
+        // a type in the moved namespace moves with it, as the elements do
+        assertEquals("urn:b", qnameNamespace(child(back, "cabin"), XSI, "type"));
+        assertEquals("{urn:task}find", name(source.getNamespaceURI(), source.getLocalName()), "the engine's message is left as it was");
+        assertEquals("urn:task", source.getAttributeNS(XMLNS, "f"));
+    }
+
+    @Test
+    void aReplyIsRenamedInPlaceAndStandsOnItsOwn() throws Exception {
+        Element envelope = parse(FIND);
+        Element reply = child(envelope, "find");
+        Element renamed = PayloadAdapter.renameInPlace(reply, TO_B);
+        assertTrue(renamed.getOwnerDocument() == envelope.getOwnerDocument() && renamed.getParentNode() == envelope,
+                "the parsed reply itself, where it stood: no copy");
+        assertEquals("{urn:b}search", name(renamed.getNamespaceURI(), renamed.getLocalName()));
+        assertEquals("urn:b", child(renamed, "cabin").getNamespaceURI());
+        assertEquals("urn:other", child(renamed, "note").getNamespaceURI());
+        // the declarations it relied on from the envelope are its own now (moved ones moved)
+        assertEquals("urn:types", renamed.getAttributeNS(XMLNS, "t"));
+        assertEquals("urn:b", renamed.getAttributeNS(XMLNS, "f"));
+        envelope.removeChild(renamed);
+        for (Element back : writeAndRead(renamed)) {
+            assertEquals("urn:types", qnameNamespace(child(back, "to"), XSI, "type"));
             assertEquals("urn:b", qnameNamespace(child(back, "cabin"), XSI, "type"));
         }
+        assertTrue(PayloadAdapter.renameInPlace(reply, java.util.Map.of()) == reply, "no names: nothing to do");
     }
 
     @Test
