@@ -2,6 +2,7 @@ package io.moses.adaptation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -265,8 +266,7 @@ class DomWriterNamespacesTest {
         Element envelope = parse(FIND);
         Element reply = child(envelope, "find");
         Element renamed = PayloadAdapter.renameInPlace(reply, TO_B);
-        assertTrue(renamed.getOwnerDocument() == envelope.getOwnerDocument() && renamed.getParentNode() == envelope,
-                "the parsed reply itself, where it stood: no copy");
+        assertSame(envelope, renamed.getParentNode(), "the parsed reply itself, where it stood: no copy");
         assertEquals("{urn:b}search", name(renamed.getNamespaceURI(), renamed.getLocalName()));
         assertEquals("urn:b", child(renamed, "cabin").getNamespaceURI());
         assertEquals("urn:other", child(renamed, "note").getNamespaceURI());
@@ -278,7 +278,7 @@ class DomWriterNamespacesTest {
             assertEquals("urn:types", qnameNamespace(child(back, "to"), XSI, "type"));
             assertEquals("urn:b", qnameNamespace(child(back, "cabin"), XSI, "type"));
         }
-        assertTrue(PayloadAdapter.renameInPlace(reply, java.util.Map.of()) == reply, "no names: nothing to do");
+        assertSame(reply, PayloadAdapter.renameInPlace(reply, java.util.Map.of()), "no names: nothing to do");
     }
 
     @Test
