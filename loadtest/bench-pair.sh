@@ -34,16 +34,17 @@ while [[ $# -gt 0 ]]; do
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
-    *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)"
 BROKER_JVM="$("$ROOT/moses" jvm-options)"
 # this checkout's build as ./moses run has it: the jar, which the build's AOT cache was made for
-CURRENT="$(ls "$ROOT"/broker-core/target/moses-broker-core-*.jar | grep -v -e sources -e tests | head -1):$(cat "$ROOT/broker-core/target/classpath.txt")"
+CURRENT="$(find "$ROOT/broker-core/target" -maxdepth 1 -name 'moses-broker-core-*.jar' ! -name '*-sources.jar' ! -name '*-tests.jar' | head -1)"
+CURRENT+=":$(cat "$ROOT/broker-core/target/classpath.txt")"
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
 bench_scratch bench-pair

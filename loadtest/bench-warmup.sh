@@ -12,16 +12,19 @@
 # two cores) is not counted.
 #
 #   loadtest/bench-warmup.sh [--runs 3] [--seconds 120] [--variant NAME=JVM_OPTIONS]...
-#                            [--plot FILE]
+#                            [--live NAME]... [--plot FILE]
 #
 # --variant adds a broker started with these options besides ./moses run's (MOSES_JAVA_OPTS),
 # e.g. --variant c3=-XX:CICompilerCount=3; the variant "run" (no options) always comes first.
+# --live NAME: that variant runs the seed's plan with the monitors and the optimizer on (./moses
+# run's default adaptive binding, bpel-processes/trip-planner/seed.yaml) instead of the static
+# binding, e.g. --variant live= --live live: the live broker's warm-up beside the static one's.
 # --plot: default loadtest/target/warmup.svg. Needs wrk (apt-get install wrk). Record results
 # in docs/benchmarks.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUNS=3 SECS=120 PLOT="$ROOT/loadtest/target/warmup.svg"
-NAMES=(run); declare -A OPTS=([run]="")
+NAMES=(run); declare -A OPTS=([run]="") LIVE
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) RUNS="$2"; shift 2 ;;
@@ -29,12 +32,14 @@ while [[ $# -gt 0 ]]; do
     --variant) [[ "$2" == *=* && "${2%%=*}" =~ ^[A-Za-z0-9_-]+$ && "${2%%=*}" != run ]] ||
                  { echo "warmup: --variant NAME=JVM_OPTIONS (NAME letters, digits, - or _; not run)" >&2; exit 2; }
                NAMES+=("${2%%=*}"); OPTS[${2%%=*}]="${2#*=}"; shift 2 ;;
+    --live) LIVE[$2]=1; shift 2 ;;
     --plot) PLOT="$2"; shift 2 ;;
-    *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ && "$SECS" =~ ^[0-9]+$ ]] && (( SECS >= 70 && SECS % 10 == 0 )) ||
   { echo "warmup: --runs is a count, --seconds a multiple of 10 of at least 70 (steady is judged from 60 s on)" >&2; exit 2; }
+for n in "${!LIVE[@]}"; do [[ -n "${OPTS[$n]+set}" ]] || { echo "warmup: --live $n names no variant (run, or one given by --variant)" >&2; exit 2; }; done
 command -v wrk >/dev/null || { echo "warmup: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java 2>/dev/null)"
@@ -55,9 +60,10 @@ for ((run = 1; run <= RUNS; run++)); do
   for ((k = 0; k < ${#NAMES[@]}; k++)); do
     n="${NAMES[$(( (k + run - 1) % ${#NAMES[@]} ))]}" # each run starts with another variant
     # shellcheck disable=SC2086
-    MOSES_JAVA_OPTS="${OPTS[$n]}" "$ROOT/moses" run --port 0 --work "$TMP/work-$n-$run" --db "mem:warmup" --binding static \
-      --deploy "$ROOT/bpel-processes/trip-planner" --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml" \
-      --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$n-$run.log" 2>&1 &
+    binding=(--binding static --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml")
+    [[ -n "${LIVE[$n]:-}" ]] && binding=(--seed "$ROOT/bpel-processes/trip-planner/seed.yaml")
+    MOSES_JAVA_OPTS="${OPTS[$n]}" "$ROOT/moses" run --port 0 --work "$TMP/work-$n-$run" --db "mem:warmup" "${binding[@]}" \
+      --deploy "$ROOT/bpel-processes/trip-planner" --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$n-$run.log" 2>&1 &
     pid=$!; PIDS+=("$pid")
     port="$(await_port "$TMP/broker-$n-$run.log" "broker listening")"
     printf '%-8s %3d ' "$n" "$run"
