@@ -14,12 +14,11 @@
 # binding, bpel-processes/trip-planner/seed.yaml) instead of the static binding, e.g.
 # --variant static=current --variant live=current --live live: the live plan's cost against
 # static, both loaded at once.
-# Every broker runs on `./moses java` (the newest JDK 21+ installed; MOSES_JAVA overrides) unless
-# --java gives it another (e.g. --java old=/usr/lib/jvm/java-17-openjdk-amd64/bin/java to compare
-# JDKs), with the heap, collector and JIT options `./moses run` gives brokers (`./moses
-# jvm-options`); --opts adds JVM options to one variant (e.g. --opts aot="-XX:AOTCache=$PWD/target/broker.aot",
-# the build's AOT cache, which fits a "current" variant only), --java-opts to all; both come
-# after the defaults and so override them.
+# Every broker is started by `./moses run`, on `./moses java` (the newest JDK 21+ installed;
+# MOSES_JAVA overrides) unless --java gives it another (e.g. --java old=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
+# to compare JDKs), with the heap, collector and JIT options it gives brokers (`./moses
+# jvm-options`) and, for "current", the build's AOT cache (made for this build's jars only);
+# --opts adds JVM options to one variant, --java-opts to all; both override the defaults.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
@@ -34,17 +33,13 @@ while [[ $# -gt 0 ]]; do
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
-    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)"
-BROKER_JVM="$("$ROOT/moses" jvm-options)"
-# this checkout's build as ./moses run has it: the jar, which the build's AOT cache was made for
-CURRENT="$(find "$ROOT/broker-core/target" -maxdepth 1 -name 'moses-broker-core-*.jar' ! -name '*-sources.jar' ! -name '*-tests.jar' | head -1)"
-CURRENT+=":$(cat "$ROOT/broker-core/target/classpath.txt")"
 # shellcheck source=loadtest/bench-lib.sh
 source "$ROOT/loadtest/bench-lib.sh"
 bench_scratch bench-pair
@@ -53,21 +48,20 @@ declare -A PID PORT
 NAMES=()
 for v in "${VARIANTS[@]}"; do
   n="${v%%=*}" cp="${v#*=}"
-  [[ "$cp" == current ]] && cp="$CURRENT"
+  [[ "$cp" == current ]] && cp="" # ./moses run's own: this build, with its AOT cache
   binding=(--binding static --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml")
   [[ -n "${VLIVE[$n]:-}" ]] && binding=(--binding adaptive --seed "$ROOT/bpel-processes/trip-planner/seed.yaml")
-  # shellcheck disable=SC2086
-  "${VJAVA[$n]:-$JAVA}" $BROKER_JVM $JAVA_OPTS_EXTRA ${VOPTS[$n]:-} -cp "$cp" io.moses.core.Main --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
+  MOSES_JAVA="${VJAVA[$n]:-$JAVA}" MOSES_JAVA_OPTS="$JAVA_OPTS_EXTRA ${VOPTS[$n]:-}" MOSES_BROKER_CP="$cp" \
+    "$ROOT/moses" run --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
     "${binding[@]}" --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
-    --set "STUBS=http://127.0.0.1:$STUB_PORT" \
-    >"$TMP/broker-$n.log" 2>&1 &
+    --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$n.log" 2>&1 &
   PID[$n]=$!; PIDS+=($!); NAMES+=("$n")
 done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 ref="${NAMES[0]}"
 bindings="static binding"
 [[ ${#VLIVE[@]} -gt 0 ]] && bindings="live (the seed's plan, monitors and optimizer on): ${!VLIVE[*]}, else static binding"
-echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, $bindings, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1), $BROKER_JVM $JAVA_OPTS_EXTRA; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, $bindings, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1), $("$ROOT/moses" jvm-options) $JAVA_OPTS_EXTRA; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
 for ((r = 1; r <= ROUNDS; r++)); do
   for n in "${NAMES[@]}"; do T0[$n]="$(ticks "${PID[$n]}")"; done
