@@ -32,6 +32,11 @@ median() { # numbers separated by spaces or lines on stdin -> their median (0 fo
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime of a process, in clock ticks
 rss_mb() { awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$1/status"; } # a process's resident memory, MB
 HZ="$(getconf CLK_TCK)"
+thread_groups() { # pid -> "NAME<TAB>ticks" per group of threads named alike (numbers, and hex after @, folded to #), sorted by name
+  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
+    split(substr($0, index($0, ") ") + 2), f, " "); gsub(/@[0-9a-f]+/, "@#", c); gsub(/[0-9]+/, "#", c); g[c] += f[12] + f[13]}
+    END {for (k in g) print k "\t" g[k]}' | sort
+}
 jvm_threads() { # pid -> "JIT GC" ticks of the JIT-compiler threads and the GC (and VM) threads now alive
   cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
     n = split(substr($0, index($0, ") ") + 2), f, " "); t = f[12] + f[13]

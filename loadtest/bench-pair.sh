@@ -19,6 +19,9 @@
 # to compare JDKs), with the heap, collector and JIT options it gives brokers (`./moses
 # jvm-options`) and, for "current", the build's AOT cache (made for this build's jars only);
 # --opts adds JVM options to one variant, --java-opts to all; both override the defaults.
+# At the end, where each broker's CPU went over the last half of the rounds: per request, by
+# group of threads (the engine's bpel-#, the partner client's soap-client-#, the front-end's
+# http-#, the GC's, the JIT's ...), and each variant's difference to the reference.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
@@ -33,10 +36,10 @@ while [[ $# -gt 0 ]]; do
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
-    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)"
@@ -63,7 +66,10 @@ bindings="static binding"
 [[ ${#VLIVE[@]} -gt 0 ]] && bindings="live (the seed's plan, monitors and optimizer on): ${!VLIVE[*]}, else static binding"
 echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, $bindings, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1), $("$ROOT/moses" jvm-options) $JAVA_OPTS_EXTRA; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
+declare -A SERVED # requests in the last half of the rounds
+half=$((ROUNDS / 2 + 1))
 for ((r = 1; r <= ROUNDS; r++)); do
+  if ((r == half)); then for n in "${NAMES[@]}"; do thread_groups "${PID[$n]}" >"$TMP/groups0-$n"; done; fi
   for n in "${NAMES[@]}"; do T0[$n]="$(ticks "${PID[$n]}")"; done
   for n in "${NAMES[@]}"; do
     wrk -t1 -c"$CONNS" -d"$SECS"s --timeout 10s -s "$ROOT/loadtest/wrk/trip.lua" "http://127.0.0.1:${PORT[$n]}" >"$TMP/wrk-$n" 2>&1 &
@@ -75,6 +81,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     T1[$n]="$(ticks "${PID[$n]}")"
     RPS[$n]="$(sed -n 's/^RESULT rps=\([0-9.]*\).*/\1/p' "$TMP/wrk-$n")"
     bad="$(sed -n 's/^RESULT .*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1+\2/p' "$TMP/wrk-$n")"
+    ((r >= half)) && SERVED[$n]="$(awk -v a="${SERVED[$n]:-0}" -v r="${RPS[$n]:-0}" -v s="$SECS" 'BEGIN{printf "%.0f", a + r * s}')"
     CPU[$n]="$(awk -v t=$((T1[$n] - T0[$n])) -v hz="$HZ" -v r="${RPS[$n]:-0}" -v s="$SECS" 'BEGIN{printf "%.2f", (r > 0) ? t * 1000 / hz / (r * s) : 0}')"
     line+="  $n ${RPS[$n]} req/s ${CPU[$n]} ms cpu/req (errors $bad)"
   done
@@ -90,4 +97,20 @@ for n in "${NAMES[@]:1}"; do
   last="$(echo "${CPU_R[$n]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
   echo "$n/$ref medians: CPU per request $(echo "${CPU_R[$n]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$n]}" | median)"
 done
+echo "CPU per request over the last half of the rounds, by group of threads (us; groups under 0.5 us left out):"
+files=() header="$(printf '  %-24s' group)"
+for n in "${NAMES[@]}"; do
+  thread_groups "${PID[$n]}" >"$TMP/groups1-$n"
+  join -t$'\t' "$TMP/groups0-$n" "$TMP/groups1-$n" |
+    awk -F'\t' -v q="${SERVED[$n]:-0}" -v hz="$HZ" '{printf "%s\t%.1f\n", $1, (q > 0) ? ($3 - $2) * 1e6 / hz / q : 0}' >"$TMP/per-request-$n"
+  files+=("$TMP/per-request-$n") header+="$(printf ' %9s' "$n")"
+done
+for n in "${NAMES[@]:1}"; do header+="$(printf ' %12s' "$n-$ref")"; done
+echo "$header"
+awk -F'\t' -v k="${#NAMES[@]}" '{v[FILENAME, $1] = $2; g[$1] = 1; if (!(FILENAME in f)) {f[FILENAME] = ++nf; fn[nf] = FILENAME}}
+  END {for (x in g) {big = 0; for (i = 1; i <= k; i++) {t[i] += v[fn[i], x]; if (v[fn[i], x] >= 0.5) big = 1}
+         if (!big) continue; line = sprintf("  %-24s", substr(x, 1, 24)); for (i = 1; i <= k; i++) line = line sprintf(" %9.1f", v[fn[i], x])
+         for (i = 2; i <= k; i++) line = line sprintf(" %+12.1f", v[fn[i], x] - v[fn[1], x]); print line}
+       line = sprintf("  %-24s", "all"); for (i = 1; i <= k; i++) line = line sprintf(" %9.1f", t[i])
+       for (i = 2; i <= k; i++) line = line sprintf(" %+12.1f", t[i] - t[1]); print line}' "${files[@]}" | sort -k2 -g -r
 for n in "${NAMES[@]}"; do echo "rss $n: $(rss_mb "${PID[$n]}") MB"; done

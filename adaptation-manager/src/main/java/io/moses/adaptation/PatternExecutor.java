@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -71,8 +72,12 @@ final class PatternExecutor {
         final ConcreteService service;
         final SoapClient.Call call;
         final long start = health.now();
-        /** Releases the permit and the in-flight entry; run before anyone sees the result. */
-        private Runnable done = () -> {};
+        /**
+         * The call's end as an attempt. The one stage on the call's result, made with the call:
+         * it releases the permit and the in-flight entry before anyone sees the result, exactly
+         * once, whether or not anybody asks for the attempt.
+         */
+        private final CompletableFuture<Attempt> attempt;
 
         Pending(Invocation inv, ConcreteService service) {
             this.service = service;
@@ -81,28 +86,23 @@ final class PatternExecutor {
                 CompletableFuture<CallOutcome> busy = CompletableFuture.completedFuture(new CallFailure(
                         CallEnd.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
                 this.call = new SoapClient.Call(busy, () -> {});
+                this.attempt = busy.thenApply(r -> new Attempt(service, r, health.now() - start));
                 return;
             }
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
             state.inFlight.put(this, start);
             this.call = client.send(service.endpoint(), inv.soapVersion(), action, inv.body(), m.requestNames(), timeouts.apply(service.name()));
-            java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
-            done = () -> {
-                if (released.compareAndSet(false, true)) {
-                    state.inFlight.remove(this);
-                    state.permits.release();
-                }
-            };
-            // also when nobody asks for the attempt (never the case today): no permit leaks
-            call.result().whenComplete((r, e) -> done.run());
+            this.attempt = call.result().handle((r, e) -> {
+                state.inFlight.remove(this);
+                state.permits.release();
+                if (e != null) throw e instanceof CompletionException c ? c : new CompletionException(e); // never, by SoapClient's contract
+                return new Attempt(service, r, health.now() - start);
+            });
         }
 
         CompletableFuture<Attempt> attempt() {
-            return call.result().thenApply(r -> {
-                done.run();
-                return new Attempt(service, r, health.now() - start);
-            });
+            return attempt;
         }
     }
 
@@ -196,9 +196,11 @@ final class PatternExecutor {
         }
         Hedge h = new Hedge();
         h.send(0);
-        if (!result.isDone())
-            CompletableFuture.delayedExecutor(Math.round(delaySeconds * 1e6), java.util.concurrent.TimeUnit.MICROSECONDS)
-                    .execute(h::sendSecond);
+        if (!result.isDone()) {
+            // most first calls answer within d: their timer is cancelled, it never runs
+            Runnable timer = client.schedule(h::sendSecond, Math.round(delaySeconds * 1e9));
+            result.whenComplete((x, e) -> timer.run());
+        }
         return result;
     }
 
@@ -247,7 +249,7 @@ final class PatternExecutor {
 
     private void record(Invocation inv, Attempt a, boolean winner) {
         CallEnd kind = a.result().kind();
-        outcomes.add(new ServiceCall(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now()));
+        outcomes.add(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
         health.observe(a.service().name(), kind);
     }
 }

@@ -116,7 +116,8 @@ final class ProviderHealth {
         if (kind.answered()) {
             // a SOAP fault is an answer too (often a business fault): it neither counts as a
             // failure nor leaves a service out for failed calls
-            if (kind == CallEnd.REPLY) s.consecutiveFailures.set(0);
+            // read first: a write on every reply would move the line between the cores' caches
+            if (kind == CallEnd.REPLY && s.consecutiveFailures.get() != 0) s.consecutiveFailures.set(0);
             // only its trial: a call sent before the ejection that is answered late is no
             // evidence that the provider answers now
             if (s.outForCalls && s.trials.callEnded(clock.getAsLong(), true) && putBack(s, "its trial call was answered"))

@@ -22,6 +22,7 @@ import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -117,6 +118,18 @@ public final class SoapClient implements AutoCloseable {
     /** Posts {@code body} in an envelope of {@code version}; the stage never completes exceptionally. */
     public CompletableFuture<CallOutcome> call(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
         return send(endpoint, version, soapAction, body, timeout).result();
+    }
+
+    /**
+     * Runs {@code task} on the client's threads after {@code delayNanos}, on the timer the client
+     * keeps its own timeouts on; the returned handle cancels it, and a cancelled task leaves the
+     * timer's queue at once. For the hedge's second call, which most hedges cancel: not
+     * {@code CompletableFuture.delayedExecutor}, whose tasks cannot be cancelled and each wake a
+     * thread of the common pool when they fall due.
+     */
+    Runnable schedule(Runnable task, long delayNanos) {
+        Scheduler.Task timer = http.getScheduler().schedule(() -> http.getExecutor().execute(task), delayNanos, TimeUnit.NANOSECONDS);
+        return timer::cancel;
     }
 
     /** A call in flight: its result, and ways to abandon it ({@link #cancel}, {@link #withdraw}). */

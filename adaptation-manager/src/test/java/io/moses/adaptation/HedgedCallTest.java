@@ -53,9 +53,9 @@ class HedgedCallTest {
         Map<String, Duration> timeouts = Map.of("hungA", Duration.ofSeconds(30));
         AdaptiveBinding quick = binding(plan(Implementation.hedged("quickA", "spareB", 0.3)), services, Set.of(TASK), timeouts, noEjection());
         for (int i = 0; i < 10; i++) assertEquals("quickA", by(call(quick)));
-        // a hedge whose first member hangs: its b is sent from the same timer queue, after d. When
-        // it has answered, every earlier hedge's timer (due sooner) has fired too, and found its
-        // invoke answered: so the count below is the hung hedge's call alone.
+        // a hedge whose first member hangs: its b is sent by the timer after d. Each earlier
+        // hedge's timer was cancelled when its first member answered (and, had it fired, would
+        // have found its invoke answered): so the count below is the hung hedge's call alone.
         AdaptiveBinding hung = binding(plan(Implementation.hedged("hungA", "spareB", 0.3)), services, Set.of(TASK), timeouts, noEjection());
         assertEquals("spareB", by(call(hung)), "the second member answers for a first that hangs");
         assertEquals(10, stubs().calls("quickA"));

@@ -129,7 +129,7 @@ public final class QosMonitor {
      * Records every outcome {@code log} took since its last drain (as {@link #record} does each), under
      * one lock: the monitor period's thousands of outcomes do not take it one by one.
      *
-     * @return how many records the log lost because its reader fell behind
+     * @return how many calls the log could not record since its last drain (full: its reader fell behind)
      */
     public synchronized long recordAll(ServiceCallLog log) {
         return log.drain(this::add);

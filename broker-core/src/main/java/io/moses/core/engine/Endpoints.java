@@ -1,5 +1,6 @@
 package io.moses.core.engine;
 
+import io.moses.model.TaskRef;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.wsdl.PortType;
@@ -65,9 +66,30 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
     /** The channel of one partner link: knows the SOAP binding of the partner's port. */
     static final class Channel implements PartnerRoleChannel {
         final SoapBinding binding;
+        /** The task of each operation called through this channel, made once (see {@link #task}). */
+        private final Map<String, TaskRef> tasks = new ConcurrentHashMap<>();
 
         Channel(SoapBinding binding) {
             this.binding = binding;
+        }
+
+        /**
+         * The task an invoke of {@code operation} on {@code partnerLink} of {@code composite} is,
+         * the same object for every invoke: a new one per invoke built its name, hashed it again
+         * in every map it was looked up in, and, kept by the monitors for a second, was promoted
+         * with its name by the thousand a second. A channel serves one partner link of one
+         * process; should ODE give one to two partner links, the second's tasks are made per invoke.
+         */
+        TaskRef task(String composite, String partnerLink, String operation) {
+            TaskRef t = tasks.get(operation);
+            if (t == null) t = tasks.computeIfAbsent(operation, op -> TaskRef.of(composite, partnerLink, op));
+            return is(t, composite, partnerLink, operation) ? t : TaskRef.of(composite, partnerLink, operation);
+        }
+
+        private static boolean is(TaskRef t, String composite, String partnerLink, String operation) {
+            String name = t.name();
+            return t.composite().equals(composite) && name.length() == partnerLink.length() + 1 + operation.length()
+                    && name.startsWith(partnerLink) && name.charAt(partnerLink.length()) == '.' && name.endsWith(operation);
         }
 
         @Override

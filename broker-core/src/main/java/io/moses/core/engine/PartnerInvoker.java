@@ -7,7 +7,6 @@ import io.moses.adaptation.InvokeOutcome.InvokeFault;
 import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.adaptation.Invocation;
 import io.moses.adaptation.SoapVersion;
-import io.moses.model.TaskRef;
 import java.net.URI;
 import java.util.function.Supplier;
 import javax.xml.namespace.QName;
@@ -86,7 +85,7 @@ final class PartnerInvoker implements MessageExchangeContext {
         Element body = binding.toBody(op, mex.getRequest().getMessage(), true);
         Endpoints.Address epr = mex.getEndpointReference() instanceof Endpoints.Address a ? a : new Endpoints.Address(binding.address);
         URI target = binding.targetOf(epr.url()); // parsing the address per invoke was ~1 % of the CPU
-        Invocation invocation = new Invocation(TaskRef.of(composite, partnerLink, op.name()), callers.classOf(instance),
+        Invocation invocation = new Invocation(channel.task(composite, partnerLink, op.name()), callers.classOf(instance),
                 op.soapAction(), body, target, binding.soap12 ? SoapVersion.SOAP_12 : SoapVersion.SOAP_11);
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();

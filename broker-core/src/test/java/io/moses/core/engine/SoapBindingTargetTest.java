@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.moses.model.TaskRef;
 import java.net.URI;
 import java.nio.file.Path;
 import javax.wsdl.Definition;
@@ -13,7 +14,7 @@ import javax.wsdl.xml.WSDLReader;
 import javax.xml.namespace.QName;
 import org.junit.jupiter.api.Test;
 
-/** Where an invoke goes: the port's own address parsed once, any other address as it comes. */
+/** Where an invoke goes: the port's own address parsed once, any other address as it comes; which task it is. */
 class SoapBindingTargetTest {
     private static SoapBinding leftPort() throws Exception {
         WSDLReader reader = WSDLFactory.newInstance().newWSDLReader();
@@ -32,5 +33,18 @@ class SoapBindingTargetTest {
         assertNull(port.targetOf(null));
         assertNull(port.targetOf("  "));
         assertThrows(IllegalArgumentException.class, () -> port.targetOf("http://bad host/"), "a bad address fails the invoke, as before");
+    }
+
+    @Test
+    void aChannelGivesEveryInvokeOfAnOperationTheSameTaskAndAnotherPartnerLinkItsOwn() throws Exception {
+        Endpoints.Channel channel = new Endpoints.Channel(leftPort());
+        TaskRef first = channel.task("Trip", "flight", "findFlight");
+        assertEquals(new TaskRef("Trip", "flight.findFlight"), first);
+        assertSame(first, channel.task("Trip", "flight", new String("findFlight")), "made again for a second invoke");
+        assertEquals(new TaskRef("Trip", "flight.rebook"), channel.task("Trip", "flight", "rebook"));
+        // the same operation through another partner link or process, were ODE to share a channel
+        assertEquals(new TaskRef("Trip", "charter.findFlight"), channel.task("Trip", "charter", "findFlight"));
+        assertEquals(new TaskRef("Other", "flight.findFlight"), channel.task("Other", "flight", "findFlight"));
+        assertSame(first, channel.task("Trip", "flight", "findFlight"));
     }
 }
