@@ -38,10 +38,12 @@ thread_groups() { # pid -> "NAME<TAB>ticks" per group of threads named alike (nu
     END {for (k in g) print k "\t" g[k]}' | sort
 }
 jvm_threads() { # pid -> "JIT GC" ticks of the JIT-compiler threads and the GC (and VM) threads now alive
-  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
-    n = split(substr($0, index($0, ") ") + 2), f, " "); t = f[12] + f[13]
-    if (c ~ /CompilerThre/) jit += t; else if (c ~ /^(GC Thread|G1 |VM Thread)/) gc += t}
-    END {print jit + 0, gc + 0}'
+  thread_groups "$1" | awk -F'\t' '$1 ~ /CompilerThre/ {jit += $2} $1 ~ /^(GC Thread|G# |VM Thread)/ {gc += $2} END {print jit + 0, gc + 0}'
+}
+broker_binding() { # "live" or anything else -> BINDING: ./moses run's arguments for the seed's plan with the monitors and the optimizer
+  # (adaptive binding), or for the static binding to the -a providers
+  if [[ "$1" == live ]]; then BINDING=(--binding adaptive --seed "$ROOT/bpel-processes/trip-planner/seed.yaml")
+  else BINDING=(--binding static --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml"); fi
 }
 
 wrk_result() { # url script connections seconds -> "rps p50 p99 non2xx errors [max]" (max ms: trip.lua only)

@@ -52,11 +52,10 @@ NAMES=()
 for v in "${VARIANTS[@]}"; do
   n="${v%%=*}" cp="${v#*=}"
   [[ "$cp" == current ]] && cp="" # ./moses run's own: this build, with its AOT cache
-  binding=(--binding static --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml")
-  [[ -n "${VLIVE[$n]:-}" ]] && binding=(--binding adaptive --seed "$ROOT/bpel-processes/trip-planner/seed.yaml")
+  broker_binding "${VLIVE[$n]:+live}"
   MOSES_JAVA="${VJAVA[$n]:-$JAVA}" MOSES_JAVA_OPTS="$JAVA_OPTS_EXTRA ${VOPTS[$n]:-}" MOSES_BROKER_CP="$cp" \
     "$ROOT/moses" run --port 0 --work "$TMP/work-$n" --db "mem:pair-$n" \
-    "${binding[@]}" --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
+    "${BINDING[@]}" --monitors qos,ws,paths --deploy "$ROOT/bpel-processes/trip-planner" \
     --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$n.log" 2>&1 &
   PID[$n]=$!; PIDS+=($!); NAMES+=("$n")
 done

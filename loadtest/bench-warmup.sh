@@ -60,9 +60,8 @@ for ((run = 1; run <= RUNS; run++)); do
   for ((k = 0; k < ${#NAMES[@]}; k++)); do
     n="${NAMES[$(( (k + run - 1) % ${#NAMES[@]} ))]}" # each run starts with another variant
     # shellcheck disable=SC2086
-    binding=(--binding static --seed "$ROOT/loadtest/bench/trip-planner-single-services.yaml")
-    [[ -n "${LIVE[$n]:-}" ]] && binding=(--seed "$ROOT/bpel-processes/trip-planner/seed.yaml")
-    MOSES_JAVA_OPTS="${OPTS[$n]}" "$ROOT/moses" run --port 0 --work "$TMP/work-$n-$run" --db "mem:warmup" "${binding[@]}" \
+    broker_binding "${LIVE[$n]:+live}"
+    MOSES_JAVA_OPTS="${OPTS[$n]}" "$ROOT/moses" run --port 0 --work "$TMP/work-$n-$run" --db "mem:warmup" "${BINDING[@]}" \
       --deploy "$ROOT/bpel-processes/trip-planner" --set "STUBS=http://127.0.0.1:$STUB_PORT" >"$TMP/broker-$n-$run.log" 2>&1 &
     pid=$!; PIDS+=("$pid")
     port="$(await_port "$TMP/broker-$n-$run.log" "broker listening")"

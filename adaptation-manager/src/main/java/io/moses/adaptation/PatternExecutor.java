@@ -83,10 +83,10 @@ final class PatternExecutor {
             this.service = service;
             ProviderHealth.State state = health.state(service.name());
             if (!state.permits.tryAcquire()) {
-                CompletableFuture<CallOutcome> busy = CompletableFuture.completedFuture(new CallFailure(
-                        CallEnd.REFUSED_LOCALLY, state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name()));
-                this.call = new SoapClient.Call(busy, () -> {});
-                this.attempt = busy.thenApply(r -> new Attempt(service, r, health.now() - start));
+                CallFailure busy = new CallFailure(CallEnd.REFUSED_LOCALLY,
+                        state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name());
+                this.call = new SoapClient.Call(CompletableFuture.completedFuture(busy), () -> {});
+                this.attempt = CompletableFuture.completedFuture(new Attempt(service, busy, health.now() - start));
                 return;
             }
             PayloadMapping m = service.mapping();

@@ -63,33 +63,31 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
         }
     }
 
-    /** The channel of one partner link: knows the SOAP binding of the partner's port. */
+    /**
+     * The channel of one partner link of one process: knows the SOAP binding of the partner's
+     * port, and the task each invoke through it is.
+     */
     static final class Channel implements PartnerRoleChannel {
         final SoapBinding binding;
-        /** The task of each operation called through this channel, made once (see {@link #task}). */
-        private final Map<String, TaskRef> tasks = new ConcurrentHashMap<>();
+        private final String composite;
+        /** By partner link and operation: the task of an invoke, made once (see {@link #task}). */
+        private final Map<String, Map<String, TaskRef>> tasks = new ConcurrentHashMap<>();
 
-        Channel(SoapBinding binding) {
+        /** @param composite the process's type (local part), the composite service its tasks belong to */
+        Channel(SoapBinding binding, String composite) {
             this.binding = binding;
+            this.composite = composite;
         }
 
         /**
-         * The task an invoke of {@code operation} on {@code partnerLink} of {@code composite} is,
-         * the same object for every invoke: a new one per invoke built its name, hashed it again
-         * in every map it was looked up in, and, kept by the monitors for a second, was promoted
-         * with its name by the thousand a second. A channel serves one partner link of one
-         * process; should ODE give one to two partner links, the second's tasks are made per invoke.
+         * The task an invoke of {@code operation} on {@code partnerLink} is, the same object for
+         * every invoke: a new one per invoke built its name, hashed it again in every map it was
+         * looked up in, and, kept by the monitors for a second, was promoted with its name by the
+         * thousand a second.
          */
-        TaskRef task(String composite, String partnerLink, String operation) {
-            TaskRef t = tasks.get(operation);
-            if (t == null) t = tasks.computeIfAbsent(operation, op -> TaskRef.of(composite, partnerLink, op));
-            return is(t, composite, partnerLink, operation) ? t : TaskRef.of(composite, partnerLink, operation);
-        }
-
-        private static boolean is(TaskRef t, String composite, String partnerLink, String operation) {
-            String name = t.name();
-            return t.composite().equals(composite) && name.length() == partnerLink.length() + 1 + operation.length()
-                    && name.startsWith(partnerLink) && name.charAt(partnerLink.length()) == '.' && name.endsWith(operation);
+        TaskRef task(String partnerLink, String operation) {
+            return tasks.computeIfAbsent(partnerLink, k -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(operation, op -> TaskRef.of(composite, partnerLink, op));
         }
 
         @Override
@@ -116,7 +114,7 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
             throw new DeploymentException("process " + processId + ": partner of port type " + portType.getQName()
                     + " has no <invoke> endpoint in deploy.xml");
         return new Channel(SoapBinding.of(conf.getDefinitionForService(initialPartnerEndpoint.serviceName),
-                initialPartnerEndpoint.serviceName, initialPartnerEndpoint.portName));
+                initialPartnerEndpoint.serviceName, initialPartnerEndpoint.portName), conf.getType().getLocalPart());
     }
 
     @Override

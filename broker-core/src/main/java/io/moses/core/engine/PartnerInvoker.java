@@ -61,7 +61,6 @@ final class PartnerInvoker implements MessageExchangeContext {
     public void invokePartner(PartnerRoleMessageExchange mex) {
         MessageExchangeDAO dao = ((PartnerRoleMessageExchangeImpl) mex).getDAO();
         String partnerLink = dao.getPartnerLink().getPartnerLinkName();
-        String composite = dao.getProcess().getType().getLocalPart();
         Long instance = dao.getInstance() == null ? null : dao.getInstance().getInstanceId();
         Endpoints.Channel channel = (Endpoints.Channel) mex.getChannel();
         SoapBinding binding = channel.binding;
@@ -85,7 +84,7 @@ final class PartnerInvoker implements MessageExchangeContext {
         Element body = binding.toBody(op, mex.getRequest().getMessage(), true);
         Endpoints.Address epr = mex.getEndpointReference() instanceof Endpoints.Address a ? a : new Endpoints.Address(binding.address);
         URI target = binding.targetOf(epr.url()); // parsing the address per invoke was ~1 % of the CPU
-        Invocation invocation = new Invocation(channel.task(composite, partnerLink, op.name()), callers.classOf(instance),
+        Invocation invocation = new Invocation(channel.task(partnerLink, op.name()), callers.classOf(instance),
                 op.soapAction(), body, target, binding.soap12 ? SoapVersion.SOAP_12 : SoapVersion.SOAP_11);
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();
