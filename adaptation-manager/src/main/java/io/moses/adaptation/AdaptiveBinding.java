@@ -106,11 +106,18 @@ public final class AdaptiveBinding implements InvokeHandler {
         }
     }
 
-    /** The plan, compiled for the request path. */
-    private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Implementation>> selectors,
-                            Map<String, ConcreteService> services, Map<TaskRef, ConcreteService> fallback,
+    /**
+     * The plan, compiled for the request path.
+     *
+     * @param services each registered service as a choice of its own (a single)
+     */
+    private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Choice>> selectors,
+                            Map<String, Choice> services, Map<TaskRef, ConcreteService> fallback,
                             Map<Plan.Key, List<String>> preferred, Map<TaskRef, List<String>> byTask,
                             Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent) {}
+
+    /** An implementation with its members resolved: what one invoke executes. */
+    private record Choice(Implementation implementation, List<Provider> members) {}
 
     /**
      * @param services       every concrete service
@@ -235,21 +242,21 @@ public final class AdaptiveBinding implements InvokeHandler {
      * dropped (one log line); a (class, task) left with none is bound like a plan-less one.
      */
     private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent) {
-        Map<String, ConcreteService> byName = new HashMap<>();
+        Map<String, Choice> byName = new HashMap<>();
         Map<TaskRef, ConcreteService> fallback = new LinkedHashMap<>();
         Map<TaskRef, List<String>> byTask = new HashMap<>();
         for (ConcreteService s : services) {
-            byName.put(s.name(), s);
+            byName.put(s.name(), new Choice(Implementation.single(s.name()), List.of(Provider.of(s))));
             fallback.putIfAbsent(s.task(), s);
             byTask.computeIfAbsent(s.task(), k -> new ArrayList<>()).add(s.name());
         }
-        Map<Plan.Key, SmoothWeightedRoundRobin<Implementation>> selectors = new HashMap<>();
+        Map<Plan.Key, SmoothWeightedRoundRobin<Choice>> selectors = new HashMap<>();
         Map<Plan.Key, List<String>> preferred = new HashMap<>();
         Map<TaskRef, Set<String>> used = new HashMap<>();
         Set<String> unknown = new java.util.TreeSet<>();
         if (plan != null) {
             for (var e : plan.bindings().entrySet()) {
-                List<Implementation> impls = new ArrayList<>();
+                List<Choice> impls = new ArrayList<>();
                 List<Double> weights = new ArrayList<>();
                 List<Plan.Share> shares = new ArrayList<>(e.getValue());
                 shares.sort(Comparator.comparingDouble(Plan.Share::fraction).reversed());
@@ -261,7 +268,9 @@ public final class AdaptiveBinding implements InvokeHandler {
                         unknown.addAll(missing);
                         continue;
                     }
-                    impls.add(share.implementation());
+                    List<Provider> members = new ArrayList<>();
+                    for (String m : share.implementation().members()) members.add(byName.get(m).members().get(0));
+                    impls.add(new Choice(share.implementation(), List.copyOf(members)));
                     weights.add(share.fraction());
                     order.addAll(share.implementation().members());
                 }
@@ -295,10 +304,10 @@ public final class AdaptiveBinding implements InvokeHandler {
         Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
         if (!c.idempotent().contains(inv.task()))
             // a second call is not safe: the trial is the invoke's call (a circuit breaker's half-open risk)
-            return run(inv, c, key, Implementation.single(trial), new ArrayList<>(), null, false);
+            return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, false);
         // as an exploration, a trial of an idempotent task must not fail the user's request: on
         // anything but a reply, the binding's own choice answers (the second call of the invoke)
-        return run(inv, c, key, Implementation.single(trial), new ArrayList<>(), null, true).thenCompose(out ->
+        return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, true).thenCompose(out ->
                 out instanceof InvokeReply ? CompletableFuture.completedFuture(out) : bind(inv, c).toCompletableFuture());
     }
 
@@ -312,12 +321,12 @@ public final class AdaptiveBinding implements InvokeHandler {
     /** Binds the invoke by the plan (or statically), with the reactions between plans. */
     private CompletionStage<InvokeOutcome> bind(Invocation inv, Compiled c) {
         Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
-        SmoothWeightedRoundRobin<Implementation> selector = key == null ? null : c.selectors().get(key);
+        SmoothWeightedRoundRobin<Choice> selector = key == null ? null : c.selectors().get(key);
         if (selector != null) {
             String explore = explorationTarget(c, key);
             if (explore == null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null, false);
             // an exploration must not fail the user's request: on anything but a reply, the plan's choice answers
-            return run(inv, c, key, Implementation.single(explore), new ArrayList<>(), null, false).thenCompose(out ->
+            return run(inv, c, key, c.services().get(explore), new ArrayList<>(), null, false).thenCompose(out ->
                     out instanceof InvokeReply ? CompletableFuture.completedFuture(out)
                             : run(inv, c, key, choose(c, key, selector), new ArrayList<>(List.of(explore)), null, false));
         }
@@ -330,14 +339,14 @@ public final class AdaptiveBinding implements InvokeHandler {
                         pick = s;
                         break;
                     }
-            return run(inv, c, key, Implementation.single(pick), new ArrayList<>(), null, false);
+            return run(inv, c, key, c.services().get(pick), new ArrayList<>(), null, false);
         }
         if (inv.defaultEndpoint() == null)
             return CompletableFuture.completedFuture(new InvokeFailure(inv.task()
                     + ": no concrete service registered and no address in the WSDL", List.of()));
         String name = inv.defaultEndpoint().toString();
         return client.call(inv.defaultEndpoint(), inv.soapVersion(), inv.soapAction(), inv.body(), defaultTimeout)
-                .thenApply(r -> PayloadAdapter.answer(inv, name, io.moses.model.PayloadMapping.IDENTITY, r));
+                .thenApply(r -> PayloadAdapter.answer(inv, name, PayloadAdapter.Names.NONE, r));
     }
 
     /** A service the plan does not use, due for an exploration call; only for an idempotent task. */
@@ -355,47 +364,47 @@ public final class AdaptiveBinding implements InvokeHandler {
     }
 
     /** The plan's pick, or the pick without its ejected members. */
-    private Implementation choose(Compiled c, Plan.Key key, SmoothWeightedRoundRobin<Implementation> selector) {
-        Implementation impl = selector.next();
-        if (!health.anyEjected()) return impl;
+    private Choice choose(Compiled c, Plan.Key key, SmoothWeightedRoundRobin<Choice> selector) {
+        Choice choice = selector.next();
+        if (!health.anyEjected()) return choice;
         for (int i = 0; i <= selector.size(); i++) {
-            Implementation alive = withoutEjected(impl);
+            Choice alive = withoutEjected(c, choice);
             if (alive != null) return alive;
-            impl = selector.next();
+            choice = selector.next();
         }
         for (String s : c.preferred().getOrDefault(key, List.of()))
-            if (!health.ejected(s)) return Implementation.single(s);
-        return impl; // every provider of the task is ejected: trying is better than failing
+            if (!health.ejected(s)) return c.services().get(s);
+        return choice; // every provider of the task is ejected: trying is better than failing
     }
 
-    /** The implementation without its ejected members (null if none is left). */
-    private Implementation withoutEjected(Implementation impl) {
-        List<String> alive = null;
-        List<String> members = impl.members();
+    /** The choice without its ejected members (null if none is left). */
+    private Choice withoutEjected(Compiled c, Choice choice) {
+        List<Provider> alive = null;
+        List<Provider> members = choice.members();
         for (int i = 0; i < members.size(); i++) {
-            boolean out = health.ejected(members.get(i));
+            boolean out = health.ejected(members.get(i).name());
             if (out && alive == null) alive = new ArrayList<>(members.subList(0, i));
             else if (!out && alive != null) alive.add(members.get(i));
         }
-        if (alive == null) return impl;
+        if (alive == null) return choice;
         if (alive.isEmpty()) return null;
-        return alive.size() == 1 ? Implementation.single(alive.get(0)) : new Implementation(impl.pattern(), alive, impl.hedgeDelay());
+        if (alive.size() == 1) return c.services().get(alive.get(0).name());
+        Implementation impl = choice.implementation();
+        return new Choice(new Implementation(impl.pattern(), alive.stream().map(Provider::name).toList(), impl.hedgeDelay()), alive);
     }
 
     /**
-     * Executes {@code impl}; if it failed without any member processing the request, sends the
+     * Executes {@code choice}; if it failed without any member processing the request, sends the
      * call to the next provider of the task not tried yet (the plan's own members first). For an
      * idempotent task, a failure that may have been processed (a timeout, a dropped connection)
      * is sent once more to another provider: the budget is one such second call per invoke.
      *
      * @param resent whether the invoke already spent its second call after such a failure
      */
-    private CompletableFuture<InvokeOutcome> run(Invocation inv, Compiled c, Plan.Key key, Implementation impl,
+    private CompletableFuture<InvokeOutcome> run(Invocation inv, Compiled c, Plan.Key key, Choice choice,
                                                  List<String> tried, String earlier, boolean resent) {
-        List<ConcreteService> members = new ArrayList<>(impl.members().size());
-        for (String m : impl.members()) members.add(c.services().get(m));
         boolean idempotent = c.idempotent().contains(inv.task());
-        return executor.execute(inv, impl, members, idempotent).thenCompose(ex -> {
+        return executor.execute(inv, choice.implementation(), choice.members(), idempotent).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
             if (!(out instanceof InvokeFailure f)) return CompletableFuture.completedFuture(out);
             tried.addAll(ex.tried());
@@ -404,7 +413,7 @@ public final class AdaptiveBinding implements InvokeHandler {
             String next = ex.neverProcessed() || resend ? retryTarget(c, key, inv.task(), tried) : null;
             if (next == null) return CompletableFuture.completedFuture(new InvokeFailure(why, tried));
             retries.incrementAndGet();
-            return run(inv, c, key, Implementation.single(next), tried, why, resent || resend);
+            return run(inv, c, key, c.services().get(next), tried, why, resent || resend);
         });
     }
 
@@ -422,7 +431,7 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     /** Which implementation each (class, task) of the current plan would pick next: for tests and the console. */
     Implementation pick(String serviceClass, TaskRef task) {
-        SmoothWeightedRoundRobin<Implementation> s = current.get().selectors().get(new Plan.Key(serviceClass, task));
-        return s == null ? null : s.next();
+        SmoothWeightedRoundRobin<Choice> s = current.get().selectors().get(new Plan.Key(serviceClass, task));
+        return s == null ? null : s.next().implementation();
     }
 }

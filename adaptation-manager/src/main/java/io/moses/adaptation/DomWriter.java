@@ -2,7 +2,6 @@ package io.moses.adaptation;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.w3c.dom.Attr;
 import org.w3c.dom.Element;
 import org.w3c.dom.NamedNodeMap;
@@ -32,20 +31,20 @@ final class DomWriter {
     /** Where the text goes; null when fixing the DOM in place instead. */
     private final StringBuilder out;
     /** A {@link PayloadAdapter} renaming applied as the names are written (empty: none). */
-    private final Map<String, String> names;
+    private final PayloadAdapter.Names names;
     /**
      * The declarations in scope as prefix, namespace pairs, innermost last; "" is the default
      * namespace, and "" as namespace undeclares it.
      */
     private final List<String> scope = new ArrayList<>();
 
-    private DomWriter(StringBuilder out, Map<String, String> names) {
+    private DomWriter(StringBuilder out, PayloadAdapter.Names names) {
         this.out = out;
         this.names = names;
     }
 
     static void write(Element root, StringBuilder out) {
-        write(root, Map.of(), out);
+        write(root, PayloadAdapter.Names.NONE, out);
     }
 
     /**
@@ -53,7 +52,7 @@ final class DomWriter {
      * ({@link PayloadAdapter}): what writing its renamed copy would write, without the copy (the
      * engine's message is not the adapter's to change).
      */
-    static void write(Element root, Map<String, String> names, StringBuilder out) {
+    static void write(Element root, PayloadAdapter.Names names, StringBuilder out) {
         new DomWriter(out, names).element(root, inherited(root));
     }
 
@@ -64,7 +63,7 @@ final class DomWriter {
      * copy of {@code root} elsewhere keeps them). Changes {@code root}'s subtree in place.
      */
     static void fix(Element root) {
-        new DomWriter(null, Map.of()).element(root, inherited(root));
+        new DomWriter(null, PayloadAdapter.Names.NONE).element(root, inherited(root));
     }
 
     /** The declarations in scope from {@code root}'s ancestors, innermost first, as prefix, namespace pairs. */
@@ -189,9 +188,9 @@ final class DomWriter {
         // the declarations the element carries, then those its ancestors made (top element only)
         for (int i = 0; i < n; i++) {
             Attr a = (Attr) attrs.item(i);
-            if (XMLNS.equals(a.getNamespaceURI())) carry(declaredPrefix(a), PayloadAdapter.moved(a.getValue(), names), mark);
+            if (XMLNS.equals(a.getNamespaceURI())) carry(declaredPrefix(a), names.moved(a.getValue()), mark);
         }
-        for (int i = 0; i + 1 < inherited.size(); i += 2) carry(inherited.get(i), PayloadAdapter.moved(inherited.get(i + 1), names), mark);
+        for (int i = 0; i + 1 < inherited.size(); i += 2) carry(inherited.get(i), names.moved(inherited.get(i + 1)), mark);
         String local = e.getLocalName();
         String prefix;
         if (local == null) { // a DOM level 1 node: no namespace to fix
@@ -199,7 +198,7 @@ final class DomWriter {
             prefix = "";
         } else {
             String ns = e.getNamespaceURI() == null ? "" : e.getNamespaceURI();
-            PayloadAdapter.Name renamed = PayloadAdapter.renamed(ns, local, names);
+            PayloadAdapter.Name renamed = names.renamed(ns, local);
             if (renamed != null) {
                 ns = renamed.namespace();
                 local = renamed.local();

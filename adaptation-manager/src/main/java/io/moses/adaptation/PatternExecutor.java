@@ -35,6 +35,7 @@ final class PatternExecutor {
     private final ServiceCallLog outcomes;
     private final Function<String, Duration> timeouts;
     private final ProviderHealth health;
+    private final HedgeTimer hedges;
 
     /** What executing one implementation gave. */
     record Executed(InvokeOutcome outcome, boolean neverProcessed, List<String> tried) {}
@@ -44,10 +45,11 @@ final class PatternExecutor {
         this.outcomes = outcomes;
         this.timeouts = timeouts;
         this.health = health;
+        this.hedges = new HedgeTimer(client::schedule, client.executor(), health::now);
     }
 
     /** @param idempotent whether a second call of the invocation's task is safe */
-    CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<ConcreteService> members, boolean idempotent) {
+    CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent) {
         return switch (impl.pattern()) {
             case SINGLE -> new Pending(inv, members.get(0)).attempt().thenApply(a -> single(inv, a));
             case PARALLEL -> idempotent ? parallel(inv, members) : alternate(inv, members, 0, new ArrayList<>(), false);
@@ -58,7 +60,7 @@ final class PatternExecutor {
     }
 
     /** One member's attempt. */
-    private record Attempt(ConcreteService service, CallOutcome result, long nanos) {
+    private record Attempt(Provider provider, CallOutcome result, long nanos) {
         boolean succeeded() {
             return result instanceof CallReply;
         }
@@ -69,35 +71,36 @@ final class PatternExecutor {
     }
 
     private final class Pending {
-        final ConcreteService service;
+        final Provider provider;
         final SoapClient.Call call;
         final long start = health.now();
         /**
          * The call's end as an attempt. The one stage on the call's result, made with the call:
-         * it releases the permit and the in-flight entry before anyone sees the result, exactly
+         * it gives back the call's slot in flight before anyone sees the result, exactly
          * once, whether or not anybody asks for the attempt.
          */
         private final CompletableFuture<Attempt> attempt;
 
-        Pending(Invocation inv, ConcreteService service) {
-            this.service = service;
-            ProviderHealth.State state = health.state(service.name());
-            if (!state.permits.tryAcquire()) {
+        Pending(Invocation inv, Provider provider) {
+            this.provider = provider;
+            ConcreteService service = provider.service();
+            CallsInFlight inFlight = health.state(service.name()).inFlight;
+            int slot = inFlight.enter(start);
+            if (slot < 0) {
                 CallFailure busy = new CallFailure(CallEnd.REFUSED_LOCALLY,
-                        state.permits.availablePermits() + " permits left: too many calls in flight to " + service.name());
+                        "too many calls in flight to " + service.name() + " (at most " + inFlight.capacity() + ")");
                 this.call = new SoapClient.Call(CompletableFuture.completedFuture(busy), () -> {});
-                this.attempt = CompletableFuture.completedFuture(new Attempt(service, busy, health.now() - start));
+                this.attempt = CompletableFuture.completedFuture(new Attempt(provider, busy, health.now() - start));
                 return;
             }
             PayloadMapping m = service.mapping();
             String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
-            state.inFlight.put(this, start);
-            this.call = client.send(service.endpoint(), inv.soapVersion(), action, inv.body(), m.requestNames(), timeouts.apply(service.name()));
+            this.call = client.send(service.endpoint(), inv.soapVersion(), action, inv.body(), provider.requestNames(),
+                    timeouts.apply(service.name()));
             this.attempt = call.result().handle((r, e) -> {
-                state.inFlight.remove(this);
-                state.permits.release();
+                inFlight.exit(slot);
                 if (e != null) throw e instanceof CompletionException c ? c : new CompletionException(e); // never, by SoapClient's contract
-                return new Attempt(service, r, health.now() - start);
+                return new Attempt(provider, r, health.now() - start);
             });
         }
 
@@ -109,16 +112,16 @@ final class PatternExecutor {
     private Executed single(Invocation inv, Attempt a) {
         record(inv, a, a.succeeded());
         InvokeOutcome out = a.succeeded() || a.result() instanceof CallFault ? toOutcome(inv, a) : allFailed(inv, List.of(a));
-        return new Executed(out, a.neverProcessed(), List.of(a.service().name()));
+        return new Executed(out, a.neverProcessed(), List.of(a.provider().name()));
     }
 
-    private CompletableFuture<Executed> parallel(Invocation inv, List<ConcreteService> members) {
+    private CompletableFuture<Executed> parallel(Invocation inv, List<Provider> members) {
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
-        for (ConcreteService s : members) calls.add(new Pending(inv, s));
+        for (Provider s : members) calls.add(new Pending(inv, s));
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
-        List<String> tried = members.stream().map(ConcreteService::name).toList();
+        List<String> tried = members.stream().map(Provider::name).toList();
         for (Pending p : calls) {
             p.attempt().thenAccept(a -> {
                 if (a.succeeded() && !result.isDone()) {
@@ -155,7 +158,7 @@ final class PatternExecutor {
      * latencies keep their tail, from which the next d is taken; a hung a times out and is
      * ejected as a single would be); its reply is discarded.
      */
-    private CompletableFuture<Executed> hedged(Invocation inv, List<ConcreteService> members, double delaySeconds) {
+    private CompletableFuture<Executed> hedged(Invocation inv, List<Provider> members, double delaySeconds) {
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         List<String> tried = Collections.synchronizedList(new ArrayList<>());
@@ -164,7 +167,7 @@ final class PatternExecutor {
         class Hedge {
             void send(int i) {
                 Pending p = new Pending(inv, members.get(i));
-                tried.add(p.service.name());
+                tried.add(p.provider.name());
                 // the first call won while the timer sent this one: it need not go on
                 if (result.isDone()) p.call.cancel();
                 p.attempt().thenAccept(a -> ended(i, a));
@@ -197,14 +200,14 @@ final class PatternExecutor {
         Hedge h = new Hedge();
         h.send(0);
         if (!result.isDone()) {
-            // most first calls answer within d: their timer is cancelled, it never runs
-            Runnable timer = client.schedule(h::sendSecond, Math.round(delaySeconds * 1e9));
-            result.whenComplete((x, e) -> timer.run());
+            // most first calls answer within d: their entry is cleared, the timer drops it
+            HedgeTimer.Entry second = hedges.after(Math.round(delaySeconds * 1e9), h::sendSecond);
+            result.whenComplete((x, e) -> second.clear());
         }
         return result;
     }
 
-    private CompletableFuture<Executed> alternate(Invocation inv, List<ConcreteService> members, int i, List<Attempt> failed,
+    private CompletableFuture<Executed> alternate(Invocation inv, List<Provider> members, int i, List<Attempt> failed,
                                                   boolean idempotent) {
         return new Pending(inv, members.get(i)).attempt().thenCompose(a -> {
             if (a.succeeded()) {
@@ -222,21 +225,21 @@ final class PatternExecutor {
 
     private static List<String> names(List<Attempt> attempts, Attempt last) {
         List<String> out = new ArrayList<>();
-        for (Attempt a : attempts) out.add(a.service().name());
-        if (last != null) out.add(last.service().name());
+        for (Attempt a : attempts) out.add(a.provider().name());
+        if (last != null) out.add(last.provider().name());
         return out;
     }
 
     private static InvokeOutcome toOutcome(Invocation inv, Attempt a) {
-        return PayloadAdapter.answer(inv, a.service().name(), a.service().mapping(), a.result());
+        return PayloadAdapter.answer(inv, a.provider().name(), a.provider().replyNames(), a.result());
     }
 
     private static InvokeOutcome allFailed(Invocation inv, List<Attempt> failed) {
         List<String> tried = new ArrayList<>();
         StringBuilder why = new StringBuilder(inv.task().toString()).append(": every service failed");
         for (Attempt a : failed) {
-            tried.add(a.service().name());
-            why.append("; ").append(a.service().name()).append(": ").append(describe(a.result()));
+            tried.add(a.provider().name());
+            why.append("; ").append(a.provider().name()).append(": ").append(describe(a.result()));
         }
         return new InvokeFailure(why.toString(), tried);
     }
@@ -249,7 +252,7 @@ final class PatternExecutor {
 
     private void record(Invocation inv, Attempt a, boolean winner) {
         CallEnd kind = a.result().kind();
-        outcomes.add(a.service().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
-        health.observe(a.service().name(), kind);
+        outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
+        health.observe(a.provider().name(), kind);
     }
 }

@@ -7,6 +7,7 @@ import io.moses.adaptation.InvokeOutcome.InvokeFailure;
 import io.moses.adaptation.InvokeOutcome.InvokeFault;
 import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.model.PayloadMapping;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.w3c.dom.Attr;
@@ -18,7 +19,7 @@ import org.w3c.dom.Node;
  * Applies a {@link PayloadMapping}'s names: a key {@code {ns}local} renames one element; a key
  * {@code {ns}*} moves every other element of namespace ns to the value's namespace, keeping its
  * local name (and the declarations of ns with it: QName-valued content such as xsi:type may use
- * them). A request is renamed as it is written ({@link DomWriter#write(Element, Map, StringBuilder)}:
+ * them). A request is renamed as it is written ({@link DomWriter#write(Element, Names, StringBuilder)}:
  * the engine's message is not ours to change); a reply in place ({@link #answer}: the parsed
  * reply belongs to its call). Neither copies the payload.
  */
@@ -28,19 +29,59 @@ final class PayloadAdapter {
     /** An element's name after renaming. */
     record Name(String namespace, String local) {}
 
-    /** What the element {ns}local is called under {@code names}; null if it keeps its name. */
-    static Name renamed(String ns, String local, Map<String, String> names) {
-        if (names.isEmpty()) return null;
-        String target = names.get("{" + ns + "}" + local);
-        if (target != null) return new Name(namespaceOf(target), localOf(target));
-        String wildcard = names.get("{" + ns + "}*");
-        return wildcard == null ? null : new Name(namespaceOf(wildcard), local);
-    }
+    /**
+     * A mapping's names ({@link PayloadMapping#requestNames()} or {@link PayloadMapping#replyNames()})
+     * compiled for the request path: an element's new name is found by the namespace and local
+     * name the DOM holds, with no key built per element (building {@code {ns}local} twice per
+     * element was most of what renaming cost).
+     */
+    static final class Names {
+        static final Names NONE = new Names(Map.of(), Map.of());
 
-    /** The namespace {@code ns} moves to by a {@code {ns}*} mapping, else itself. */
-    static String moved(String ns, Map<String, String> names) {
-        String wildcard = ns.isEmpty() || names.isEmpty() ? null : names.get("{" + ns + "}*");
-        return wildcard == null ? ns : namespaceOf(wildcard);
+        /** namespace -> local name -> new name, from the keys {@code {ns}local} */
+        private final Map<String, Map<String, Name>> exact;
+        /** namespace -> the namespace its other elements move to, from the keys {@code {ns}*} */
+        private final Map<String, String> moves;
+
+        private Names(Map<String, Map<String, Name>> exact, Map<String, String> moves) {
+            this.exact = exact;
+            this.moves = moves;
+        }
+
+        /** Compiles a names table; a key not written {@code {ns}local} names no element and is left out. */
+        static Names of(Map<String, String> table) {
+            if (table.isEmpty()) return NONE;
+            Map<String, Map<String, Name>> exact = new HashMap<>();
+            Map<String, String> moves = new HashMap<>();
+            table.forEach((from, to) -> {
+                if (!from.startsWith("{") || from.indexOf('}') < 0) return;
+                String ns = namespaceOf(from), local = localOf(from);
+                if (local.equals("*")) moves.put(ns, namespaceOf(to));
+                else exact.computeIfAbsent(ns, k -> new HashMap<>()).put(local, new Name(namespaceOf(to), localOf(to)));
+            });
+            Map<String, Map<String, Name>> frozen = new HashMap<>();
+            exact.forEach((ns, m) -> frozen.put(ns, Map.copyOf(m)));
+            return new Names(Map.copyOf(frozen), Map.copyOf(moves));
+        }
+
+        boolean isEmpty() {
+            return exact.isEmpty() && moves.isEmpty();
+        }
+
+        /** What the element {ns}local is called; null if it keeps its name. */
+        Name renamed(String ns, String local) {
+            Map<String, Name> byLocal = exact.get(ns);
+            Name to = byLocal == null ? null : byLocal.get(local);
+            if (to != null) return to;
+            String moved = moves.get(ns);
+            return moved == null ? null : new Name(moved, local);
+        }
+
+        /** The namespace {@code ns} moves to by a {@code {ns}*} name, else itself. */
+        String moved(String ns) {
+            String to = ns.isEmpty() ? null : moves.get(ns);
+            return to == null ? ns : to;
+        }
     }
 
     /**
@@ -48,21 +89,21 @@ final class PayloadAdapter {
      * ancestors are declared on it, moved as the names are, so it stands on its own); returns
      * the element that now stands where {@code source} stood.
      */
-    static Element renameInPlace(Element source, Map<String, String> names) {
+    static Element renameInPlace(Element source, Names names) {
         if (names.isEmpty() || source == null) return source;
         List<String> inherited = DomWriter.inherited(source);
         Element renamed = rename(source, names);
         for (int i = 0; i + 1 < inherited.size(); i += 2)
-            Xml.declareIfUnbound(renamed, inherited.get(i), moved(inherited.get(i + 1), names));
+            Xml.declareIfUnbound(renamed, inherited.get(i), names.moved(inherited.get(i + 1)));
         return renamed;
     }
 
-    private static Element rename(Element e, Map<String, String> names) {
+    private static Element rename(Element e, Names names) {
         NamedNodeMap attrs = e.getAttributes();
         for (int i = 0; i < attrs.getLength(); i++) {
             Attr a = (Attr) attrs.item(i);
             if (XMLNS.equals(a.getNamespaceURI())) {
-                String ns = moved(a.getValue(), names);
+                String ns = names.moved(a.getValue());
                 if (!ns.equals(a.getValue())) a.setValue(ns);
             }
         }
@@ -72,7 +113,7 @@ final class PayloadAdapter {
             c = next;
         }
         String local = e.getLocalName();
-        Name to = local == null ? null : renamed(e.getNamespaceURI() == null ? "" : e.getNamespaceURI(), local, names);
+        Name to = local == null ? null : names.renamed(e.getNamespaceURI() == null ? "" : e.getNamespaceURI(), local);
         if (to == null) return e;
         String prefix = e.getPrefix();
         return (Element) e.getOwnerDocument().renameNode(e, to.namespace().isEmpty() ? null : to.namespace(),
@@ -84,12 +125,12 @@ final class PayloadAdapter {
      * a reply or a fault with its payload mapped back, or a failure naming the task and the
      * service. Shared by every binding (static, adaptive, and each pattern's members).
      */
-    static InvokeOutcome answer(Invocation invocation, String service, PayloadMapping mapping, CallOutcome result) {
+    static InvokeOutcome answer(Invocation invocation, String service, Names replyNames, CallOutcome result) {
         if (result instanceof CallReply r)
-            return new InvokeReply(renameInPlace(r.body(), mapping.replyNames()), service);
+            return new InvokeReply(renameInPlace(r.body(), replyNames), service);
         if (result instanceof CallFault f)
             return new InvokeFault(f.code(), f.reason(),
-                    f.detail() == null ? null : renameInPlace(f.detail(), mapping.replyNames()), service);
+                    f.detail() == null ? null : renameInPlace(f.detail(), replyNames), service);
         CallFailure f = (CallFailure) result;
         return new InvokeFailure(invocation.task() + " failed at " + service + ": " + f.reason(), java.util.List.of(service));
     }

@@ -4,7 +4,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -39,9 +38,8 @@ final class ProviderHealth {
     /** One concrete service's state on the request path. */
     static final class State {
         final String name;
-        final Semaphore permits;
-        /** Start times (clock nanos) of the calls in flight, by call. */
-        final Map<Object, Long> inFlight = new ConcurrentHashMap<>();
+        /** The calls in flight, at most maxInFlight: more are refused at once. */
+        final CallsInFlight inFlight;
         final AtomicInteger consecutiveFailures = new AtomicInteger();
         final AtomicLong lastExplored;
         volatile boolean ejected;
@@ -56,7 +54,7 @@ final class ProviderHealth {
 
         State(String name, int maxInFlight, long now) {
             this.name = name;
-            this.permits = new Semaphore(maxInFlight);
+            this.inFlight = new CallsInFlight(maxInFlight);
             this.lastExplored = new AtomicLong(now);
         }
     }
@@ -241,11 +239,8 @@ final class ProviderHealth {
         long now = clock.getAsLong();
         Map<String, double[]> out = new HashMap<>();
         states.forEach((name, s) -> {
-            Object[] starts = s.inFlight.values().toArray();
-            if (starts.length == 0) return;
-            double[] ages = new double[starts.length];
-            for (int i = 0; i < starts.length; i++) ages[i] = Math.max(0, now - (Long) starts[i]) / 1e9;
-            out.put(name, ages);
+            double[] ages = s.inFlight.ages(now);
+            if (ages.length > 0) out.put(name, ages);
         });
         return out;
     }

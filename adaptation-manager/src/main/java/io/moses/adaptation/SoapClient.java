@@ -7,7 +7,6 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -22,7 +21,6 @@ import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.eclipse.jetty.util.thread.Scheduler;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -121,15 +119,16 @@ public final class SoapClient implements AutoCloseable {
     }
 
     /**
-     * Runs {@code task} on the client's threads after {@code delayNanos}, on the timer the client
-     * keeps its own timeouts on; the returned handle cancels it, and a cancelled task leaves the
-     * timer's queue at once. For the hedge's second call, which most hedges cancel: not
-     * {@code CompletableFuture.delayedExecutor}, whose tasks cannot be cancelled and each wake a
-     * thread of the common pool when they fall due.
+     * Runs {@code task} after {@code delayNanos} on the thread of the timer the client keeps its
+     * own timeouts on: the task must be brief, and hand any real work to {@link #executor()}.
      */
-    Runnable schedule(Runnable task, long delayNanos) {
-        Scheduler.Task timer = http.getScheduler().schedule(() -> http.getExecutor().execute(task), delayNanos, TimeUnit.NANOSECONDS);
-        return timer::cancel;
+    void schedule(Runnable task, long delayNanos) {
+        http.getScheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The client's threads, which send the calls and read the replies. */
+    Executor executor() {
+        return http.getExecutor();
     }
 
     /** A call in flight: its result, and ways to abandon it ({@link #cancel}, {@link #withdraw}). */
@@ -156,11 +155,11 @@ public final class SoapClient implements AutoCloseable {
 
     /** Like {@link #call}, but the call can be cancelled (see the class comment). */
     public Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Duration timeout) {
-        return send(endpoint, version, soapAction, body, Map.of(), timeout);
+        return send(endpoint, version, soapAction, body, PayloadAdapter.Names.NONE, timeout);
     }
 
     /** {@link #send} of {@code body} renamed by a payload mapping's request names ({@link PayloadAdapter}) as it is written. */
-    Call send(URI endpoint, SoapVersion version, String soapAction, Element body, Map<String, String> names, Duration timeout) {
+    Call send(URI endpoint, SoapVersion version, String soapAction, Element body, PayloadAdapter.Names names, Duration timeout) {
         String action = soapAction == null ? "" : soapAction;
         CompletableFuture<CallOutcome> result = new CompletableFuture<>();
         Request request;
@@ -210,7 +209,7 @@ public final class SoapClient implements AutoCloseable {
     }
 
     /** The request's bytes: envelope and body written as one text, encoded once. */
-    static byte[] envelope(SoapVersion version, Element body, Map<String, String> names) {
+    static byte[] envelope(SoapVersion version, Element body, PayloadAdapter.Names names) {
         StringBuilder text = new StringBuilder(512);
         text.append(version == SoapVersion.SOAP_12 ? ENVELOPE_START_12 : ENVELOPE_START_11);
         if (body != null) DomWriter.write(body, names, text); // null: an empty body (a message with no part)

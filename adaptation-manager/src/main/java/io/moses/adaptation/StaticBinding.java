@@ -1,7 +1,6 @@
 package io.moses.adaptation;
 
 import io.moses.model.ConcreteService;
-import io.moses.model.PayloadMapping;
 import io.moses.model.TaskRef;
 import java.net.URI;
 import java.time.Duration;
@@ -16,7 +15,7 @@ import java.util.concurrent.CompletionStage;
  * binding is measured against.
  */
 public final class StaticBinding implements InvokeHandler {
-    private final Map<TaskRef, ConcreteService> services;
+    private final Map<TaskRef, Provider> services;
     private final SoapClient client;
     private final Duration timeout;
 
@@ -25,26 +24,28 @@ public final class StaticBinding implements InvokeHandler {
      *                 their WSDL address)
      */
     public StaticBinding(Map<TaskRef, ConcreteService> services, SoapClient client, Duration timeout) {
-        this.services = Map.copyOf(services);
+        Map<TaskRef, Provider> providers = new java.util.HashMap<>();
+        services.forEach((task, s) -> providers.put(task, Provider.of(s)));
+        this.services = Map.copyOf(providers);
         this.client = client;
         this.timeout = timeout;
     }
 
     @Override
     public CompletionStage<InvokeOutcome> invoke(Invocation invocation) {
-        ConcreteService service = services.get(invocation.task());
-        if (service == null) {
+        Provider provider = services.get(invocation.task());
+        if (provider == null) {
             URI target = invocation.defaultEndpoint();
             if (target == null)
                 return CompletableFuture.completedFuture(new InvokeOutcome.InvokeFailure(invocation.task()
                         + ": no concrete service registered and no address in the WSDL", List.of()));
             String name = target.toString();
             return client.call(target, invocation.soapVersion(), invocation.soapAction(), invocation.body(), timeout)
-                    .thenApply(r -> PayloadAdapter.answer(invocation, name, PayloadMapping.IDENTITY, r));
+                    .thenApply(r -> PayloadAdapter.answer(invocation, name, PayloadAdapter.Names.NONE, r));
         }
-        PayloadMapping mapping = service.mapping();
-        String action = mapping.soapAction() != null ? mapping.soapAction() : invocation.soapAction();
-        return client.send(service.endpoint(), invocation.soapVersion(), action, invocation.body(), mapping.requestNames(), timeout)
-                .result().thenApply(r -> PayloadAdapter.answer(invocation, service.name(), mapping, r));
+        ConcreteService service = provider.service();
+        String action = service.mapping().soapAction() != null ? service.mapping().soapAction() : invocation.soapAction();
+        return client.send(service.endpoint(), invocation.soapVersion(), action, invocation.body(), provider.requestNames(), timeout)
+                .result().thenApply(r -> PayloadAdapter.answer(invocation, service.name(), provider.replyNames(), r));
     }
 }

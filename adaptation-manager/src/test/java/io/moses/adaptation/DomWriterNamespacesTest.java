@@ -1,6 +1,7 @@
 package io.moses.adaptation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -248,9 +249,9 @@ class DomWriterNamespacesTest {
     void aRequestMappedToAConcreteInterfaceIsWrittenRenamedAndKeepsItsXsiTypePrefixes() throws Exception {
         Element source = child(parse(FIND), "find");
         StringBuilder out = new StringBuilder();
-        DomWriter.write(source, TO_B, out);
+        DomWriter.write(source, PayloadAdapter.Names.of(TO_B), out);
         // read back with the names the reply side's in-place renaming gives the same payload
-        Element back = read(out.toString(), PayloadAdapter.renameInPlace(child(parse(FIND), "find"), TO_B));
+        Element back = read(out.toString(), PayloadAdapter.renameInPlace(child(parse(FIND), "find"), PayloadAdapter.Names.of(TO_B)));
         assertEquals("{urn:b}search", name(back.getNamespaceURI(), back.getLocalName()));
         assertEquals("urn:b", child(back, "to").getNamespaceURI(), "{urn:task}* moves the other elements");
         assertEquals("urn:other", child(back, "note").getNamespaceURI(), "another namespace stays");
@@ -262,10 +263,26 @@ class DomWriterNamespacesTest {
     }
 
     @Test
+    void aNamesTableRenamesByTheExactNameFirstThenMovesTheNamespace() {
+        PayloadAdapter.Names names = PayloadAdapter.Names.of(java.util.Map.of("{urn:task}find", "{urn:b}search",
+                "{urn:task}*", "{urn:b}*", "{}plain", "{urn:c}fancy", "nobraces", "{urn:d}x"));
+        assertEquals(new PayloadAdapter.Name("urn:b", "search"), names.renamed("urn:task", "find"));
+        assertEquals(new PayloadAdapter.Name("urn:b", "to"), names.renamed("urn:task", "to"), "{urn:task}* keeps the local name");
+        assertNull(names.renamed("urn:other", "find"), "another namespace keeps its names");
+        assertEquals(new PayloadAdapter.Name("urn:c", "fancy"), names.renamed("", "plain"), "{}local names an element of no namespace");
+        assertNull(names.renamed("", "nobraces"), "a key not written {ns}local names no element");
+        assertEquals("urn:b", names.moved("urn:task"));
+        assertEquals("urn:other", names.moved("urn:other"));
+        assertEquals("", names.moved(""));
+        assertTrue(PayloadAdapter.Names.of(java.util.Map.of()).isEmpty());
+        assertFalse(names.isEmpty());
+    }
+
+    @Test
     void aReplyIsRenamedInPlaceAndStandsOnItsOwn() throws Exception {
         Element envelope = parse(FIND);
         Element reply = child(envelope, "find");
-        Element renamed = PayloadAdapter.renameInPlace(reply, TO_B);
+        Element renamed = PayloadAdapter.renameInPlace(reply, PayloadAdapter.Names.of(TO_B));
         assertSame(envelope, renamed.getParentNode(), "the parsed reply itself, where it stood: no copy");
         assertEquals("{urn:b}search", name(renamed.getNamespaceURI(), renamed.getLocalName()));
         assertEquals("urn:b", child(renamed, "cabin").getNamespaceURI());
@@ -278,7 +295,7 @@ class DomWriterNamespacesTest {
             assertEquals("urn:types", qnameNamespace(child(back, "to"), XSI, "type"));
             assertEquals("urn:b", qnameNamespace(child(back, "cabin"), XSI, "type"));
         }
-        assertSame(reply, PayloadAdapter.renameInPlace(reply, java.util.Map.of()), "no names: nothing to do");
+        assertSame(reply, PayloadAdapter.renameInPlace(reply, PayloadAdapter.Names.of(java.util.Map.of())), "no names: nothing to do");
     }
 
     @Test
