@@ -45,7 +45,9 @@ final class PatternExecutor {
         this.outcomes = outcomes;
         this.timeouts = timeouts;
         this.health = health;
-        this.hedges = new HedgeTimer(client::schedule, client.executor(), health::now);
+        // the client is reached at the call, not here: a binding made without one (the loop's tests) never calls
+        this.hedges = new HedgeTimer((task, delay) -> client.schedule(task, delay), task -> client.executor().execute(task),
+                health::now);
     }
 
     /** @param idempotent whether a second call of the invocation's task is safe */
