@@ -6,7 +6,6 @@ import io.moses.adaptation.CallOutcome.CallReply;
 import io.moses.adaptation.InvokeOutcome.InvokeFailure;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
-import io.moses.model.PayloadMapping;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -95,9 +94,7 @@ final class PatternExecutor {
                 this.attempt = CompletableFuture.completedFuture(new Attempt(provider, busy, health.now() - start));
                 return;
             }
-            PayloadMapping m = service.mapping();
-            String action = m.soapAction() != null ? m.soapAction() : inv.soapAction();
-            this.call = client.send(service.endpoint(), inv.soapVersion(), action, inv.body(), provider.requestNames(),
+            this.call = client.send(service.endpoint(), inv.soapVersion(), provider.soapAction(inv), inv.body(), provider.requestNames(),
                     timeouts.apply(service.name()));
             this.attempt = call.result().handle((r, e) -> {
                 inFlight.exit(slot);

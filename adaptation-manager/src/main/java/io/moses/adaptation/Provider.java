@@ -15,4 +15,10 @@ record Provider(ConcreteService service, PayloadAdapter.Names requestNames, Payl
     String name() {
         return service.name();
     }
+
+    /** The SOAPAction a call for {@code inv} carries: the mapping's, else the invocation's own. */
+    String soapAction(Invocation inv) {
+        String mapped = service.mapping().soapAction();
+        return mapped != null ? mapped : inv.soapAction();
+    }
 }

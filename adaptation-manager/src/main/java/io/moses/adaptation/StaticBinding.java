@@ -44,8 +44,8 @@ public final class StaticBinding implements InvokeHandler {
                     .thenApply(r -> PayloadAdapter.answer(invocation, name, PayloadAdapter.Names.NONE, r));
         }
         ConcreteService service = provider.service();
-        String action = service.mapping().soapAction() != null ? service.mapping().soapAction() : invocation.soapAction();
-        return client.send(service.endpoint(), invocation.soapVersion(), action, invocation.body(), provider.requestNames(), timeout)
+        return client.send(service.endpoint(), invocation.soapVersion(), provider.soapAction(invocation), invocation.body(),
+                        provider.requestNames(), timeout)
                 .result().thenApply(r -> PayloadAdapter.answer(invocation, service.name(), provider.replyNames(), r));
     }
 }
