@@ -126,7 +126,8 @@ final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
         engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads());
-        http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.overloadBound(), wall);
+        http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
+                config.overloadBound(), wall);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
                 cluster.replica(), why -> loop.solveNow(why, java.util.Set.of()));
         Duration windowAge = Duration.ofMillis(Math.max(3_000, 3 * config.adaptation().monitorMillis()));

@@ -21,6 +21,7 @@ import java.util.Map;
  * @param httpThreads    front-end threads
  * @param engineThreads  BPEL engine threads
  * @param maxBodyBytes   largest request body accepted
+ * @param readDeadline   how long a client may take to send a request, headers and body (then 408)
  * @param refreshMillis  how often the replica checks the knowledge base for a new plan
  * @param staticBinding  bind every task to its first concrete service, ignoring the plan (baseline)
  * @param adaptation     monitors, rules and optimizer
@@ -29,7 +30,7 @@ import java.util.Map;
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
-                    int httpThreads, int engineThreads, long maxBodyBytes, long refreshMillis,
+                    int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration,
                     io.moses.core.frontend.OverloadBound overloadBound) {
     BrokerConfig {
@@ -41,7 +42,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
 
     static BrokerConfig defaults() {
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
-                Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20, 1000,
+                Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
+                io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults());
     }
 
@@ -59,6 +61,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
     BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
     BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
+    BrokerConfig withReadDeadline(Duration d) { return new Builder(this).readDeadline(d).build(); }
     BrokerConfig withRefreshMillis(long m) { return new Builder(this).refreshMillis(m).build(); }
     BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
     BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
@@ -71,14 +74,14 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     private static final class Builder {
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
-        long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
+        Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
         io.moses.core.frontend.OverloadBound overloadBound;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
-            refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
+            readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
             openRegistration = c.openRegistration; overloadBound = c.overloadBound;
         }
 
@@ -91,6 +94,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder variables(Map<String, String> v) { variables = v; return this; }
         Builder timeouts(Duration r, Duration i) { requestTimeout = r; invokeTimeout = i; return this; }
         Builder maxBodyBytes(long v) { maxBodyBytes = v; return this; }
+        Builder readDeadline(Duration v) { readDeadline = v; return this; }
         Builder refreshMillis(long v) { refreshMillis = v; return this; }
         Builder staticBinding(boolean v) { staticBinding = v; return this; }
         Builder adaptation(Adaptation v) { adaptation = v; return this; }
@@ -100,7 +104,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
-                    httpThreads, engineThreads, maxBodyBytes, refreshMillis, staticBinding, adaptation, openRegistration, overloadBound);
+                    httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
+                    overloadBound);
         }
     }
 }

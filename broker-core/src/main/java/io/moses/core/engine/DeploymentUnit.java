@@ -73,11 +73,27 @@ final class DeploymentUnit {
         String name = source.toAbsolutePath().normalize().getFileName().toString();
         Path dir = workRoot.resolve(name + "-" + version);
         try {
+            UnitXml.check(source); // before XMLBeans, WSDL4J or ODE's compiler reads any of it
             return compileCopy(source, name, dir, version);
-        } catch (RuntimeException e) {
+        } catch (DeploymentException e) {
             delete(dir); // a refused unit leaves no work directory behind
+            // the reason reaches the operator's client and the logs: the unit's name, not the server's directories
+            throw new DeploymentException(scrub(e.getMessage(), name, source, dir));
+        } catch (RuntimeException e) {
+            delete(dir);
             throw e;
         }
+    }
+
+    /** A reason with the server's paths of the unit replaced by the unit's name. */
+    static String scrub(String reason, String name, Path... dirs) {
+        String out = reason == null ? "" : reason;
+        for (Path d : dirs) {
+            Path abs = d.toAbsolutePath().normalize();
+            out = out.replace(abs.toUri().toString(), name + "/").replace(abs.toString(), name);
+            if (!d.toString().equals(abs.toString())) out = out.replace(d.toString(), name);
+        }
+        return out;
     }
 
     private static DeploymentUnit compileCopy(Path source, String name, Path dir, long version) {
@@ -109,7 +125,6 @@ final class DeploymentUnit {
         try {
             XmlOptions options = new XmlOptions();
             options.setLoadSubstituteNamespaces(Map.of(OLD_DD_NS, DD_NS));
-            options.setLoadUseDefaultResolver(); // never resolve external entities from the network
             DeployDocument dd = DeployDocument.Factory.parse(file.toFile(), options);
             if (dd.getDeploy() == null || dd.getDeploy().getProcessArray().length == 0)
                 throw new DeploymentException(file + " declares no <process>");

@@ -37,6 +37,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final PolicingFilter policing;
     private final OverloadFilter overload;
     private final int maxInFlight;
+    private final HeaderDeadline headerDeadline;
 
     /**
      * @param host         address to bind
@@ -48,6 +49,18 @@ public final class HttpFrontEnd implements AutoCloseable {
      * @param wall         the broker's wall clock (a forwarded message's {@link HopSeal} must be recent on it)
      */
     public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, OverloadBound overload, java.time.Clock wall) {
+        this(host, port, maxThreads, maxBodyBytes, DEFAULT_READ_DEADLINE, overload, wall);
+    }
+
+    /** How long a client may take to send a request, headers and body, by default. */
+    public static final Duration DEFAULT_READ_DEADLINE = Duration.ofSeconds(10);
+
+    /**
+     * @param readDeadline how long a request may take to arrive, from its first byte to its body's
+     *                     last: later, 408 and the connection closed ({@link WholeBodies}, {@link HeaderDeadline})
+     */
+    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, Duration readDeadline, OverloadBound overload,
+                        java.time.Clock wall) {
         // Threads are started on demand and idle ones end after a minute: on two cores a few
         // busy threads do the work, the rest only wait for partners (or a turn).
         int max = Math.max(maxThreads, overload.threads());
@@ -59,6 +72,7 @@ public final class HttpFrontEnd implements AutoCloseable {
         connector.setPort(port);
         connector.setIdleTimeout(30_000);
         jetty.addConnector(connector);
+        this.headerDeadline = new HeaderDeadline(connector, readDeadline);
         context = new ServletContextHandler("/");
         bus = BusFactory.newInstance().createBus();
         // Callers see reasons, never stack traces.
@@ -75,9 +89,6 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
-        // the first filter (filters run in the order added): an oversized body is refused, and
-        // drained, before it is policed or takes a place in the engine
-        context.addFilter(new FilterHolder(new BodyLimitFilter(maxBodyBytes)), "/*", null);
         // before the overload bound: a request over its user's rate takes no place and waits in no queue
         this.policing = new PolicingFilter(wall);
         context.addFilter(new FilterHolder(policing), "/services/*", null);
@@ -95,8 +106,12 @@ public final class HttpFrontEnd implements AutoCloseable {
         manageHolder.setInitOrder(1);
         context.addServlet(manageHolder, "/manage/*");
         context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
+        // Every body is read whole, within the read deadline and the size limit, before any filter
+        // or servlet sees it: a slow or oversized one holds no thread, no engine place and no parser.
+        WholeBodies bodies = new WholeBodies(maxBodyBytes, readDeadline);
+        bodies.setHandler(context);
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
-        jetty.setHandler(new GracefulHandler(context));
+        jetty.setHandler(new GracefulHandler(bodies));
         jetty.setStopTimeout(10_000);
     }
 
@@ -144,6 +159,7 @@ public final class HttpFrontEnd implements AutoCloseable {
 
     public void start() throws Exception {
         jetty.start();
+        headerDeadline.start();
     }
 
     public int port() {
@@ -204,6 +220,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     @Override
     public void close() {
         // Jetty first: requests in flight finish on live endpoints (graceful stop)
+        headerDeadline.stop();
         try {
             jetty.stop();
         } catch (Exception e) {

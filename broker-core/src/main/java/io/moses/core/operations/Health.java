@@ -76,7 +76,8 @@ public final class Health {
             h.put("lease", seen == null ? "unknown" : seen.holder() + " (term " + seen.term() + ")");
         }
         h.put("engine", up ? "running" : "stopped");
-        h.put("database", kb == null ? "none" : (knowledge.databaseUp() ? "up" : "down") + " (" + kb.description() + ")");
+        // up or down only: /health answers anyone, and the database's address is not theirs to know
+        h.put("database", kb == null ? "none" : knowledge.databaseUp() ? "up" : "down");
         h.put("planVersion", knowledge == null ? 0 : knowledge.planVersion());
         h.put("binding", staticBinding ? "static" : "adaptive");
         if (loop != null) h.put("adaptation", loop.status());

@@ -156,10 +156,10 @@ final class ProcessSync {
         outcomes.put(unit, new Outcome(version, error, recorded));
     }
 
-    /** The stored units this replica failed to apply (their version and error), for /health. */
+    /** The stored units this replica failed to apply and their versions, for /health (public: the errors are in /admin/processes). */
     List<String> failedHere() {
         return outcomes.entrySet().stream().filter(e -> e.getValue().error() != null)
-                .map(e -> e.getKey() + " version " + e.getValue().version() + ": " + e.getValue().error()).sorted().toList();
+                .map(e -> e.getKey() + " version " + e.getValue().version()).sorted().toList();
     }
 
     // ------------------------------------------------------------------ the admin API's changes
