@@ -105,13 +105,13 @@ class CiToolsTest {
         uses.values().forEach(l -> l.forEach(seen::addAll));
         for (String expected : List.of("wrk", "httperf", "/usr/sbin/haproxy", "/usr/bin/chromium", "mariadbd", "rsync"))
             assertTrue(seen.contains(expected), "the scan no longer finds " + expected + " (found " + seen + ")");
-        List<String> missing = new ArrayList<>();
+        Set<String> missing = new LinkedHashSet<>();
         uses.forEach((file, groups) -> {
             for (List<String> alternatives : groups)
                 if (alternatives.stream().noneMatch(u -> covered(u, listed)))
                     missing.add(String.join(" or ", alternatives) + " (" + file + ")");
         });
-        assertEquals(List.of(), missing, "used but not in .ci/tools, so .ci/run would not install it on a new machine");
+        assertEquals(Set.of(), missing, "used but not in .ci/tools, so .ci/run would not install it on a new machine");
     }
 
     @Test

@@ -25,12 +25,28 @@ public final class FreePorts {
 
     private FreePorts() {}
 
-    /** A port nothing is bound to now, outside the ephemeral range. */
+    /** This JVM's slice of the ports when test JVMs run at once: {index, count}, index from 0. */
+    private static final int[] SLICE = slice(System.getProperty("moses.ports.slice", ""));
+
+    /** "k/n" (k from 1, as surefire numbers its forks) -> {k - 1, n}; anything else -> the whole range. */
+    static int[] slice(String spec) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)/(\\d+)").matcher(spec.strip());
+        if (!m.matches()) return new int[] {0, 1};
+        int k = Integer.parseInt(m.group(1)), n = Integer.parseInt(m.group(2));
+        return n >= 1 && k >= 1 && k <= n ? new int[] {k - 1, n} : new int[] {0, 1};
+    }
+
+    /**
+     * A port nothing is bound to now, outside the ephemeral range; in this JVM's slice when test
+     * JVMs run at once (a port p with p mod n = k - 1 for {@code moses.ports.slice=k/n}), so two of
+     * them never pick the same one between its probe and its server's bind.
+     */
     public static int forServer() throws IOException {
         int[] range = outsideEphemeral();
         for (int i = 0; i < 500; i++) {
             int p = range[0] + ThreadLocalRandom.current().nextInt(range[1] - range[0] + 1);
-            if (HANDED_OUT.contains(p)) continue;
+            p += Math.floorMod(SLICE[0] - p, SLICE[1]);
+            if (p > range[1] || HANDED_OUT.contains(p)) continue;
             try (ServerSocket probe = new ServerSocket()) {
                 probe.setReuseAddress(false);
                 probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), p), 1);

@@ -32,4 +32,17 @@ class FreePortsTest {
             assertEquals(p, s.getLocalPort());
         }
     }
+
+    @Test
+    void testJvmsRunningAtOncePickFromDisjointSlices() throws Exception {
+        assertEquals(java.util.List.of(0, 1), java.util.List.of(FreePorts.slice("1/1")[0], FreePorts.slice("1/1")[1]));
+        assertEquals(java.util.List.of(1, 2), java.util.List.of(FreePorts.slice("2/2")[0], FreePorts.slice("2/2")[1]));
+        for (String none : new String[] {"", "${surefire.forkNumber}/2", "3/2", "0/2", "x"})
+            assertEquals(1, FreePorts.slice(none)[1], "no slice for '" + none + "'");
+        // the runner names this JVM's slice to the servers it starts and to the scripts alike
+        String slice = System.getProperty("moses.ports.slice", "");
+        assertEquals(slice, System.getenv().getOrDefault("MOSES_PORT_SLICE", ""), "the property and the scripts' variable agree");
+        int[] mine = FreePorts.slice(slice);
+        for (int i = 0; i < 50; i++) assertEquals(mine[0], FreePorts.forServer() % mine[1], "a port of this JVM's slice " + slice);
+    }
 }
