@@ -61,8 +61,8 @@ class BrokenProcessTest {
         Path unit = copyOfTripPlanner();
         replace(unit.resolve("TripPlanner.bpel"), "</flow>", "</flow_>");
         String errors = compileErrors(unit);
-        // refused by the parser (ODE says no more than that), not by a later check
-        assertTrue(errors.contains("[BpelParseErr]") && errors.contains("malformed"), errors);
+        // refused by the broker's parser before ODE's compiler reads it, with the place of the error
+        assertTrue(errors.contains("TripPlanner.bpel: not well-formed XML at line ") && errors.contains("flow"), errors);
     }
 
     @Test

@@ -59,6 +59,8 @@ final class Broker implements AutoCloseable {
     /** The one clock of the monitors, the binding, the optimizer's plans, the cluster and the loop: a wall clock and a monotonic one. */
     private final java.time.Clock wall = java.time.Clock.systemUTC();
     private final java.util.function.LongSupplier nanos = System::nanoTime;
+    /** Password guessing slowed down, the same for composite requests, the admin API, the console and the management services. */
+    private final io.moses.model.auth.LoginThrottle logins = io.moses.model.auth.LoginThrottle.defaults();
     private KnowledgeBase kb;
     private KnowledgeCache knowledge;
     private AdaptiveBinding binding;
@@ -124,7 +126,7 @@ final class Broker implements AutoCloseable {
         InvokeHandler handler = config.staticBinding()
                 ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())
                 : binding;
-        authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers());
+        authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins);
         engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads());
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
                 config.overloadBound(), wall);
@@ -172,7 +174,7 @@ final class Broker implements AutoCloseable {
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
         http.mount("/favicon.ico", io.moses.core.console.Console.noIcon());
-        Management.start(http, kb, config, leaderRequests.planning(), wall);
+        Management.start(http, kb, config, leaderRequests.planning(), wall, logins);
         HttpServlet processesServlet = processes.servlet();
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);

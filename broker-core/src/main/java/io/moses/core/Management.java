@@ -24,9 +24,10 @@ final class Management {
      * loop's off too) and /admin/subscriptions (JSON, for the console), the Service Manager (the
      * register of concrete services) at /manage/services and /admin/services (JSON), the classes at /admin/classes.
      */
-    static void start(HttpFrontEnd http, KnowledgeBase kb, BrokerConfig config, Planning planning, java.time.Clock wall) {
+    static void start(HttpFrontEnd http, KnowledgeBase kb, BrokerConfig config, Planning planning, java.time.Clock wall,
+                      io.moses.model.auth.LoginThrottle logins) {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
-        ManagementAuthenticator callers = new ManagementAuthenticator(kb);
+        ManagementAuthenticator callers = new ManagementAuthenticator(kb, logins);
         SlaManager sla = new SlaManager(kb, admission, planning,
                 config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED, wall);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,

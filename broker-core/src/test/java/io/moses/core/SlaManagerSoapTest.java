@@ -422,4 +422,13 @@ class SlaManagerSoapTest {
         assertTrue(!broker.knowledgeBase().classOverRates().containsKey("gold"), "null: the broker's policy again");
         assertEquals(200, classes("DELETE", "/admin/classes/tin", null).statusCode());
     }
+
+    @Test
+    void guessingPasswordsIsRefusedWithoutHashingAfterFiveFailuresAlsoForUnknownNames() {
+        // an unknown name counts as a known one does: its answers tell a guesser nothing about which names exist
+        for (int i = 0; i < io.moses.model.auth.LoginThrottle.FREE_FAILURES; i++)
+            refused("UNAUTHENTICATED", "unknown user or wrong password", () -> client("mallory", "guess").changeSubscription(with(null, null, 0.1)));
+        refused("UNAUTHENTICATED", "too many failed logins for user 'mallory': retry after 1 s",
+                () -> client("mallory", "guess").changeSubscription(with(null, null, 0.1)));
+    }
 }

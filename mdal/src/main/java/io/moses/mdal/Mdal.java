@@ -33,7 +33,7 @@ public final class Mdal {
     private static final Logger LOG = LoggerFactory.getLogger(Mdal.class);
     /** How long a call waits for a connection before it fails with UNAVAILABLE. */
     static final long CONNECTION_TIMEOUT_MS = 2000;
-    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
+    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)((?:password[0-9]*|pwd)=)[^&;]*"); // Connector/J takes password1= to password3= too
     private static final Pattern URL_USERINFO = Pattern.compile("(//[^/:@]*):[^/@]*@");
     private static final String MYSQL_TABLE_OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
 

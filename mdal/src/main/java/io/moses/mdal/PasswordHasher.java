@@ -16,6 +16,12 @@ public final class PasswordHasher {
     public static final String PREFIX = "pbkdf2-sha256$";
     /** About 50-100 ms per hash on a current core: callers that verify per request should cache. */
     public static final int DEFAULT_ITERATIONS = 100_000;
+    /**
+     * The most iterations a stored hash may ask for (a few seconds of one core): a hash written
+     * with more, by mistake or by whoever could write the knowledge base, would make every login
+     * of that user a way to keep a core busy for minutes, so it never verifies.
+     */
+    public static final int MAX_ITERATIONS = 5_000_000;
     private static final int SALT_BYTES = 16;
     private static final int HASH_BITS = 256;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -28,7 +34,8 @@ public final class PasswordHasher {
 
     public static String hash(char[] password, int iterations) {
         if (password == null) throw KnowledgeBaseException.invalid("password must not be null");
-        if (iterations < 1000) throw KnowledgeBaseException.invalid("iterations must be >= 1000, was " + iterations);
+        if (iterations < 1000 || iterations > MAX_ITERATIONS)
+            throw KnowledgeBaseException.invalid("iterations must be 1000 to " + MAX_ITERATIONS + ", was " + iterations);
         byte[] salt = new byte[SALT_BYTES];
         RANDOM.nextBytes(salt);
         byte[] h = pbkdf2(password, salt, iterations);
@@ -42,6 +49,7 @@ public final class PasswordHasher {
         String[] parts = stored.substring(PREFIX.length()).split("\\$");
         try {
             int iterations = Integer.parseInt(parts[0]);
+            if (iterations < 1000 || iterations > MAX_ITERATIONS) return false;
             byte[] salt = Base64.getDecoder().decode(parts[1]);
             byte[] expected = Base64.getDecoder().decode(parts[2]);
             return MessageDigest.isEqual(expected, pbkdf2(password, salt, iterations));

@@ -57,6 +57,9 @@ class MdalTest {
     void passwordsAreMaskedInDescriptions() {
         assertEquals("jdbc:mysql://h/db?user=u&password=***&x=1", Mdal.mask("jdbc:mysql://h/db?user=u&password=pw&x=1"));
         assertEquals("jdbc:mysql://u:***@h:3306/db", Mdal.mask("jdbc:mysql://u:pw@h:3306/db"));
+        // Connector/J's multi-factor passwords
+        assertEquals("jdbc:mysql://h/db?user=u&password1=***&password2=***&Password3=***&pwd=***",
+                Mdal.mask("jdbc:mysql://h/db?user=u&password1=a&password2=b&Password3=c&pwd=d"));
         assertFalse(Credentials.of("u", "pw").toString().contains("pw"));
     }
 

@@ -34,4 +34,18 @@ class PasswordHasherTest {
         assertFalse(PasswordHasher.verify("pw".toCharArray(), "pbkdf2-sha256$1000$!!$??"));
         assertFalse(PasswordHasher.isHash("secret"));
     }
+
+    @Test
+    void aStoredIterationCountOutsideTheBoundsNeverVerifiesAndCostsNothing() {
+        String h = PasswordHasher.hash("pw".toCharArray(), 2000);
+        String rest = h.substring(h.indexOf('$', PasswordHasher.PREFIX.length()));
+        // the right password's hash with a count too large to compute (hours at 2^31: the guard
+        // ends a hang, it measures nothing) or too small to mean anything
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofMinutes(2), () -> {
+            assertFalse(PasswordHasher.verify("pw".toCharArray(), PasswordHasher.PREFIX + Integer.MAX_VALUE + rest));
+            assertFalse(PasswordHasher.verify("pw".toCharArray(), PasswordHasher.PREFIX + (PasswordHasher.MAX_ITERATIONS + 1) + rest));
+        });
+        assertFalse(PasswordHasher.verify("pw".toCharArray(), PasswordHasher.PREFIX + 999 + rest));
+        assertTrue(PasswordHasher.verify("pw".toCharArray(), h));
+    }
 }

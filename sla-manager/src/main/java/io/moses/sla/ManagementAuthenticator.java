@@ -5,17 +5,21 @@ import io.moses.mdal.KnowledgeBaseException;
 import io.moses.mdal.PasswordHasher;
 import io.moses.model.User;
 import io.moses.model.auth.BasicCredentials;
+import io.moses.model.auth.LoginThrottle;
 
 /**
  * Who calls a management service (its SOAP endpoints): HTTP Basic checked against the knowledge base itself (not a
  * replica's memory), so a user is known the moment its subscription is stored. Management
- * calls are rare: the slow password hash per call is affordable here.
+ * calls are rare: the slow password hash per call is affordable here, through the broker's
+ * {@link LoginThrottle} (guessing is delayed after a few failures, hashes run a few at a time).
  */
 public final class ManagementAuthenticator {
     private final KnowledgeBase kb;
+    private final LoginThrottle logins;
 
-    public ManagementAuthenticator(KnowledgeBase kb) {
+    public ManagementAuthenticator(KnowledgeBase kb, LoginThrottle logins) {
         this.kb = kb;
+        this.logins = logins;
     }
 
     /** The caller named by an {@code Authorization} header, or null when there is none. */
@@ -36,8 +40,14 @@ public final class ManagementAuthenticator {
             throw new SlaException(SlaException.Code.UNAVAILABLE, "knowledge base unavailable: " + e.getMessage());
         }
         // one message for both: do not tell a stranger which names exist
-        if (user == null || !PasswordHasher.verify(password, user.passwordHash()))
-            throw new SlaException(SlaException.Code.UNAUTHENTICATED, "unknown user or wrong password");
+        User found = user;
+        boolean ok;
+        try {
+            ok = logins.check(name, () -> found != null && PasswordHasher.verify(password, found.passwordHash()));
+        } catch (LoginThrottle.Refused e) {
+            throw new SlaException(SlaException.Code.UNAUTHENTICATED, e.getMessage());
+        }
+        if (!ok) throw new SlaException(SlaException.Code.UNAUTHENTICATED, "unknown user or wrong password");
         return user;
     }
 

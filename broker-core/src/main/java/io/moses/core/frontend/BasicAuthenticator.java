@@ -2,6 +2,7 @@ package io.moses.core.frontend;
 
 import io.moses.model.User;
 import io.moses.model.auth.BasicCredentials;
+import io.moses.model.auth.LoginThrottle;
 import jakarta.xml.ws.handler.MessageContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -18,12 +19,14 @@ import java.util.function.Function;
  * (their passwords stored as salted hashes). The slow hash is checked once per user and
  * password; after that a keyed digest in memory answers, so authentication costs the request
  * path microseconds, not the hash's deliberate tens of milliseconds. A changed password hash
- * invalidates the memory.
+ * invalidates the memory. Every other login goes through the {@link LoginThrottle}: after a few
+ * failures for a name its attempts are refused at once, and the hashes run a few at a time.
  */
 public final class BasicAuthenticator implements Authenticator {
     private final Function<String, User> users;
     private final BiPredicate<char[], String> verifier;
     private final boolean anonymousAllowed;
+    private final LoginThrottle throttle;
     private final byte[] key = new byte[32];
     private final Map<String, Verified> verified = new ConcurrentHashMap<>();
 
@@ -35,9 +38,16 @@ public final class BasicAuthenticator implements Authenticator {
      * @param anonymousAllowed whether a request without credentials is served (with no class)
      */
     public BasicAuthenticator(Function<String, User> users, BiPredicate<char[], String> verifier, boolean anonymousAllowed) {
+        this(users, verifier, anonymousAllowed, LoginThrottle.defaults());
+    }
+
+    /** @param throttle slows guessing down; shared with the other ways in (the management services) */
+    public BasicAuthenticator(Function<String, User> users, BiPredicate<char[], String> verifier, boolean anonymousAllowed,
+                              LoginThrottle throttle) {
         this.users = users;
         this.verifier = verifier;
         this.anonymousAllowed = anonymousAllowed;
+        this.throttle = throttle;
         new SecureRandom().nextBytes(key);
     }
 
@@ -63,16 +73,23 @@ public final class BasicAuthenticator implements Authenticator {
         String password = credentials.password();
         User user = users.apply(name);
         // one message for both cases: do not tell a stranger which user names exist
-        if (user == null || user.passwordHash() == null || !check(user, password))
-            throw new AuthenticationException("unknown user or wrong password");
+        if (!check(name, user, password)) throw new AuthenticationException("unknown user or wrong password");
         return user;
     }
 
-    private boolean check(User user, String password) {
-        byte[] digest = digest(user.name(), password);
-        Verified v = verified.get(user.name());
-        if (v != null && v.storedHash().equals(user.passwordHash())) return MessageDigest.isEqual(v.digest(), digest);
-        if (!verifier.test(password.toCharArray(), user.passwordHash())) return false;
+    private boolean check(String name, User user, String password) {
+        boolean known = user != null && user.passwordHash() != null;
+        byte[] digest = digest(name, password);
+        Verified v = known ? verified.get(name) : null;
+        if (v != null && v.storedHash().equals(user.passwordHash()) && MessageDigest.isEqual(v.digest(), digest)) return true;
+        boolean ok;
+        try {
+            // an unknown name counts its failures as a known one does, so that guessing names pays the same
+            ok = throttle.check(name, () -> known && verifier.test(password.toCharArray(), user.passwordHash()));
+        } catch (LoginThrottle.Refused e) {
+            throw new AuthenticationException(e.getMessage());
+        }
+        if (!ok) return false;
         if (verified.size() > 100_000) verified.clear();
         verified.put(user.name(), new Verified(user.passwordHash(), digest));
         return true;

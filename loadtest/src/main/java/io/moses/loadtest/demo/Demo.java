@@ -157,7 +157,7 @@ public final class Demo {
     }
 
     private static String mask(String db) {
-        return db.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
+        return db.replaceAll("(?i)((?:password[0-9]*|pwd)=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
     }
 
     static void say(String line) {
