@@ -5,7 +5,8 @@
 #   .ci/install-tools.sh           install what is missing
 #   .ci/install-tools.sh --check   print what is missing, exit 1 if anything is
 set -euo pipefail
-cd "$(dirname "$0")"
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$self")"
 missing=()
 while read -r package uses; do
   uses="${uses%%#*}"
@@ -35,4 +36,4 @@ printf '#!/bin/sh\nexit 101\n' > "$policy"
 chmod +x "$policy"
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-bash "$0" --check
+bash "$self" --check

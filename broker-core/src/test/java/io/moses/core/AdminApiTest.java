@@ -196,7 +196,15 @@ public class AdminApiTest {
                 assertEquals(200, send(port, "POST", "/admin/replan", null, action, null).statusCode());
                 assertEquals(404, send(port, "GET", "/console/nothing.js", null, session, null).statusCode());
                 assertEquals(404, send(port, "GET", "/console/WEB-INF.class", null, session, null).statusCode());
-                send(port, "POST", "/console/logout", null, session, null);
+                // a form posted from another site is refused: no logout, no login
+                Map<String, String> foreign = Map.of("Cookie", session.get("Cookie"), "Origin", "http://evil.example");
+                assertEquals(403, send(port, "POST", "/console/logout", null, foreign, null).statusCode());
+                assertEquals(200, send(port, "GET", "/admin/plan", null, session, null).statusCode(), "still logged in");
+                assertEquals(403, send(port, "POST", "/console/login", null, Map.of("Content-Type", form, "Origin", "http://127.0.0.1:1"),
+                        "user=olga&password=olga-secret").statusCode());
+                assertEquals(302, send(port, "POST", "/console/login", null, Map.of("Content-Type", form, "Origin", "http://127.0.0.1:" + port),
+                        "user=olga&password=olga-secret").statusCode(), "posted from the console itself");
+                send(port, "POST", "/console/logout", null, Map.of("Cookie", session.get("Cookie"), "Origin", "http://127.0.0.1:" + port), null);
                 assertEquals(401, send(port, "GET", "/admin/plan", null, session, null).statusCode(), "logged out");
                 assertEquals(401, send(port, "GET", "/console/console.js", null, session, null).statusCode());
                 assertEquals(200, send(port, "GET", "/console/console.js", OPERATOR, Map.of(), null).statusCode(), "HTTP Basic works too");

@@ -53,20 +53,21 @@ final class OperatorSessionStore implements OperatorSessions {
         });
     }
 
-    /** A session found: its last use, and its user (null if gone). */
-    private record Found(User user, long lastUsed) {}
+    /** A session found: its last use, its opening, and its user (null if gone). */
+    private record Found(User user, long lastUsed, long created) {}
 
     @Override
-    public Optional<User> operator(String token, long nowMillis, long idleMillis) {
+    public Optional<User> operator(String token, long nowMillis, long idleMillis, long maxAgeMillis) {
         if (token == null || token.isEmpty() || token.length() > 1000) return Optional.empty();
         String h = hash(token);
         return db.tx("check a console session", c -> {
-            Optional<Found> f = one(query(c, "SELECT u.name, u.class_name, u.rate, u.password_hash, u.role, s.last_used_ms "
+            Optional<Found> f = one(query(c, "SELECT u.name, u.class_name, u.rate, u.password_hash, u.role, s.last_used_ms, s.created_ms "
                     + "FROM console_session s LEFT JOIN app_user u ON u.name = s.user_name WHERE s.token_hash = ?",
-                    rs -> new Found(rs.getString(1) == null ? null : UserStore.user(rs), rs.getLong(6)), h));
+                    rs -> new Found(rs.getString(1) == null ? null : UserStore.user(rs), rs.getLong(6), rs.getLong(7)), h));
             if (f.isEmpty()) return Optional.empty();
             Found s = f.get();
-            if (nowMillis - s.lastUsed() > idleMillis || s.user() == null || !s.user().isOperator()) {
+            if (nowMillis - s.lastUsed() > idleMillis || nowMillis - s.created() > maxAgeMillis || s.user() == null
+                    || !s.user().isOperator()) {
                 update(c, "DELETE FROM console_session WHERE token_hash = ?", h);
                 return Optional.empty();
             }

@@ -26,7 +26,12 @@ public interface OperatorSessions {
      * {@code idleMillis} and its user still is an operator; the session is then marked used (at most once a minute, to
      * keep reads cheap). A session found idle too long, or whose user is no operator, is ended.
      */
-    Optional<User> operator(String token, long nowMillis, long idleMillis);
+    default Optional<User> operator(String token, long nowMillis, long idleMillis) {
+        return operator(token, nowMillis, idleMillis, Long.MAX_VALUE);
+    }
+
+    /** As above, and a session opened more than {@code maxAgeMillis} ago is ended however recently it was used. */
+    Optional<User> operator(String token, long nowMillis, long idleMillis, long maxAgeMillis);
 
     /** Ends the session {@code token} (a logout); true when there was one. */
     boolean close(String token);

@@ -117,6 +117,20 @@ class OperatorStateTest {
 
     @ParameterizedTest
     @MethodSource("backEnds")
+    void aSessionInUseStillEndsAtItsAbsoluteLifetime(String backEnd) throws Exception {
+        try (Replicas db = new Replicas(backEnd)) {
+            OperatorSessions s1 = db.r1.operatorSessions(), s2 = db.r2.operatorSessions();
+            long maxAge = 3 * IDLE;
+            s1.open("t", "olga", 0, IDLE);
+            for (long now = IDLE / 2; now <= maxAge; now += IDLE / 2) // never idle
+                assertEquals("olga", (now % IDLE == 0 ? s1 : s2).operator("t", now, IDLE, maxAge).orElseThrow().name(), "in use at " + now);
+            assertEquals(Optional.empty(), s2.operator("t", maxAge + 1, IDLE, maxAge), "opened longer ago than its lifetime");
+            assertEquals(0, s1.count(), "and ended");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("backEnds")
     void anOperatorWhoLosesTheRoleOrIsRemovedLosesEverySession(String backEnd) throws Exception {
         try (Replicas db = new Replicas(backEnd)) {
             OperatorSessions s1 = db.r1.operatorSessions(), s2 = db.r2.operatorSessions();

@@ -225,6 +225,11 @@ public final class Console {
             @Override
             protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
                 String path = path(req);
+                if (!sameOrigin(req)) { // a form posted from another site: neither a login nor a logout of ours
+                    log.info("console {} refused: posted from {}", path, printable(req.getHeader("Origin")));
+                    res.sendError(403, "a console form is posted from the console's own origin");
+                    return;
+                }
                 if (path.equals("/logout")) {
                     try {
                         sessions.close(token(req)); // on every replica
@@ -253,7 +258,9 @@ public final class Console {
                             (user + ":" + password).getBytes(StandardCharsets.UTF_8)));
                 } catch (AuthenticationException e) {
                     log.info("console login refused for '{}': {}", printable(user), e.getMessage());
-                    loginPage(res, 401, "Unknown user or wrong password.");
+                    boolean delayed = e.getMessage().startsWith("too many");
+                    loginPage(res, delayed ? 429 : 401, delayed ? "Too many failed logins" + e.getMessage().substring(e.getMessage().indexOf(':')) + "."
+                            : "Unknown user or wrong password.");
                     return;
                 }
                 if (u == null || !u.isOperator()) {
@@ -276,6 +283,27 @@ public final class Console {
                 res.sendRedirect("/console/");
             }
         };
+    }
+
+    /**
+     * A browser names the origin of every form it posts; one from another site is refused (the
+     * SameSite=Strict cookie already keeps a session out of it, this keeps the forms out too).
+     * A client that sends no Origin (a script, curl) is not a browser on another site.
+     */
+    static boolean sameOrigin(HttpServletRequest req) {
+        String origin = req.getHeader("Origin");
+        if (origin == null) return true;
+        String host = req.getHeader("Host");
+        try {
+            java.net.URI o = new java.net.URI(origin);
+            if (o.getHost() == null || host == null) return false;
+            int port = o.getPort() != -1 ? o.getPort() : "https".equalsIgnoreCase(o.getScheme()) ? 443 : 80;
+            java.net.URI h = new java.net.URI("http://" + host);
+            int hostPort = h.getPort() != -1 ? h.getPort() : port == 443 ? 443 : 80;
+            return o.getHost().equalsIgnoreCase(h.getHost()) && port == hostPort;
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
     }
 
     private static String path(HttpServletRequest req) {
