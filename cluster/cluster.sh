@@ -67,15 +67,17 @@ start_mariadb() {
   install=$(mariadb_bin mariadb-install-db mysql_install_db) || die "no mariadb-install-db"
   client=$(mariadb_bin mariadb mysql) || die "no mariadb client"
   free_port port
-  mkdir -p "$data"
+  # its own tmpdir: a starting server deletes the #sql temporary files it finds there (galera.sh)
+  mkdir -p "$data/tmp"
   local user=(); [[ $(id -u) == 0 ]] && user=(--user=root)
-  "$install" --no-defaults --datadir="$data/data" --auth-root-authentication-method=normal --skip-test-db "${user[@]}" \
+  "$install" --no-defaults --datadir="$data/data" --tmpdir="$data/tmp" --auth-root-authentication-method=normal --skip-test-db "${user[@]}" \
     > "$DIR/logs/mariadb-install.log" 2>&1 || die "mariadb-install-db failed: $DIR/logs/mariadb-install.log"
   # kept as a script: `cluster db-start` starts the same server again after `cluster db-stop`
   {
     printf '#!/usr/bin/env bash\n'
     printf 'nohup %q --no-defaults --datadir=%q --port=%q --bind-address=127.0.0.1 --socket=%q --pid-file=%q --log-error=%q ' \
       "$server" "$data/data" "$port" "$data/mariadbd.sock" "$data/mariadbd.pid" "$DIR/logs/mariadb.log"
+    printf -- '--tmpdir=%q ' "$data/tmp"
     printf -- '--skip-name-resolve --character-set-server=utf8mb4 --collation-server=utf8mb4_bin --innodb-buffer-pool-size=64M '
     printf -- '--max-connections=200 %s >/dev/null 2>&1 &\necho $!\n' "${user[*]}"
   } > "$data/start.sh"

@@ -86,6 +86,7 @@ write_start_script() { # I
     printf 'new=(); [[ ${1:-} == new ]] && new=(--wsrep-new-cluster)\n'
     printf 'nohup %q --no-defaults --datadir=%q --port=%q --bind-address=127.0.0.1 --socket=%q --pid-file=%q --log-error=%q ' \
       "$(bin mariadbd mysqld)" "$d/data" "${!p}" "$d/mariadbd.sock" "$d/mariadbd.pid" "$d/error.log"
+    printf -- '--tmpdir=%q ' "$d/tmp"
     printf -- '--skip-name-resolve --character-set-server=utf8mb4 --collation-server=utf8mb4_bin --max-connections=200 '
     printf -- '--innodb-buffer-pool-size=64M --innodb-flush-log-at-trx-commit=2 --innodb-log-file-size=48M '
     printf -- '--binlog-format=ROW --default-storage-engine=InnoDB --innodb-autoinc-lock-mode=2 '
@@ -113,7 +114,9 @@ cmd_up() { # DIR N
   : > "$STATE"; NODES="$n"; save NODES "$n"
   for i in $(seq 1 "$n"); do
     for k in PORT GCOMM IST SST; do local v; free_port v; save "${k}_$i" "$v"; printf -v "${k}_$i" '%s' "$v"; done
-    mkdir -p "$DIR/n$i/data"
+    # a temporary directory of its own: a starting server deletes the #sql temporary files it finds
+    # in its tmpdir, and a shared /tmp holds other servers' (test JVMs start servers at once)
+    mkdir -p "$DIR/n$i/data" "$DIR/n$i/tmp"
   done
   # the nodes run as mysql (when root): their directories must be theirs, and every directory
   # above them open to it
@@ -123,7 +126,7 @@ cmd_up() { # DIR N
       die "the nodes run as the mysql user, which cannot reach $DIR: open its parent directories to others (chmod o+x) or use another directory"
   fi
   local user=(); [[ $(id -u) == 0 ]] && user=(--user=mysql)
-  "$(bin mariadb-install-db mysql_install_db)" --no-defaults --datadir="$DIR/n1/data" --auth-root-authentication-method=normal \
+  "$(bin mariadb-install-db mysql_install_db)" --no-defaults --datadir="$DIR/n1/data" --tmpdir="$DIR/n1/tmp" --auth-root-authentication-method=normal \
     --skip-test-db "${user[@]}" > "$DIR/n1/install.log" 2>&1 || die "mariadb-install-db failed: $DIR/n1/install.log"
   for i in $(seq 1 "$n"); do write_start_script "$i"; done
   save PID_1 "$(bash "$DIR/n1/start.sh" new)"; source "$STATE"

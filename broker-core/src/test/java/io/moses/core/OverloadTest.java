@@ -31,19 +31,23 @@ class OverloadTest {
 
     private void start(OverloadBound bound) throws Exception {
         partner = new EchoPartner(2_000);
+        broker = new Broker(echoPair(work, partner, bound));
+        broker.start();
+    }
+
+    /** A broker serving EchoPair over {@code partner}, adaptation off, under {@code bound}. */
+    static BrokerConfig echoPair(Path work, EchoPartner partner, OverloadBound bound) throws java.io.IOException {
         Files.writeString(work.resolve("seed.yaml"), """
                 composite: EchoPair
                 services:
                   - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                   - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                 """);
-        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
-                .withDb("mem:overload-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
+        return BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
+                .withDb("mem:echo-pair-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
                 .withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
                 .withOverloadBound(bound);
-        broker = new Broker(config);
-        broker.start();
     }
 
     @AfterEach

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.core.frontend.OverloadBound;
-import io.moses.core.loop.Adaptation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,12 +14,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -54,19 +51,8 @@ class SlowClientsTest {
     @BeforeEach
     void start() throws Exception {
         partner = new EchoPartner(0);
-        Files.writeString(work.resolve("seed.yaml"), """
-                composite: EchoPair
-                services:
-                  - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
-                  - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
-                """);
-        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
-                .withDb("mem:slow-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
-                .withVariables(Map.of("PARTNER", partner.url("")))
-                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))
-                .withOverloadBound(new OverloadBound(PLACES, 0, Duration.ZERO)) // 36 request threads
-                .withReadDeadline(DEADLINE);
-        broker = new Broker(config);
+        broker = new Broker(OverloadTest.echoPair(work, partner, new OverloadBound(PLACES, 0, Duration.ZERO)) // 36 request threads
+                .withReadDeadline(DEADLINE));
         broker.start();
     }
 
@@ -135,6 +121,15 @@ class SlowClientsTest {
         });
     }
 
+    /** What a slow connection got: closed by the broker, long before its client would have given up. */
+    private static String cutOffAtTheDeadline(Future<String> connection) throws Exception {
+        String outcome = connection.get(DRIP_FOR.toSeconds() + 20, TimeUnit.SECONDS);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^closed after (\\d+) ms").matcher(outcome);
+        assertTrue(m.find(), outcome);
+        assertTrue(Long.parseLong(m.group(1)) < DRIP_FOR.toMillis() / 2, "cut off at the deadline, not when the client gave up: " + outcome);
+        return outcome;
+    }
+
     private static String postHead(String path, int length) {
         return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/xml; charset=utf-8\r\n"
                 + "SOAPAction: \"urn:moses:test:echo-pair/pair\"\r\nContent-Length: " + length + "\r\n\r\n<";
@@ -157,11 +152,8 @@ class SlowClientsTest {
             assertEquals(200, health().statusCode());
         }
         for (Future<String> f : slow) {
-            String outcome = f.get(DRIP_FOR.toSeconds() + 20, TimeUnit.SECONDS);
-            assertTrue(outcome.startsWith("closed after") && outcome.contains("HTTP/1.1 408"), outcome);
-            assertTrue(outcome.contains("request body not received within 2000 ms"), outcome);
-            long ms = Long.parseLong(outcome.replaceAll("closed after (\\d+) ms.*", "$1").strip().split("\\s")[0]);
-            assertTrue(ms < DRIP_FOR.toMillis() / 2, "cut off at the deadline, not when the client gave up: " + outcome);
+            String outcome = cutOffAtTheDeadline(f);
+            assertTrue(outcome.contains("HTTP/1.1 408") && outcome.contains("request body not received within 2000 ms"), outcome);
         }
         assertEquals(200, pair("after").statusCode());
     }
@@ -172,12 +164,7 @@ class SlowClientsTest {
         String header = "X-Slow: " + "a".repeat(200) + "\r\n";
         for (int i = 0; i < 20; i++) slow.add(drip("POST /services/EchoPairService HTTP/1.1\r\nHost: 127.0.0.1\r\n", header));
         for (int i = 0; i < 3; i++) assertEquals(200, pair("during" + i).statusCode());
-        for (Future<String> f : slow) {
-            String outcome = f.get(DRIP_FOR.toSeconds() + 20, TimeUnit.SECONDS);
-            assertTrue(outcome.startsWith("closed after"), outcome);
-            long ms = Long.parseLong(outcome.replaceAll("closed after (\\d+) ms.*", "$1").strip().split("\\s")[0]);
-            assertTrue(ms < DRIP_FOR.toMillis() / 2, "closed at the deadline, not when the client gave up: " + outcome);
-        }
+        for (Future<String> f : slow) cutOffAtTheDeadline(f);
         assertEquals(200, pair("after").statusCode());
     }
 

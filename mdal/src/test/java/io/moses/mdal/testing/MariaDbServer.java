@@ -126,7 +126,11 @@ public final class MariaDbServer implements BeforeAllCallback, AfterAllCallback 
         if (dir == null) {
             dir = Files.createTempDirectory("moses-mariadb-");
             port = FreePorts.forServer();
+            // a tmpdir of its own: a starting server deletes the #sql temporary files it finds in its
+            // tmpdir, and a shared /tmp holds those of servers other test JVMs are installing
+            Files.createDirectories(dir.resolve("tmp"));
             List<String> install = new ArrayList<>(List.of(installDb().toString(), "--no-defaults", "--datadir=" + dir.resolve("data"),
+                    "--tmpdir=" + dir.resolve("tmp"),
                     "--auth-root-authentication-method=normal", "--skip-test-db"));
             if (isRoot()) install.add("--user=root");
             run(install, 60, "mariadb-install-db");
@@ -148,7 +152,7 @@ public final class MariaDbServer implements BeforeAllCallback, AfterAllCallback 
 
     private void launch() throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(server().toString(), "--no-defaults",
-                "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=127.0.0.1",
+                "--datadir=" + dir.resolve("data"), "--tmpdir=" + dir.resolve("tmp"), "--port=" + port, "--bind-address=127.0.0.1",
                 "--socket=" + socket(), "--pid-file=" + dir.resolve("mariadbd.pid"), "--log-error=" + dir.resolve("mariadbd.err"),
                 "--skip-name-resolve", "--character-set-server=utf8mb4", "--collation-server=utf8mb4_bin",
                 "--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=2", "--max-connections=200"));
