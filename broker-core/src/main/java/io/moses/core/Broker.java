@@ -141,7 +141,7 @@ final class Broker implements AutoCloseable {
         engine.onCompleted(loop::completed);
         engine.start();
         // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
-        io.moses.core.frontend.HopSeal hops = new io.moses.core.frontend.HopSeal(kb.clusterSecret("hop"));
+        io.moses.core.frontend.HopSeal hops = new io.moses.core.frontend.HopSeal(kb.clusterSecret("hop"), cluster.replica());
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
                 Duration.ofSeconds(5), hops, wall); // a one-way start's instance runs within that, even on a loaded machine
         conversations.start();

@@ -303,11 +303,12 @@ class RatePolicingClusterTest {
         assertEquals(2 * conversations, counted, "each message counted once against dora's rate, " + forwarded + " of them forwarded");
 
         // fred agreed 0 req/s: a forwarding header he sets himself, with or without a made-up seal, does not spare him policing
-        HopSeal madeUp = new HopSeal("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+        HopSeal madeUp = new HopSeal("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "r2");
         String[][] forged = {
                 {ConversationForwarding.HOP_HEADER, "r1"},
-                {ConversationForwarding.HOP_HEADER, "r2", HopSeal.HEADER, madeUp.seal("r2", basic("fred"), System.currentTimeMillis())},
-                {ConversationForwarding.HOP_HEADER, "r1", HopSeal.HEADER, System.currentTimeMillis() + ".AAAA"}};
+                {ConversationForwarding.HOP_HEADER, "r2", HopSeal.HEADER, madeUp.seal(new HopSeal.Hop("r2", "r1", "POST",
+                        "/services/EchoPairService", null, basic("fred")), System.currentTimeMillis())},
+                {ConversationForwarding.HOP_HEADER, "r1", HopSeal.HEADER, System.currentTimeMillis() + ".AAAA.AAAA"}};
         for (String[] headers : forged) {
             HttpResponse<String> r = pair("fred", "f", headers);
             assertEquals(429, r.statusCode(), String.join(" ", headers) + ": " + r.body());
@@ -317,6 +318,37 @@ class RatePolicingClusterTest {
         }
         assertEquals(2 * forged.length, user("fred", "rejected"));
         assertEquals(0, user("fred", "conforming"));
+
+        // A seal made with the cluster's own key, as one captured from a forwarded message is: it
+        // spares its one message to its one replica a second policing, once. Sent again, with
+        // another body, or to another replica, the message is policed as any other. (The attack
+        // goes to a replica directly, as a replay of a forwarded message would.)
+        String secret;
+        try (io.moses.mdal.KnowledgeBase kb = io.moses.mdal.Mdal.open(cluster.db, MARIADB.credentials())) {
+            secret = kb.clusterSecret("hop");
+        }
+        HopSeal r2 = new HopSeal(secret, "r2");
+        String path = "/services/EchoPairService";
+        byte[] body = BrokerInProcessTest.pair("sealed").getBytes(StandardCharsets.UTF_8);
+        String seal = r2.seal(new HopSeal.Hop("r2", "r1", "POST", path, java.nio.ByteBuffer.wrap(body), basic("fred")), System.currentTimeMillis());
+        java.util.function.BiFunction<String, byte[], Integer> toR1 = (s, b) -> {
+            try {
+                return HTTP.send(HttpRequest.newBuilder(URI.create(cluster.replica("r1") + path))
+                        .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:test:echo-pair/pair\"")
+                        .header("Authorization", basic("fred")).header(ConversationForwarding.HOP_HEADER, "r2").header(HopSeal.HEADER, s)
+                        .timeout(Duration.ofMinutes(1)).POST(HttpRequest.BodyPublishers.ofByteArray(b)).build(),
+                        HttpResponse.BodyHandlers.ofString()).statusCode();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        assertEquals(200, toR1.apply(seal, body), "the sealed message itself, once: not policed a second time");
+        assertEquals(429, toR1.apply(seal, body), "the same seal again: a replay");
+        String another = r2.seal(new HopSeal.Hop("r2", "r1", "POST", path, java.nio.ByteBuffer.wrap(body), basic("fred")), System.currentTimeMillis());
+        assertEquals(429, toR1.apply(another, BrokerInProcessTest.pair("changed").getBytes(StandardCharsets.UTF_8)), "another body");
+        String toR2 = r2.seal(new HopSeal.Hop("r2", "r2", "POST", path, java.nio.ByteBuffer.wrap(body), basic("fred")), System.currentTimeMillis());
+        assertEquals(429, toR1.apply(toR2, body), "a seal made out to another replica");
+        assertEquals(2 * forged.length + 3, user("fred", "rejected"));
     }
 
     @Test

@@ -187,10 +187,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         String ns = service.soap12() ? SOAP12 : SOAP11;
         String envelope = "<soap:Envelope xmlns:soap=\"" + ns + "\"><soap:Body>" + (body == null ? "" : xml(body))
                 + "</soap:Body></soap:Envelope>";
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(owner.address() + "/services" + service.path()))
+        byte[] bytes = envelope.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String path = "/services" + service.path();
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(owner.address() + path))
                 .timeout(Duration.ofMinutes(5))
                 .header(HOP_HEADER, replica)
-                .POST(HttpRequest.BodyPublishers.ofString(envelope));
+                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
         String contentType = null, authorization = null;
         for (var h : headers.entrySet()) {
             String name = h.getKey();
@@ -200,7 +202,9 @@ public final class ConversationRouter implements ConversationForwarding, Convers
                 for (String v : h.getValue()) req.header(name, v);
             if (name.equalsIgnoreCase("Authorization") && !h.getValue().isEmpty() && authorization == null) authorization = h.getValue().get(0);
         }
-        req.header(HopSeal.HEADER, seal.seal(replica, authorization, wall.millis()));
+        // the seal covers this message to this owner, once: what it buys (no second policing) cannot be replayed
+        req.header(HopSeal.HEADER, seal.seal(new HopSeal.Hop(replica, owner.replica(), "POST", path, java.nio.ByteBuffer.wrap(bytes),
+                authorization), wall.millis()));
         req.header("Content-Type", contentType != null ? contentType
                 : service.soap12() ? "application/soap+xml; charset=UTF-8" : "text/xml; charset=UTF-8");
         HttpResponse<byte[]> res;

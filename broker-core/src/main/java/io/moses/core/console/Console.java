@@ -296,12 +296,12 @@ public final class Console {
         String host = req.getHeader("Host");
         try {
             java.net.URI o = new java.net.URI(origin);
-            if (o.getHost() == null || host == null) return false;
-            int port = o.getPort() != -1 ? o.getPort() : "https".equalsIgnoreCase(o.getScheme()) ? 443 : 80;
-            java.net.URI h = new java.net.URI("http://" + host);
-            int hostPort = h.getPort() != -1 ? h.getPort() : port == 443 ? 443 : 80;
-            return o.getHost().equalsIgnoreCase(h.getHost()) && port == hostPort;
-        } catch (java.net.URISyntaxException e) {
+            java.net.URI h = new java.net.URI("http://" + host); // Host is host[:port]
+            if (o.getHost() == null || h.getHost() == null || !o.getHost().equalsIgnoreCase(h.getHost())) return false;
+            int originPort = o.getPort() != -1 ? o.getPort() : "https".equalsIgnoreCase(o.getScheme()) ? 443 : 80;
+            // a Host without a port is the scheme's default, whichever scheme a proxy in front speaks
+            return h.getPort() == -1 ? originPort == 80 || originPort == 443 : originPort == h.getPort();
+        } catch (java.net.URISyntaxException | NullPointerException e) {
             return false;
         }
     }

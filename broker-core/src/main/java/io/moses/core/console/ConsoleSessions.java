@@ -9,10 +9,10 @@ import java.util.function.LongSupplier;
 /**
  * The console's logged-in operators: a random token (the cookie's value) per login, its session
  * kept in the knowledge base (only the token's hash), so that it is valid on every replica and a
- * logout, an idle time, its age (however busy it is) or the user's losing the operator role ends it on every replica. Nothing
- * is cached: each use reads one row (the console's few reads a second), so a session ended on one
- * replica is refused on the others at once. Methods throw KnowledgeBaseException while the
- * knowledge base is unavailable.
+ * logout, an idle time, its age (however busy it is) or the user's losing the operator role ends
+ * it on every replica. Nothing is cached: each use reads one row (the console's few reads a
+ * second), so a session ended on one replica is refused on the others at once. Methods throw
+ * KnowledgeBaseException while the knowledge base is unavailable.
  */
 final class ConsoleSessions {
     private final SecureRandom random = new SecureRandom();

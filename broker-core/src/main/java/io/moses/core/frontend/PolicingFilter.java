@@ -59,8 +59,8 @@ final class PolicingFilter implements Filter {
     private boolean sealedHop(HttpServletRequest http) {
         HopSeal h = hops;
         String by = http.getHeader(ConversationForwarding.HOP_HEADER);
-        return h != null && by != null
-                && h.verifies(by, http.getHeader(HopSeal.HEADER), http.getHeader("Authorization"), wall.millis());
+        return h != null && by != null && h.verifies(by, http.getMethod(), http.getRequestURI(), WholeBodies.bodyOf(http),
+                http.getHeader("Authorization"), http.getHeader(HopSeal.HEADER), wall.millis());
     }
 
     @Override

@@ -34,6 +34,8 @@ final class WholeBodies extends Handler.Wrapper {
     /** The largest declared oversized body read and dropped before a 413 (larger ones are left unread). */
     static final long DRAIN_MAX = 16L << 20;
     static final int REQUEST_TIMEOUT = 408, TOO_LARGE = 413;
+    /** Request attribute: the whole body, read-only (what a {@link HopSeal} covers); absent for a request without one. */
+    static final String BODY = "io.moses.frontend.body";
 
     private final long maxBytes;
     private final long deadlineNanos;
@@ -140,7 +142,9 @@ final class WholeBodies extends Handler.Wrapper {
                 refuse(request, response, callback, TOO_LARGE, tooLarge(declared));
                 return;
             }
-            Request whole = new Buffered(request, ByteBuffer.wrap(bytes, 0, size));
+            ByteBuffer body = ByteBuffer.wrap(bytes, 0, size);
+            Request whole = new Buffered(request, body);
+            whole.setAttribute(BODY, body.asReadOnlyBuffer());
             try {
                 if (!getHandler().handle(whole, response, callback)) Response.writeError(whole, response, callback, 404);
             } catch (Throwable t) {
@@ -154,6 +158,11 @@ final class WholeBodies extends Handler.Wrapper {
             refuse(request, response, callback, REQUEST_TIMEOUT, "request body not received within "
                     + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms (" + size + " bytes arrived)");
         }
+    }
+
+    /** The whole body of a request this handler read (a read-only view), empty for one without a body. */
+    static ByteBuffer bodyOf(jakarta.servlet.ServletRequest request) {
+        return request.getAttribute(BODY) instanceof ByteBuffer b ? b.duplicate() : ByteBuffer.allocate(0);
     }
 
     /** A request whose body is already in memory: every read has it at once. */

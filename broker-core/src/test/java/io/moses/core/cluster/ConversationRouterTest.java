@@ -107,7 +107,7 @@ class ConversationRouterTest {
     }
 
     ConversationRouter router(Duration grace) {
-        router = new ConversationRouter(engine, watched(), "r1", () -> "http://127.0.0.1:9", grace, new HopSeal("00112233445566778899aabbccddeeff"),
+        router = new ConversationRouter(engine, watched(), "r1", () -> "http://127.0.0.1:9", grace, new HopSeal("00112233445566778899aabbccddeeff", "r1"),
                 java.time.Clock.fixed(WALL, java.time.ZoneOffset.UTC));
         return router;
     }

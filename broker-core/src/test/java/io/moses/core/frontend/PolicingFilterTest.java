@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class PolicingFilterTest {
     static final Instant WALL = Instant.parse("2026-01-01T00:00:00Z");
     static final String CARL = "Basic Y2FybDpjYXJsLXNlY3JldA==";
-    final HopSeal hops = new HopSeal(HopSealTest.KEY);
+    final HopSeal hops = new HopSeal(HopSealTest.KEY, "r1");
     /** Requests the filter authenticated, which it does only to police them. */
     final AtomicInteger authenticated = new AtomicInteger();
     final PolicingFilter filter = new PolicingFilter(Clock.fixed(WALL, ZoneOffset.UTC));
@@ -50,6 +50,7 @@ class PolicingFilterTest {
         HttpServletRequest request = (HttpServletRequest) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {HttpServletRequest.class}, (proxy, method, args) -> switch (method.getName()) {
                     case "getMethod" -> "POST";
+                    case "getRequestURI" -> HopSealTest.PATH;
                     case "getHeader" -> headers.get((String) args[0]);
                     default -> null;
                 });
@@ -60,12 +61,16 @@ class PolicingFilterTest {
         return authenticated.get() > before;
     }
 
+    /** r2's seal on carl's message (no body: the proxy has no WholeBodies attribute) to r1, at {@code at}. */
+    String seal(long at) {
+        return new HopSeal(HopSealTest.KEY, "r2").seal(new HopSeal.Hop("r2", "r1", "POST", HopSealTest.PATH, null, CARL), at);
+    }
+
     @Test
     void aSealIsJudgedOnTheBrokersClock() throws Exception {
-        assertFalse(policed(hops.seal("r2", CARL, WALL.toEpochMilli())), "sealed now on the broker's clock: not policed again");
-        assertTrue(policed(hops.seal("r2", CARL, WALL.toEpochMilli() - HopSeal.MAX_AGE_MILLIS - 1)),
+        assertFalse(policed(seal(WALL.toEpochMilli())), "sealed now on the broker's clock: not policed again");
+        assertTrue(policed(seal(WALL.toEpochMilli() - HopSeal.MAX_AGE_MILLIS - 1)),
                 "sealed longer ago on the broker's clock than a seal holds: policed");
-        assertTrue(policed(hops.seal("r2", CARL, System.currentTimeMillis())),
-                "sealed now on the system's clock, far from the broker's: policed");
+        assertTrue(policed(seal(System.currentTimeMillis())), "sealed now on the system's clock, far from the broker's: policed");
     }
 }
