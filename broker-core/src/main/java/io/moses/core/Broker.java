@@ -193,6 +193,10 @@ final class Broker implements AutoCloseable {
         log.info("broker listening on http://{}:{} ({} binding, plan {}, replica {}{})", config.host(), http.port(),
                 config.staticBinding() ? "static" : "adaptive", knowledge.planVersion(), cluster.replica(),
                 lease.leads() ? ", optimizer leader" : "");
+        String host = config.host();
+        if (cluster.advertise() == null && (host.equals("0.0.0.0") || host.equals("::")))
+            log.warn("other replicas reach this one at {} (--host {} without --advertise): in containers or across machines, "
+                    + "pass --advertise http://NAME:{} with a name they can reach", internalAddress(), host, http.port());
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
@@ -208,6 +212,7 @@ final class Broker implements AutoCloseable {
 
     /** Where the other replicas reach this one: its HTTP front-end. */
     private String internalAddress() {
+        if (cluster.advertise() != null) return cluster.advertise().toString();
         String host = config.host();
         if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
         return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();

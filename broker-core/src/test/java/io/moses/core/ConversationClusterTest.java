@@ -96,7 +96,9 @@ class ConversationClusterTest {
                 "--set", "PARTNER=http://127.0.0.1:" + signal.getAddress().getPort()));
         seeds.addAll(List.of("--deploy", UNITS.toString()));
         cluster.start("r1", seeds.toArray(String[]::new));
-        cluster.start("r2", "--deploy", UNITS.toString());
+        // r2 names the address the others reach it at (as a replica in a container must): its
+        // conversations are registered, and forwarded, there
+        cluster.start("r2", "--deploy", UNITS.toString(), "--advertise", "http://localhost:" + cluster.ports.get("r2"));
         cluster.haproxy.awaitUp(List.of("r1", "r2"), 30);
     }
 
@@ -126,7 +128,10 @@ class ConversationClusterTest {
     /** The replica the knowledge base names as the owner of case {@code id}'s instance. */
     static String owner(String composite, int id) {
         String key = new CorrelationKey("byCase", new String[] {Integer.toString(id)}).toCanonicalString();
-        return kb.conversationOwner("{" + NS + "}" + composite, key).map(o -> o.replica()).orElse(null);
+        var o = kb.conversationOwner("{" + NS + "}" + composite, key);
+        o.ifPresent(x -> assertEquals(x.replica().equals("r2") ? "http://localhost:" + cluster.ports.get("r2") : cluster.replica(x.replica()),
+                x.address(), "where the others reach " + x.replica()));
+        return o.map(x -> x.replica()).orElse(null);
     }
 
     /** The owner of case {@code id}, once registered (ODE tells the value after its transaction: poll). */

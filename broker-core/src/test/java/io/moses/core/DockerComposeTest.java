@@ -46,6 +46,8 @@ class DockerComposeTest {
             String cmd = s.path("command").toString();
             assertTrue(cmd.contains("jdbc:mariadb://mariadb:3306/moses") && cmd.contains("\"--replica\",\"" + b + "\"")
                     && cmd.contains("\"--drain\""), cmd);
+            // the others forward conversations to the name they reach it by, not to 127.0.0.1 (itself)
+            assertTrue(cmd.contains("\"--advertise\",\"http://" + b + ":8080\""), cmd);
             assertEquals("moses", s.path("environment").path("MOSES_DB_USER").asText());
         }
         assertTrue(services.path("broker-1").path("command").toString().contains("--seed"), "broker-1 seeds");
@@ -56,10 +58,19 @@ class DockerComposeTest {
         assertEquals("service_healthy", haproxy.path("depends_on").path("broker-2").path("condition").asText());
         List<String> ports = new ArrayList<>();
         haproxy.path("ports").forEach(p -> ports.add(p.asText()));
-        assertEquals(List.of("8080:8080", "8404:8404"), ports, "the front and the stats page");
+        assertEquals(List.of("8080:8080", "127.0.0.1:8404:8404"), ports, "the front, and the stats page on the host's loopback only");
         assertTrue(haproxy.path("volumes").toString().contains("./cluster/haproxy-compose.cfg:"));
         assertTrue(services.path("mariadb").path("healthcheck").path("test").toString().contains("healthcheck.sh"));
         assertTrue(services.path("mariadb").path("command").toString().contains("utf8mb4_bin"), "the collation MDAL expects");
+    }
+
+    @Test
+    void noSecretHasADefault() throws Exception {
+        for (String file : List.of("docker-compose.yml", "docker-compose.galera.yml")) {
+            String text = Files.readString(ROOT.resolve(file));
+            assertTrue(!text.contains("change-me") && !Pattern.compile("PASSWORD:-").matcher(text).find(), file + " gives a password a default");
+            assertTrue(text.contains("${MOSES_DB_PASSWORD:?"), file + " requires the database password");
+        }
     }
 
     @Test
@@ -127,8 +138,20 @@ class DockerComposeTest {
         v.getInputStream().readAllBytes();
         Assumptions.assumeTrue(v.waitFor(30, TimeUnit.SECONDS) && v.exitValue() == 0,
                 "docker compose plugin not installed: docker compose config not run");
-        Process p = new ProcessBuilder("docker", "compose", "-f", ROOT.resolve(file).toString(), "config", "--quiet")
-                .redirectErrorStream(true).start();
+        // without its secrets compose refuses the file; with them it accepts it
+        ProcessBuilder refused = new ProcessBuilder("docker", "compose", "-f", ROOT.resolve(file).toString(), "config", "--quiet")
+                .redirectErrorStream(true);
+        refused.environment().remove("MOSES_DB_PASSWORD");
+        refused.environment().remove("MOSES_DB_ROOT_PASSWORD");
+        Process r = refused.start();
+        String why = new String(r.getInputStream().readAllBytes());
+        assertTrue(r.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(r.exitValue() != 0 && why.contains("set MOSES_DB_"), why);
+        ProcessBuilder accepted = new ProcessBuilder("docker", "compose", "-f", ROOT.resolve(file).toString(), "config", "--quiet")
+                .redirectErrorStream(true);
+        accepted.environment().put("MOSES_DB_PASSWORD", "test-only");
+        accepted.environment().put("MOSES_DB_ROOT_PASSWORD", "test-only-root");
+        Process p = accepted.start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), out);

@@ -14,13 +14,24 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param drain   after SIGTERM, how long /health says DRAINING while the replica still serves,
  *                before it closes its port and finishes what is in flight: at least the
  *                balancer's health-check interval, so that no new request is sent to a closed port
+ * @param advertise where the other replicas reach this one ({@code http://host:port}), or null:
+ *                the address it listens on (127.0.0.1 for a wildcard). In containers, or across
+ *                machines, a replica listening on 0.0.0.0 must say which name the others use
  */
-public record ClusterSettings(String replica, Duration lease, Duration drain) {
+public record ClusterSettings(String replica, Duration lease, Duration drain, java.net.URI advertise) {
+    public ClusterSettings(String replica, Duration lease, Duration drain) {
+        this(replica, lease, drain, null);
+    }
+
     public ClusterSettings {
         if (replica == null || replica.isBlank() || replica.length() > 200)
             throw new IllegalArgumentException("--replica needs a name of 1 to 200 characters");
         if (lease.toMillis() < 900) throw new IllegalArgumentException("--lease must be at least 900 ms, was " + lease.toMillis());
         if (drain.isNegative()) throw new IllegalArgumentException("--drain must be >= 0");
+        if (advertise != null && (!"http".equals(advertise.getScheme()) || advertise.getHost() == null || advertise.getPort() < 1
+                || !(advertise.getRawPath() == null || advertise.getRawPath().isEmpty()) || advertise.getRawQuery() != null))
+            throw new IllegalArgumentException("--advertise needs http://HOST:PORT (where the other replicas reach this one), got '"
+                    + advertise + "'");
     }
 
     /** A name that differs between processes and between brokers in one process. */
@@ -36,8 +47,8 @@ public record ClusterSettings(String replica, Duration lease, Duration drain) {
     }
 
     /**
-     * Takes {@code --replica NAME}, {@code --lease MS} and {@code --drain MS} out of a command
-     * line; the rest goes to {@code parsed.rest}.
+     * Takes {@code --replica NAME}, {@code --lease MS}, {@code --drain MS} and {@code --advertise
+     * URL} out of a command line; the rest goes to {@code parsed.rest}.
      */
     public static Parsed parse(String[] args) {
         ClusterSettings c = defaults();
@@ -45,9 +56,10 @@ public record ClusterSettings(String replica, Duration lease, Duration drain) {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--replica" -> c = new ClusterSettings(value(args, ++i, a), c.lease, c.drain);
-                case "--lease" -> c = new ClusterSettings(c.replica, Duration.ofMillis(millis(args, ++i, a)), c.drain);
-                case "--drain" -> c = new ClusterSettings(c.replica, c.lease, Duration.ofMillis(millis(args, ++i, a)));
+                case "--replica" -> c = new ClusterSettings(value(args, ++i, a), c.lease, c.drain, c.advertise);
+                case "--lease" -> c = new ClusterSettings(c.replica, Duration.ofMillis(millis(args, ++i, a)), c.drain, c.advertise);
+                case "--drain" -> c = new ClusterSettings(c.replica, c.lease, Duration.ofMillis(millis(args, ++i, a)), c.advertise);
+                case "--advertise" -> c = new ClusterSettings(c.replica, c.lease, c.drain, uri(value(args, ++i, a)));
                 default -> rest.add(a);
             }
         }
@@ -59,6 +71,14 @@ public record ClusterSettings(String replica, Duration lease, Duration drain) {
     private static String value(String[] args, int i, String option) {
         if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");
         return args[i];
+    }
+
+    private static java.net.URI uri(String v) {
+        try {
+            return new java.net.URI(v.endsWith("/") ? v.substring(0, v.length() - 1) : v);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("--advertise needs http://HOST:PORT, got '" + v + "'");
+        }
     }
 
     private static long millis(String[] args, int i, String option) {

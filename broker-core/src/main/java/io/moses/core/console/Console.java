@@ -320,7 +320,9 @@ public final class Console {
         // uPlot sizes its canvases through style attributes: inline styles yes, inline scripts no
         res.setHeader("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
         res.setHeader("X-Content-Type-Options", "nosniff");
-        res.setHeader("Referrer-Policy", "no-referrer");
+        // same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the
+        // console's own forms, and the origin check (sameOrigin) could not tell them from a sandboxed attacker's
+        res.setHeader("Referrer-Policy", "same-origin");
     }
 
     private static void loginPage(HttpServletResponse res, int status, String error) throws IOException {

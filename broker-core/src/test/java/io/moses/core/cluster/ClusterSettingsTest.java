@@ -34,5 +34,15 @@ class ClusterSettingsTest {
                 .getMessage().contains("--drain"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> ClusterSettings.parse(new String[] {"--replica"}))
                 .getMessage().contains("--replica"));
+        for (String bad : new String[] {"broker-1:8080", "http://broker-1", "http://broker-1:8080/services", "ftp://b:21", "http://b:1?x=y", "::"})
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> ClusterSettings.parse(new String[] {"--advertise", bad}))
+                    .getMessage().contains("--advertise needs http://HOST:PORT"), bad);
+    }
+
+    @Test
+    void aReplicaSaysWhereTheOthersReachIt() {
+        assertEquals(java.net.URI.create("http://broker-1:8080"),
+                ClusterSettings.parse(new String[] {"--advertise", "http://broker-1:8080/", "--replica", "r1"}).settings().advertise());
+        assertEquals(null, ClusterSettings.defaults().advertise(), "by default, the address it listens on");
     }
 }
