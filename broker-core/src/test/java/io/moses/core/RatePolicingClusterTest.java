@@ -351,8 +351,44 @@ class RatePolicingClusterTest {
         assertEquals(2 * forged.length + 3, user("fred", "rejected"));
     }
 
+    /**
+     * A conversation belongs to the user who started it: another user can neither continue it nor
+     * start a competing instance on its correlation value, through the front (whichever replica
+     * HAProxy picks) or at the owner directly with a forwarding header of its own making.
+     */
     @Test
     @Order(5)
+    void aConversationBelongsToTheUserWhoStartedIt() throws Exception {
+        int id = 950;
+        assertEquals(id, result(converse("dora", "start", id, id), "dora's start"));
+        for (int i = 0; i < 2; i++) { // HAProxy alternates the replicas: the owner and the other one both refuse
+            for (String operation : List.of("next", "start")) {
+                HttpResponse<String> r = converse("gina", operation, id, 1);
+                assertEquals(500, r.statusCode(), operation + ": " + r.body());
+                assertTrue(r.body().contains("soap:Client") && r.body().contains("that another user started: only that user may send its messages"),
+                        operation + ": " + r.body());
+            }
+        }
+        String owner;
+        try (io.moses.mdal.KnowledgeBase kb = io.moses.mdal.Mdal.open(cluster.db, MARIADB.credentials())) {
+            owner = kb.conversationOwner("{" + ConversationEndToEndTest.NS + "}ConvReceive",
+                    new org.apache.ode.bpel.common.CorrelationKey("conv", new String[] {Integer.toString(id)}).toCanonicalString())
+                    .map(o -> o.replica() + " " + o.user()).orElse("none");
+        }
+        assertTrue(owner.endsWith(" dora"), "the owner row names the user who started it: " + owner);
+        String payload = "<c:next xmlns:c='" + ConversationEndToEndTest.NS + "'><c:id>" + id + "</c:id><c:value>1</c:value></c:next>";
+        HttpResponse<String> direct = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.replica(owner.split(" ")[0]) + "/services/ConvReceiveService"))
+                .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"" + ConversationEndToEndTest.NS + "/next\"")
+                .header("Authorization", basic("gina")).header(ConversationForwarding.HOP_HEADER, "r9").timeout(Duration.ofMinutes(1))
+                .POST(HttpRequest.BodyPublishers.ofString(ConversationEndToEndTest.ENV + payload + ConversationEndToEndTest.END)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(500, direct.statusCode(), direct.body());
+        assertTrue(direct.body().contains("another user started"), "a forwarding header of the caller's making skips no check: " + direct.body());
+        assertEquals(id + 1, result(converse("dora", "next", id, 1), "dora's next, after all that"));
+    }
+
+    @Test
+    @Order(6)
     void whenAReplicaIsKilledTheOneLeftPolicesTheWholeRate() throws Exception {
         // once the other's heartbeat is older than the lease
         ChildProcess r2 = cluster.replicas.get("r2");

@@ -38,6 +38,10 @@ class ConversationOwnerTest {
             kb.registerConversation(new ConversationOwner(P, "2~x", 7, "a", "http://127.0.0.1:8081"));
             kb.registerConversation(new ConversationOwner(P, "1~43", 3, "b", "http://127.0.0.1:8082"));
             assertEquals(new ConversationOwner(P, "1~42", 7, "a", "http://127.0.0.1:8081"), kb.conversationOwner(P, "1~42").orElseThrow());
+            // the user whose message started the instance travels with it (null: an anonymous starter)
+            assertEquals(null, kb.conversationOwner(P, "1~42").orElseThrow().user());
+            kb.registerConversation(new ConversationOwner(P, "3~u", 4, "b", "http://127.0.0.1:8082", "alice"));
+            assertEquals(new ConversationOwner(P, "3~u", 4, "b", "http://127.0.0.1:8082", "alice"), kb.conversationOwner(P, "3~u").orElseThrow());
             // the same value of another process is another conversation
             assertTrue(kb.conversationOwner("{urn:test}Other", "1~42").isEmpty());
             // a value initiated again by a newer instance belongs to it
@@ -46,6 +50,7 @@ class ConversationOwnerTest {
             assertEquals(2, kb.forgetConversations("a", 7));
             assertTrue(kb.conversationOwner(P, "1~42").isEmpty());
             assertEquals(1, kb.forgetConversations("a"));
+            assertEquals(1, kb.forgetConversations("b", 4));
             assertTrue(kb.conversationOwner(P, "1~43").isEmpty());
         }
     }

@@ -40,7 +40,10 @@ import org.w3c.dom.Node;
  * credentials and SOAPAction, marked with {@link ConversationForwarding#HOP_HEADER} so it is
  * never forwarded twice, and sealed ({@link HopSeal}) so the owner does not police it against the
  * caller's agreed rate a second time), and the owner's answer is the caller's. An owner that is gone
- * answers with a SOAP fault at once: its instances died with it.
+ * answers with a SOAP fault at once: its instances died with it. A conversation belongs to the
+ * user whose message started its instance: another user's message for it (to continue it, or to
+ * start a competing instance on its correlation value) is refused with a client fault, on the
+ * replica it reaches and on the owner alike.
  *
  * <p>Cost for processes without correlation: one look-up of the operation's correlation sets
  * in the compiled process, no knowledge-base access.
@@ -59,12 +62,15 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     /** The broker's wall clock: the time in a forwarded message's seal. */
     private final java.time.Clock wall;
     private final HttpClient http;
-    /** "process key" -> local instance. */
-    private final Map<String, Long> local = new ConcurrentHashMap<>();
+    /** "process key" -> local instance and the user who started it. */
+    private final Map<String, Local> local = new ConcurrentHashMap<>();
+
+    private record Local(long instance, String user) {}
     private final Map<Long, List<String>> keysOfInstance = new ConcurrentHashMap<>();
     /** Messages forwarded to their owner replica, and those whose owner was gone (answered with a fault). */
     private final java.util.concurrent.atomic.LongAdder forwarded = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder ownerGone = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder refusedForeign = new java.util.concurrent.atomic.LongAdder();
     private final ExecutorService forgetting = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "conversation-owners");
         t.setDaemon(true);
@@ -104,12 +110,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     // ---- the engine's side: values initiated, instances ended (on the instance's thread)
 
     @Override
-    public void initiated(String process, String key, long instance) {
-        local.put(process + " " + key, instance);
+    public void initiated(String process, String key, long instance, String user) {
+        local.put(process + " " + key, new Local(instance, user));
         keysOfInstance.computeIfAbsent(instance, i -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(process + " " + key);
         try {
             // before the instance replies: the caller's next message may reach another replica at once
-            kb.registerConversation(new ConversationOwner(process, key, instance, replica, address.get()));
+            kb.registerConversation(new ConversationOwner(process, key, instance, replica, address.get(), user));
         } catch (RuntimeException e) {
             log.warn("cannot register correlation value of instance {} ({}): other replicas cannot route to it", instance, e.getMessage());
         }
@@ -119,7 +125,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     public void ended(long instance) {
         List<String> keys = keysOfInstance.remove(instance);
         if (keys == null) return;
-        for (String k : keys) local.remove(k, instance);
+        for (String k : keys) local.computeIfPresent(k, (key, l) -> l.instance() == instance ? null : l);
         forgetting.execute(() -> {
             try {
                 kb.forgetConversations(replica, instance);
@@ -132,7 +138,8 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     // ---- the front-end's side
 
     @Override
-    public Relayed forward(ProvidedService service, String operation, Element body, Map<String, List<String>> headers) {
+    public Relayed forward(ProvidedService service, String operation, Element body, Map<String, List<String>> headers, String caller,
+                           boolean hop) {
         Conversations.Keys keys;
         try {
             keys = engine.correlationOf(service.service(), operation, body);
@@ -141,7 +148,13 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             return null;
         }
         if (keys == null) return null;
-        for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
+        if (!mayStart(keys, caller)) return notYours(service);
+        if (keys.keys().isEmpty()) return null; // a start that correlates no existing instance: handled here
+        for (String k : keys.keys()) {
+            Local l = local.get(keys.process() + " " + k);
+            if (l != null) return mayContinue(l.user(), caller) ? null : notYours(service);
+        }
+        if (hop) return null; // the replica it reached found the owner here, and checked it against the owner's record
         long deadline = System.nanoTime() + (keys.mustMatch() ? grace.toNanos() : 0);
         long pause = 10; // ms, doubled up to 200: a registration usually lands within milliseconds
         while (true) {
@@ -152,8 +165,14 @@ public final class ConversationRouter implements ConversationForwarding, Convers
                 log.warn("cannot read conversation owners ({}): handled here", e.getMessage());
                 return null;
             }
-            if (owner.isPresent()) return owner.get().replica().equals(replica) ? null : forwardTo(owner.get(), service, body, headers);
-            for (String k : keys.keys()) if (local.containsKey(keys.process() + " " + k)) return null;
+            if (owner.isPresent()) {
+                if (!mayContinue(owner.get().user(), caller)) return notYours(service);
+                return owner.get().replica().equals(replica) ? null : forwardTo(owner.get(), service, body, headers);
+            }
+            for (String k : keys.keys()) {
+                Local l = local.get(keys.process() + " " + k);
+                if (l != null) return mayContinue(l.user(), caller) ? null : notYours(service);
+            }
             if (System.nanoTime() - deadline >= 0) return null;
             try {
                 Thread.sleep(pause);
@@ -163,6 +182,42 @@ public final class ConversationRouter implements ConversationForwarding, Convers
                 return null;
             }
         }
+    }
+
+    /**
+     * Whether {@code caller} may start an instance that initiates these values: not when a live
+     * conversation of another user holds one of them (here, or as the knowledge base says).
+     */
+    private boolean mayStart(Conversations.Keys keys, String caller) {
+        for (String k : keys.starts()) {
+            Local l = local.get(keys.process() + " " + k);
+            if (l != null && !mayContinue(l.user(), caller)) return false;
+            if (l != null) continue;
+            Optional<ConversationOwner> owner;
+            try {
+                owner = kb.conversationOwner(keys.process(), k);
+            } catch (RuntimeException e) {
+                continue; // the knowledge base is away: this replica's own conversations were checked
+            }
+            if (owner.isPresent() && !mayContinue(owner.get().user(), caller)) return false;
+        }
+        return true;
+    }
+
+    /** A conversation an anonymous caller started is anyone's; one a user started is that user's. */
+    private static boolean mayContinue(String starter, String caller) {
+        return starter == null || starter.equals(caller);
+    }
+
+    private Relayed notYours(ProvidedService service) {
+        refusedForeign.increment();
+        return Relayed.refused("this message belongs to a conversation of " + service.service().getLocalPart()
+                + " that another user started: only that user may send its messages");
+    }
+
+    /** How many messages were refused because their conversation belongs to another user. */
+    public long refusedForeign() {
+        return refusedForeign.sum();
     }
 
     private Optional<ConversationOwner> ownerOf(Conversations.Keys keys) {

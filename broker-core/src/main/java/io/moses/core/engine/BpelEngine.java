@@ -123,7 +123,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads,
                 () -> tx.getTransaction() != null));
         server.registerBpelEventListener(callers);
-        server.registerBpelEventListener(new ConversationEvents(() -> conversations));
+        server.registerBpelEventListener(new ConversationEvents(() -> conversations, callers::starterOf));
         scheduler.setJobProcessor(this::runJob);
     }
 
@@ -202,7 +202,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             tx.begin(); // ODE reads a process's model within a transaction
             var keys = org.apache.ode.bpel.engine.IncomingCorrelation.of(server, service, operation, message);
             tx.commit();
-            return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch());
+            return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch(), keys.starts());
         } catch (Exception e) {
             rollbackQuietly();
             throw new IllegalStateException("cannot compute the correlation values: " + e.getMessage(), e);
@@ -444,6 +444,12 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     @Override
     public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, Duration timeout,
                                    boolean bestEffort) {
+        return invoke(service, operation, body, serviceClass, null, timeout, bestEffort);
+    }
+
+    @Override
+    public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, String caller, Duration timeout,
+                                   boolean bestEffort) {
         Provided target = provided.get(service);
         if (target == null) return new CompositeFailure("no deployed service " + service, true);
         SoapBinding.OperationBinding op = target.binding().operation(operation);
@@ -460,7 +466,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         long number = requests.incrementAndGet();
         inFlight.add(number);
         try {
-            return invoke(target, service, operation, op, request, serviceClass, timeout, bestEffort, start);
+            return invoke(target, service, operation, op, request, serviceClass, caller, timeout, bestEffort, start);
         } finally {
             inFlight.remove(number);
             retireIdleVersions();
@@ -468,7 +474,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     private CompositeOutcome invoke(Provided target, QName service, String operation, SoapBinding.OperationBinding op, Element request,
-                                    String serviceClass, Duration timeout, boolean bestEffort, long start) {
+                                    String serviceClass, String caller, Duration timeout, boolean bestEffort, long start) {
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;
@@ -483,7 +489,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             Message msg = mex.createMessage(mex.getOperation().getInput().getMessage().getQName());
             msg.setMessage(request);
             mexId = mex.getMessageExchangeId();
-            callers.register(mexId, clientId, serviceClass);
+            // the sender matters only where a conversation can belong to it: the common case keeps no entry
+            callers.register(mexId, clientId, serviceClass, target.correlates() ? caller : null);
             reply = mex.invoke(msg);
             parked = org.apache.ode.bpel.engine.ResponseWaiters.park(clientId); // before the instance can run
             tx.commit();
@@ -518,7 +525,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("request listener failed: {}", e.toString());
             }
-            callers.release(mexId);
+            callers.release(mexId, mexIsOneWay(op));
         }
     }
 

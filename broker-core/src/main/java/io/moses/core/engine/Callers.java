@@ -11,6 +11,9 @@ import org.apache.ode.bpel.iapi.BpelEventListener;
  * Who started which process instance, so that every partner invoke of an instance carries its
  * caller's service class. The front-end registers the request's message exchange; ODE's
  * new-instance event (fired synchronously, before the instance runs) links the instance to it.
+ * The user who sent an instance's first message is kept for the instance's life (its
+ * conversation belongs to that user), and for a one-way request past its release, since its
+ * instance may start after the request has returned.
  */
 final class Callers implements BpelEventListener {
     private final Map<String, String> classByExchange = new ConcurrentHashMap<>();
@@ -22,12 +25,33 @@ final class Callers implements BpelEventListener {
     private final Map<String, String> clientByExchange = new ConcurrentHashMap<>();
     private final java.util.Set<String> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, Map<io.moses.model.TaskRef, Integer>> invokesByExchange = new ConcurrentHashMap<>();
+    /** The sender of each request that named a user, until its instance starts (or a minute, for one that starts none). */
+    private final Map<String, Sender> senderByExchange = new ConcurrentHashMap<>();
+    private final Map<Long, String> starterByInstance = new ConcurrentHashMap<>();
+    private static final long SENDER_KEPT_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+
+    private record Sender(String user, long atNanos) {}
 
     void register(String exchangeId, String clientId, String serviceClass) {
+        register(exchangeId, clientId, serviceClass, null);
+    }
+
+    void register(String exchangeId, String clientId, String serviceClass, String user) {
+        if (user != null) {
+            long now = System.nanoTime();
+            if (senderByExchange.size() > 10_000) senderByExchange.values().removeIf(s -> now - s.atNanos() > SENDER_KEPT_NANOS);
+            senderByExchange.put(exchangeId, new Sender(user, now));
+        }
         waiting.add(exchangeId);
         clientByExchange.put(exchangeId, clientId);
         invokesByExchange.put(exchangeId, new ConcurrentHashMap<>());
         if (serviceClass != null) classByExchange.put(exchangeId, serviceClass);
+    }
+
+    /** The end of a request; a one-way one keeps its sender until its instance starts. */
+    void release(String exchangeId, boolean oneWay) {
+        if (!oneWay) senderByExchange.remove(exchangeId); // its instance, if it made one, started before its reply
+        release(exchangeId);
     }
 
     void release(String exchangeId) {
@@ -62,6 +86,11 @@ final class Callers implements BpelEventListener {
         return failures.get(exchangeId);
     }
 
+    /** The user whose message started the instance, null when anonymous or unknown. */
+    String starterOf(long instanceId) {
+        return starterByInstance.get(instanceId);
+    }
+
     String classOf(Long instanceId) {
         return instanceId == null ? null : classByInstance.get(instanceId);
     }
@@ -82,8 +111,13 @@ final class Callers implements BpelEventListener {
 
     @Override
     public void onEvent(BpelEvent event) {
+        if (event instanceof org.apache.ode.bpel.evt.ProcessInstanceStateChangeEvent s && s.getProcessInstanceId() != null
+                && org.apache.ode.bpel.common.ProcessState.isFinished(s.getNewState()))
+            starterByInstance.remove(s.getProcessInstanceId());
         if (event instanceof NewProcessInstanceEvent e && e.getMessageExchangeId() != null) {
             String mex = e.getMessageExchangeId();
+            Sender sender = senderByExchange.remove(mex);
+            if (sender != null) starterByInstance.put(e.getProcessInstanceId(), sender.user());
             if (!waiting.contains(mex)) return;
             instanceByExchange.put(mex, e.getProcessInstanceId());
             exchangeByInstance.put(e.getProcessInstanceId(), mex);

@@ -25,4 +25,13 @@ public interface CompositeInvoker {
                                     boolean bestEffort) {
         return invoke(service, operation, body, serviceClass, timeout);
     }
+
+    /**
+     * The same for a request of user {@code caller} (null: anonymous): a conversation its request
+     * starts belongs to that user.
+     */
+    default CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, String caller, Duration timeout,
+                                    boolean bestEffort) {
+        return invoke(service, operation, body, serviceClass, timeout, bestEffort);
+    }
 }

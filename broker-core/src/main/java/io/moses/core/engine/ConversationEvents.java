@@ -11,9 +11,12 @@ import org.apache.ode.bpel.iapi.BpelEventListener;
 /** ODE's events of correlation values written and instances ended, told to {@link Conversations}. */
 final class ConversationEvents implements BpelEventListener {
     private final Supplier<Conversations> target;
+    /** Who started an instance (null: anonymous or unknown). */
+    private final java.util.function.LongFunction<String> starter;
 
-    ConversationEvents(Supplier<Conversations> target) {
+    ConversationEvents(Supplier<Conversations> target, java.util.function.LongFunction<String> starter) {
         this.target = target;
+        this.starter = starter;
     }
 
     @Override
@@ -23,7 +26,7 @@ final class ConversationEvents implements BpelEventListener {
         if (event instanceof CorrelationSetWriteEvent w && w.getKey() != null && w.getProcessInstanceId() != null
                 && w.getProcessName() != null)
             c.initiated(w.getProcessName().toString(), org.apache.ode.bpel.engine.IncomingCorrelation.canonical(w.getKey()),
-                    w.getProcessInstanceId());
+                    w.getProcessInstanceId(), starter.apply(w.getProcessInstanceId()));
         else if (event instanceof ProcessInstanceStateChangeEvent s && ProcessState.isFinished(s.getNewState())
                 && s.getProcessInstanceId() != null)
             c.ended(s.getProcessInstanceId());

@@ -21,6 +21,11 @@ public interface Authenticator {
         return null;
     }
 
+    /** The user a composite request's credentials name, null for an anonymous caller; throws as {@link #userOf}. */
+    default User callerOf(MessageContext request) {
+        return null;
+    }
+
     /** Everybody is anonymous: the broker runs without users. */
     Authenticator ANONYMOUS = request -> null;
 }

@@ -53,8 +53,13 @@ public final class BasicAuthenticator implements Authenticator {
 
     @Override
     public String serviceClassOf(MessageContext request) {
-        User user = userOf(header(request, "Authorization"));
+        User user = callerOf(request);
         return user == null ? null : user.serviceClass();
+    }
+
+    @Override
+    public User callerOf(MessageContext request) {
+        return userOf(header(request, "Authorization"));
     }
 
     @Override

@@ -61,8 +61,10 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             QName operation = (QName) mc.get(MessageContext.WSDL_OPERATION);
             if (operation == null) throw clientFault("the request names no operation of " + service.service().getLocalPart());
             String serviceClass;
+            io.moses.model.User caller;
             try {
-                serviceClass = authenticator.serviceClassOf(mc);
+                caller = authenticator.callerOf(mc);
+                serviceClass = caller != null ? caller.serviceClass() : authenticator.serviceClassOf(mc);
             } catch (AuthenticationException e) {
                 outcome = "unauthenticated";
                 throw clientFault(e.getMessage());
@@ -71,14 +73,15 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             Element body = element(request == null ? null : request.getNode());
             if (body != null) keepEnvelopeNamespaces(body, mc);
             if (conversations != ConversationForwarding.NONE) {
-                ConversationForwarding.Relayed relayed = forwarded(mc, operation.getLocalPart(), body);
+                ConversationForwarding.Relayed relayed = forwarded(mc, operation.getLocalPart(), body, caller);
                 if (relayed != null) {
                     if (relayed.faultReason() != null) throw new SoapFault(relayed.faultReason(), faultCode(relayed.clientFault()));
                     outcome = "ok";
                     return relayed.payload() == null ? null : new DOMSource(relayed.payload());
                 }
             }
-            CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass, timeout,
+            CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass,
+                    caller == null ? null : caller.name(), timeout,
                     mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http
                             && http.getAttribute(PolicingFilter.BEST_EFFORT) != null);
             if (result instanceof CompositeReply r) {
@@ -117,14 +120,18 @@ final class CompositeEndpoint implements Provider<DOMSource> {
     /** Where CXF leaves the declarations in scope at the SOAP body (a map of prefix to namespace). */
     private static final String BODY_NAMESPACE_CONTEXT = "soap.body.ns.context";
 
-    /** The owner replica's answer when the message's instance lives there; null to handle it here. */
+    /**
+     * The owner replica's answer when the message's instance lives there, a refusal when its
+     * conversation is another user's; null to handle it here.
+     */
     @SuppressWarnings("unchecked")
-    private ConversationForwarding.Relayed forwarded(MessageContext mc, String operation, Element body) {
+    private ConversationForwarding.Relayed forwarded(MessageContext mc, String operation, Element body, io.moses.model.User caller) {
         var headers = (java.util.Map<String, java.util.List<String>>) mc.get(MessageContext.HTTP_REQUEST_HEADERS);
         if (headers == null) headers = java.util.Map.of();
+        boolean hop = false;
         for (String name : headers.keySet())
-            if (ConversationForwarding.HOP_HEADER.equalsIgnoreCase(name)) return null; // forwarded once already
-        return conversations.forward(service, operation, body, headers);
+            if (ConversationForwarding.HOP_HEADER.equalsIgnoreCase(name)) hop = true; // forwarded once already: never again
+        return conversations.forward(service, operation, body, headers, caller == null ? null : caller.name(), hop);
     }
 
     private SoapFault clientFault(String reason) {

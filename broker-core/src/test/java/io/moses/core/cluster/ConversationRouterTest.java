@@ -129,7 +129,7 @@ class ConversationRouterTest {
         assertNotNull(keys);
         assertTrue(keys.mustMatch(), "a close only goes to an existing instance: " + keys);
         ConversationRouter router = router(Duration.ofMinutes(1)); // a bound on a hang only: the owner comes first
-        CompletableFuture<Relayed> forwarded = CompletableFuture.supplyAsync(() -> router.forward(scopeCase, "close", close, Map.of()));
+        CompletableFuture<Relayed> forwarded = CompletableFuture.supplyAsync(() -> router.forward(scopeCase, "close", close, Map.of(), null, false));
         assertTrue(looked.await(60, TimeUnit.SECONDS), "the router looked for the owner");
         // registered only after the router first found nobody: without the wait, the close was handled here
         kb.registerConversation(new ConversationOwner(keys.process(), keys.keys().get(0), 7, "r2",
@@ -146,7 +146,7 @@ class ConversationRouterTest {
     @Test
     void withNoOwnerByTheEndOfTheGraceTheMessageIsHandledHere() throws Exception {
         ConversationRouter router = router(Duration.ofMillis(300));
-        assertNull(router.forward(scopeCase, "close", close(2), Map.of()), "handled here: the engine keeps it for its instance");
+        assertNull(router.forward(scopeCase, "close", close(2), Map.of(), null, false), "handled here: the engine keeps it for its instance");
         assertTrue(lookups.get() >= 1, "looked for an owner");
         assertEquals(0, router.forwarded());
     }
@@ -157,7 +157,7 @@ class ConversationRouterTest {
         Conversations.Keys keys = engine.correlationOf(scopeCase.service(), "open", open);
         if (keys != null) assertTrue(!keys.mustMatch(), "an open may start an instance: " + keys);
         ConversationRouter router = router(Duration.ofMinutes(1));
-        assertNull(router.forward(scopeCase, "open", open, Map.of()), "handled here");
+        assertNull(router.forward(scopeCase, "open", open, Map.of(), null, false), "handled here");
         assertEquals(keys == null ? 0 : keys.keys().size(), lookups.get(), "each value looked up once, no wait");
     }
 }

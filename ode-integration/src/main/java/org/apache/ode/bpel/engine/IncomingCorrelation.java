@@ -28,8 +28,15 @@ public final class IncomingCorrelation {
      * @param keys      the message's correlation keys, in ODE's canonical form
      * @param mustMatch true when one of them is non-initiating and the operation creates no
      *                  instance: the message can only go to an existing instance
+     * @param starts    for an operation that creates instances, the keys of the process's
+     *                  correlation sets the message carries values of: what a new instance it
+     *                  starts may initiate (a conversation's owner is asked before it competes)
      */
-    public record Keys(String process, List<String> keys, boolean mustMatch) {}
+    public record Keys(String process, List<String> keys, boolean mustMatch, List<String> starts) {
+        public Keys(String process, List<String> keys, boolean mustMatch) {
+            this(process, keys, mustMatch, List.of());
+        }
+    }
 
     private IncomingCorrelation() {}
 
@@ -44,6 +51,7 @@ public final class IncomingCorrelation {
         OProcess model = process.getOProcess();
         if (model == null) return null;
         List<String> keys = new ArrayList<>();
+        List<String> starts = new ArrayList<>();
         boolean mustMatch = false;
         for (var provide : process.getConf().getProvideEndpoints().entrySet()) {
             Endpoint ep = provide.getValue();
@@ -53,6 +61,14 @@ public final class IncomingCorrelation {
             Operation op = link.getMyRoleOperation(operation);
             if (op == null) continue;
             OMessageVarType type = model.messageTypes.get(op.getInput().getMessage().getQName());
+            if (link.isCreateInstanceOperation(op) && model.procesScope != null)
+                for (OScope.CorrelationSet cset : model.procesScope.correlationSets.values()) {
+                    try {
+                        starts.add(key(process, cset, type, odeMessage));
+                    } catch (RuntimeException | org.apache.ode.bpel.common.FaultException e) {
+                        // a set this message carries no values of: it cannot initiate it
+                    }
+                }
             Set<OScope.CorrelationSet> nonInitiating = link.getNonInitiatingCorrelationSetsForOperation(op);
             Set<OScope.CorrelationSet> joining = link.getJoinningCorrelationSetsForOperation(op);
             if (nonInitiating.isEmpty() && joining.isEmpty()) continue;
@@ -66,7 +82,8 @@ public final class IncomingCorrelation {
             // creates the instance, later is received again, correlated) may be a new instance's
             mustMatch |= !nonInitiating.isEmpty() && !link.isCreateInstanceOperation(op);
         }
-        return keys.isEmpty() ? null : new Keys(model.getQName().toString(), List.copyOf(keys), mustMatch);
+        return keys.isEmpty() && starts.isEmpty() ? null
+                : new Keys(model.getQName().toString(), List.copyOf(keys), mustMatch, List.copyOf(starts));
     }
 
     /** The key in the form the knowledge base stores, for a key ODE wrote on an instance. */
