@@ -385,6 +385,7 @@ class RatePolicingClusterTest {
         assertEquals(500, direct.statusCode(), direct.body());
         assertTrue(direct.body().contains("another user started"), "a forwarding header of the caller's making skips no check: " + direct.body());
         assertEquals(id + 1, result(converse("dora", "next", id, 1), "dora's next, after all that"));
+        assertEquals(5, summed("moses_conversation_refused_foreign_total", ""), "each refusal counted, on the replica that refused it");
     }
 
     @Test

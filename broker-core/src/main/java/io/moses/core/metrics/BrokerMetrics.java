@@ -58,6 +58,8 @@ public final class BrokerMetrics implements AutoCloseable {
                 ConversationRouter::forwarded).description("conversation messages forwarded to the replica holding their instance").register(registry);
         FunctionCounter.builder("moses.conversation.owner.gone", conversations,
                 ConversationRouter::ownerGone).description("conversation messages whose instance's replica was gone").register(registry);
+        FunctionCounter.builder("moses.conversation.refused.foreign", conversations, ConversationRouter::refusedForeign)
+                .description("conversation messages refused because another user started the conversation").register(registry);
     }
 
     /** GET /metrics, the gauges brought up to date first. */
