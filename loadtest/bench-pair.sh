@@ -62,7 +62,7 @@ done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 ref="${NAMES[0]}"
 bindings="static binding"
-[[ ${#VLIVE[@]} -gt 0 ]] && bindings="live (the seed's plan, monitors and optimizer on): ${!VLIVE[*]}, else static binding"
+[[ -n "${VLIVE[*]:-}" ]] && bindings="live (the seed's plan, monitors and optimizer on): ${!VLIVE[*]}, else static binding"
 echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, $bindings, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1), $("$ROOT/moses" jvm-options) $JAVA_OPTS_EXTRA; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
 declare -A SERVED # requests in the last half of the rounds
