@@ -36,13 +36,17 @@ class PasswordGuessingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
-                "users:\n  - {name: bob, class: gold, rate: 0, password: bob-secret}\n"
+        Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("rate: 1, password: alice-secret",
+                "rate: 100, password: alice-secret").replace("users:\n",
+                "users:\n  - {name: bob, class: gold, rate: 100, password: bob-secret}\n"
                         + "  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
         partner = new EchoPartner(0);
         broker = new Broker(BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
                 .withDb("mem:guessing").withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
-                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair"))));
+                .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair"))))
+                // rates policed: the policing filter checks credentials in front of the endpoint, and a
+                // wrong password still counts once per request, not once per check
+                .ratePolicy(new io.moses.core.frontend.RatePolicy(io.moses.core.frontend.RatePolicy.OverRate.REJECT, 2));
         broker.start();
     }
 

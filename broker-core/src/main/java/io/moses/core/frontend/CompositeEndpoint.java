@@ -63,7 +63,11 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             String serviceClass;
             io.moses.model.User caller;
             try {
-                caller = authenticator.callerOf(mc);
+                // checked once per request: by a filter in front when it polices or sheds, else here
+                Object found = mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http
+                        ? http.getAttribute(PolicingFilter.CALLER) : null;
+                if (found instanceof AuthenticationException refused) throw refused;
+                caller = found instanceof io.moses.model.User u ? u : authenticator.callerOf(mc);
                 serviceClass = caller != null ? caller.serviceClass() : authenticator.serviceClassOf(mc);
             } catch (AuthenticationException e) {
                 outcome = "unauthenticated";

@@ -174,8 +174,10 @@ final class OverloadFilter implements Filter {
         if (resolved instanceof String s) return s.isEmpty() ? null : s;
         try {
             User user = authenticator.userOf(http.getHeader("Authorization"));
+            if (user != null) http.setAttribute(PolicingFilter.CALLER, user);
             return user == null ? null : user.serviceClass();
         } catch (AuthenticationException e) {
+            http.setAttribute(PolicingFilter.CALLER, e);
             return null; // the least worth; the endpoint answers with the reason if it gets a place
         }
     }

@@ -25,6 +25,12 @@ import java.time.Clock;
  */
 final class PolicingFilter implements Filter {
     static final int TOO_MANY_REQUESTS = 429;
+    /**
+     * Request attribute: who the filters in front found the caller to be, a {@link User} or the
+     * {@link AuthenticationException} that refused its credentials, so that the endpoint does not
+     * check the same password again (a wrong one would count twice against its name).
+     */
+    static final String CALLER = "io.moses.frontend.caller";
     /** Request attribute: the {@link BestEffort} of a request above its user's rate to be served best-effort. */
     static final String BEST_EFFORT = "io.moses.frontend.bestEffort";
 
@@ -76,8 +82,10 @@ final class PolicingFilter implements Filter {
         User user;
         try {
             user = authenticator.userOf(http.getHeader("Authorization"));
+            if (user != null) http.setAttribute(CALLER, user);
         } catch (AuthenticationException e) {
             user = null; // the endpoint answers with the reason
+            http.setAttribute(CALLER, e);
         }
         http.setAttribute(OverloadFilter.SERVICE_CLASS, user == null ? "" : user.serviceClass()); // reused under overload
         if (user == null) {
