@@ -169,6 +169,33 @@ class SlowClientsTest {
     }
 
     @Test
+    void largeBodiesHeldOpenOnManyConnectionsShareABoundedBudgetAndThoseBeyondItGet503() throws Exception {
+        // a broker whose bodies may be 64 KiB: all bodies being read share 64 of those, 4 MiB
+        broker.close();
+        Path second = java.nio.file.Files.createDirectories(work.resolve("small-bodies"));
+        broker = new Broker(OverloadTest.echoPair(second, partner, new OverloadBound(PLACES, 0, Duration.ZERO))
+                .withReadDeadline(DEADLINE).withMaxBodyBytes(64 * 1024));
+        broker.start();
+        // 100 connections each declare 64 KiB, send 60 KiB at once and then nothing: 6 MiB wanted
+        List<Future<String>> held = new ArrayList<>();
+        String almost = "x".repeat(60 * 1024);
+        for (int i = 0; i < 100; i++) held.add(drip(postHead("/services/EchoPairService", 64 * 1024) + almost, ""));
+        int busy = 0, late = 0;
+        for (Future<String> f : held) {
+            String outcome = cutOffAtTheDeadline(f);
+            if (outcome.contains("HTTP/1.1 503")) {
+                busy++;
+                assertTrue(outcome.contains("too many request bodies at once") && outcome.contains("Retry-After: 1"), outcome);
+            } else {
+                late++;
+                assertTrue(outcome.contains("HTTP/1.1 408"), outcome);
+            }
+        }
+        assertTrue(busy >= 100 - 64 && late <= 64, "at most the budget's worth held: " + busy + " refused at once, " + late + " held to the deadline");
+        assertEquals(200, pair("after").statusCode(), "their memory was given back");
+    }
+
+    @Test
     void aStreamedBodyOverTheLimitNeverReachesTheEngine() throws Exception {
         int before = partner.calls.get();
         try (Socket s = new Socket("127.0.0.1", broker.port())) {

@@ -108,7 +108,9 @@ public final class HttpFrontEnd implements AutoCloseable {
         context.addServlet(new ServletHolder(new NotFoundServlet()), "/");
         // Every body is read whole, within the read deadline and the size limit, before any filter
         // or servlet sees it: a slow or oversized one holds no thread, no engine place and no parser.
-        WholeBodies bodies = new WholeBodies(maxBodyBytes, readDeadline);
+        // All bodies in memory together: a quarter of the heap, at most 64 of the largest (the
+        // engine's places and line hold 128 by default, and most bodies are far below the limit).
+        WholeBodies bodies = new WholeBodies(maxBodyBytes, readDeadline, Math.min(Runtime.getRuntime().maxMemory() / 4, 64 * maxBodyBytes));
         bodies.setHandler(context);
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
         jetty.setHandler(new GracefulHandler(bodies));

@@ -26,24 +26,45 @@ import org.slf4j.LoggerFactory;
  * from the request's first byte (headers and body together); a late one is answered 408 and its
  * connection closed. A body over the limit is refused with 413: a declared one after it is read
  * and dropped (up to a bound, so the answer is not reset under the client), a streamed one as
- * soon as it passes the limit. One log line when late bodies begin, one with their count when
- * they stop.
+ * soon as it passes the limit. Memory follows what has arrived, not what a request declares, and
+ * all bodies being read share a budget: past it a body is refused with 503 (so clients that send
+ * large bodies slowly on many connections cannot fill the heap). One log line when late bodies
+ * begin, one with their count when they stop.
  */
 final class WholeBodies extends Handler.Wrapper {
     private static final Logger log = LoggerFactory.getLogger(WholeBodies.class);
     /** The largest declared oversized body read and dropped before a 413 (larger ones are left unread). */
     static final long DRAIN_MAX = 16L << 20;
-    static final int REQUEST_TIMEOUT = 408, TOO_LARGE = 413;
+    static final int REQUEST_TIMEOUT = 408, TOO_LARGE = 413, BUSY = 503;
+    /** A body's first buffer; it doubles as more arrives. */
+    static final int FIRST_BUFFER = 8192;
     /** Request attribute: the whole body, read-only (what a {@link HopSeal} covers); absent for a request without one. */
     static final String BODY = "io.moses.frontend.body";
 
     private final long maxBytes;
     private final long deadlineNanos;
+    /** Bytes of buffer all bodies being read and served hold together, at most {@link #budget}. */
+    private final AtomicLong buffered = new AtomicLong();
+    private final long budget;
     private final Episode late = new Episode("request bodies not received within the read deadline (answered 408, connection closed)");
 
-    WholeBodies(long maxBytes, Duration deadline) {
+    /** @param budget the bytes all bodies in memory may hold together (at least {@code maxBytes}) */
+    WholeBodies(long maxBytes, Duration deadline, long budget) {
         this.maxBytes = maxBytes;
         this.deadlineNanos = deadline.toNanos();
+        this.budget = Math.max(budget, maxBytes);
+    }
+
+    private boolean reserve(long n) {
+        while (true) {
+            long now = buffered.get();
+            if (now + n > budget) return false;
+            if (buffered.compareAndSet(now, now + n)) return true;
+        }
+    }
+
+    private String busy() {
+        return "the broker is receiving too many request bodies at once (" + (budget >> 20) + " MiB in memory): retry after 1 s";
     }
 
     @Override
@@ -67,6 +88,7 @@ final class WholeBodies extends Handler.Wrapper {
 
     private static void refuse(Request request, Response response, Callback callback, int status, String reason) {
         response.setStatus(status);
+        if (status == BUSY) response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
         response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
         response.write(true, ByteBuffer.wrap((reason + "\n").getBytes(StandardCharsets.UTF_8)), callback);
@@ -83,6 +105,8 @@ final class WholeBodies extends Handler.Wrapper {
         private final Scheduler.Task deadline;
         private byte[] bytes;
         private int size;
+        /** Bytes of the budget this body holds: its buffer's size, until its request is done. */
+        private final AtomicLong held = new AtomicLong();
 
         Body(Request request, Response response, Callback callback, long declared) {
             this.request = request;
@@ -90,7 +114,10 @@ final class WholeBodies extends Handler.Wrapper {
             this.callback = callback;
             this.declared = declared;
             this.oversized = declared > maxBytes;
-            this.bytes = new byte[oversized ? 0 : declared > 0 ? (int) declared : 8192];
+            // what has arrived decides the memory, not what the request declares
+            int first = oversized ? 0 : (int) Math.min(FIRST_BUFFER, declared > 0 ? declared : FIRST_BUFFER);
+            this.bytes = new byte[reserve(first) ? first : 0];
+            held.set(bytes.length);
             long left = deadlineNanos - NanoTime.since(request.getBeginNanoTime());
             this.deadline = request.getComponents().getScheduler().schedule(this::expire, Math.max(0, left), TimeUnit.NANOSECONDS);
         }
@@ -105,7 +132,10 @@ final class WholeBodies extends Handler.Wrapper {
                     return;
                 }
                 if (Content.Chunk.isFailure(chunk)) {
-                    if (settle()) callback.failed(chunk.getFailure());
+                    if (settle()) {
+                        release();
+                        callback.failed(chunk.getFailure());
+                    }
                     return;
                 }
                 ByteBuffer b = chunk.getByteBuffer();
@@ -114,10 +144,26 @@ final class WholeBodies extends Handler.Wrapper {
                 if (!oversized) {
                     if (size + (long) n > maxBytes) {
                         chunk.release();
-                        if (settle()) refuse(request, response, callback, TOO_LARGE, tooLarge(declared));
+                        if (settle()) {
+                            release();
+                            refuse(request, response, callback, TOO_LARGE, tooLarge(declared));
+                        }
                         return;
                     }
-                    if (size + n > bytes.length) bytes = java.util.Arrays.copyOf(bytes, (int) Math.min(maxBytes, Math.max(2L * bytes.length, size + n)));
+                    if (size + n > bytes.length) {
+                        int grown = (int) Math.min(maxBytes, Math.max(2L * bytes.length, size + n));
+                        if (!reserve(grown - bytes.length)) {
+                            chunk.release();
+                            if (settle()) {
+                                release();
+                                refuse(request, response, callback, BUSY, busy());
+                            }
+                            return;
+                        }
+                        held.addAndGet(grown - bytes.length);
+                        if (settled.get()) release(); // expired meanwhile: its share is not kept
+                        bytes = java.util.Arrays.copyOf(bytes, grown);
+                    }
                     b.get(bytes, size, n);
                     size += n;
                 }
@@ -135,6 +181,11 @@ final class WholeBodies extends Handler.Wrapper {
             return true;
         }
 
+        /** Gives the body's share of the budget back (once). */
+        private void release() {
+            buffered.addAndGet(-held.getAndSet(0));
+        }
+
         private void complete() {
             if (!settle()) return;
             late.ended();
@@ -145,15 +196,30 @@ final class WholeBodies extends Handler.Wrapper {
             ByteBuffer body = ByteBuffer.wrap(bytes, 0, size);
             Request whole = new Buffered(request, body);
             whole.setAttribute(BODY, body.asReadOnlyBuffer());
+            // the body stays in memory while its request is served: its share goes back when it is done
+            Callback done = new Callback.Nested(callback) {
+                @Override
+                public void succeeded() {
+                    release();
+                    super.succeeded();
+                }
+
+                @Override
+                public void failed(Throwable x) {
+                    release();
+                    super.failed(x);
+                }
+            };
             try {
-                if (!getHandler().handle(whole, response, callback)) Response.writeError(whole, response, callback, 404);
+                if (!getHandler().handle(whole, response, done)) Response.writeError(whole, response, done, 404);
             } catch (Throwable t) {
-                callback.failed(t);
+                done.failed(t);
             }
         }
 
         private void expire() {
             if (!settle()) return;
+            release();
             late.began();
             refuse(request, response, callback, REQUEST_TIMEOUT, "request body not received within "
                     + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms (" + size + " bytes arrived)");
