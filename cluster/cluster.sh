@@ -63,7 +63,7 @@ mariadb_bin() { for n in "$@"; do for d in /usr/sbin /usr/bin /usr/local/sbin /u
 
 start_mariadb() {
   local server install client port data="$DIR/mariadb"
-  server=$(mariadb_bin mariadbd mysqld) || die "no mariadbd: install mariadb-server (.ci/install-tools.sh), or pass --db"
+  server=$(mariadb_bin mariadbd mysqld) || die "no mariadbd: install mariadb-server (bash .ci/run --install), or pass --db"
   install=$(mariadb_bin mariadb-install-db mysql_install_db) || die "no mariadb-install-db"
   client=$(mariadb_bin mariadb mysql) || die "no mariadb client"
   free_port port

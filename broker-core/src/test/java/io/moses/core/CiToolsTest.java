@@ -20,13 +20,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The tools the project's scripts and tests call are the ones {@code .ci/tools} lists, so that
- * {@code .ci/run} installs each of them on a new machine. A machine that has a tool from an
+ * The tools the project's scripts and tests call are the ones {@code .ci/run}'s TOOLS lists, so
+ * that it installs each of them on a new machine. A machine that has a tool from an
  * earlier manual install passes the tests that need it; this test fails there all the same.
  */
 class CiToolsTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    /** What a new machine has, or what no test needs: not looked for in .ci/tools. */
+    /** What a new machine has, or what no test needs: not looked for in .ci/run's list. */
     static final Set<String> BASE = Set.of("bash", "java",
             // the Docker client is optional: docker compose config runs only where it is installed
             "docker");
@@ -42,7 +42,10 @@ class CiToolsTest {
 
     static List<Listed> listed() throws IOException {
         List<Listed> out = new ArrayList<>();
-        for (String line : Files.readAllLines(ROOT.resolve(".ci/tools"))) {
+        String run = Files.readString(ROOT.resolve(".ci/run"));
+        Matcher list = Pattern.compile("(?s)\nTOOLS='\n(.*?)\n'\n").matcher(run);
+        assertTrue(list.find(), ".ci/run has its TOOLS list");
+        for (String line : list.group(1).split("\n")) {
             String l = line.replaceAll("#.*", "").strip();
             if (l.isEmpty()) continue;
             String[] w = l.split("\\s+");
@@ -111,29 +114,26 @@ class CiToolsTest {
                 if (alternatives.stream().noneMatch(u -> covered(u, listed)))
                     missing.add(String.join(" or ", alternatives) + " (" + file + ")");
         });
-        assertEquals(Set.of(), missing, "used but not in .ci/tools, so .ci/run would not install it on a new machine");
+        assertEquals(Set.of(), missing, "used but not in .ci/run's TOOLS, so it would not install it on a new machine");
     }
 
     @Test
-    void ciRunInstallsFromTheListAndTheListCheckerAgrees() throws Exception {
+    void ciRunInstallsFromTheListBeforeTheTestsAndItsCheckAgrees() throws Exception {
         String run = Files.readString(ROOT.resolve(".ci/run"));
-        assertTrue(run.contains(".ci/install-tools.sh"), ".ci/run must install from .ci/tools");
-        assertTrue(run.indexOf("install-tools.sh") < run.indexOf("./moses test"), "tools are installed before the tests run");
-        // a package whose every use is a listed command or path: the checker reads the same file
+        assertTrue(run.indexOf("apt-get install") < run.lastIndexOf("./moses test"), "tools are installed before the tests run");
         for (Listed l : listed()) assertTrue(!l.uses().isEmpty(), l.pkg() + " lists nothing to check");
-        Process p = new ProcessBuilder("bash", ROOT.resolve(".ci/install-tools.sh").toString(), "--check")
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("bash", ROOT.resolve(".ci/run").toString(), "--check").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes()).strip();
         int rc = p.waitFor();
         // on a machine with every tool it says so; elsewhere it names the packages, and only them
-        if (rc == 0) assertEquals("every tool in .ci/tools is installed", out);
+        if (rc == 0) assertEquals("every tool the tests need is installed", out);
         else {
             assertEquals(1, rc, out);
             assertTrue(out.startsWith("missing: "), out);
             Set<String> packages = new LinkedHashSet<>();
             listed().forEach(l -> packages.add(l.pkg()));
             for (String pkg : out.substring("missing: ".length()).split(" "))
-                assertTrue(packages.contains(pkg), pkg + " is not a package of .ci/tools: " + out);
+                assertTrue(packages.contains(pkg), pkg + " is not a package of .ci/run's list: " + out);
             if ("true".equalsIgnoreCase(System.getenv("CI")))
                 throw new IllegalStateException("CI=true and tools are missing after .ci/run installed them: " + out);
         }

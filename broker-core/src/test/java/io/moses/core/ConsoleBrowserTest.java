@@ -75,7 +75,7 @@ class ConsoleBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-            String reason = "the browser tests need Debian's chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/tools)";
+            String reason = "the browser tests need Debian's chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run installs it)";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) throw new IllegalStateException(reason + " [CI=true: not skipping]");
             Assumptions.abort(reason);
         }

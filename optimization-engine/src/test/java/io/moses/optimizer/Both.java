@@ -29,7 +29,7 @@ final class Both {
 
     private Both() {}
 
-    static final String CLP_MISSING = "Clp not installed: apt-get install -y coinor-libclp1 (.ci/tools)";
+    static final String CLP_MISSING = "Clp not installed: apt-get install -y coinor-libclp1 (.ci/run installs it)";
 
     /** Under CI=true a solver .ci/run should have installed is a failure, not a test left out. */
     private static Optional<LpSolver> requiredUnderCi(Optional<LpSolver> clp) {

@@ -294,6 +294,7 @@ public final class Console {
         String origin = req.getHeader("Origin");
         if (origin == null) return true;
         String host = req.getHeader("Host");
+        if (host == null) return false;
         try {
             java.net.URI o = new java.net.URI(origin);
             java.net.URI h = new java.net.URI("http://" + host); // Host is host[:port]
@@ -301,7 +302,7 @@ public final class Console {
             int originPort = o.getPort() != -1 ? o.getPort() : "https".equalsIgnoreCase(o.getScheme()) ? 443 : 80;
             // a Host without a port is the scheme's default, whichever scheme a proxy in front speaks
             return h.getPort() == -1 ? originPort == 80 || originPort == 443 : originPort == h.getPort();
-        } catch (java.net.URISyntaxException | NullPointerException e) {
+        } catch (java.net.URISyntaxException e) {
             return false;
         }
     }
