@@ -150,7 +150,7 @@ final class Broker implements AutoCloseable {
         classWorth.update(knowledge.classes());
         http.shedByClass(classWorth, authenticator, metrics.registry());
         // always there: a class may police its users' rates whatever the broker's default (beats only while any is policed)
-        policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics.registry(), wall, nanos);
+        policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics.registry(), config.usersInMetrics(), wall, nanos);
         presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease(), wall);
         policing.overRates(knowledge.overRates());
         policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);

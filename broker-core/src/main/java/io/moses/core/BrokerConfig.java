@@ -28,6 +28,7 @@ import java.util.Map;
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
  * @param registrationCap while registration is open, the users the knowledge base may hold before it refuses more
  * @param maxInstancesPerUser conversations (instances of processes that correlate) one user may have under way (0: no limit)
+ * @param usersInMetrics whether /metrics has series per user (they name the users)
  * @param trustedProxies addresses of proxies whose {@code X-Forwarded-For} names the client (for the login throttle)
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
  */
@@ -35,7 +36,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
-                    int maxInstancesPerUser, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound) {
+                    int maxInstancesPerUser, boolean usersInMetrics, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -49,7 +50,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
-                io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, List.of(), io.moses.core.frontend.OverloadBound.defaults());
+                io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, false, List.of(), io.moses.core.frontend.OverloadBound.defaults());
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -74,6 +75,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withRegistrationCap(int cap) { return new Builder(this).registrationCap(cap).build(); }
     BrokerConfig withTrustedProxies(List<String> p) { return new Builder(this).trustedProxies(p).build(); }
     BrokerConfig withMaxInstancesPerUser(int n) { return new Builder(this).maxInstancesPerUser(n).build(); }
+    BrokerConfig withUsersInMetrics(boolean u) { return new Builder(this).usersInMetrics(u).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -83,7 +85,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
-        int registrationCap; int maxInstancesPerUser; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
+        int registrationCap; int maxInstancesPerUser; boolean usersInMetrics; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
@@ -91,7 +93,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
             openRegistration = c.openRegistration; registrationCap = c.registrationCap; maxInstancesPerUser = c.maxInstancesPerUser;
-            trustedProxies = c.trustedProxies;
+            usersInMetrics = c.usersInMetrics; trustedProxies = c.trustedProxies;
             overloadBound = c.overloadBound;
         }
 
@@ -112,13 +114,14 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder registrationCap(int v) { registrationCap = v; return this; }
         Builder trustedProxies(List<String> v) { trustedProxies = v; return this; }
         Builder maxInstancesPerUser(int v) { maxInstancesPerUser = v; return this; }
+        Builder usersInMetrics(boolean v) { usersInMetrics = v; return this; }
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    registrationCap, maxInstancesPerUser, trustedProxies, overloadBound);
+                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound);
         }
     }
 }

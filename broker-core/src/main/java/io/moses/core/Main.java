@@ -66,7 +66,7 @@ public final class Main {
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS] [--advertise http://HOST:PORT]
-                                 [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--max-in-flight N] [--max-queued N]
+                                 [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--metrics-users] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
                                  [--best-effort-share F]
@@ -89,6 +89,8 @@ public final class Main {
                   --max-instances-per-user  conversations (instances of processes that correlate,
                             which wait for a next message) one user may have under way (default 1000;
                             0: no limit): a message that would start one more gets a client fault
+                  --metrics-users  /metrics has the policing counters per user too (their series name
+                            the users: keep such a /metrics internal); per class only by default
                   --trusted-proxy  the IP address or network (172.28.0.0/16; several comma-separated;
                             repeatable) of a proxy in front, such as HAProxy: its X-Forwarded-For names the client, whose failed
                             logins are counted (after 20, its logins wait, 1 s doubling to 5 min)
@@ -170,6 +172,7 @@ public final class Main {
                 }
                 case "--registration-cap" -> c = c.withRegistrationCap(intArg(args, ++i, a));
                 case "--max-instances-per-user" -> c = c.withMaxInstancesPerUser(intArg(args, ++i, a));
+                case "--metrics-users" -> c = c.withUsersInMetrics(true);
                 case "--trusted-proxy" -> {
                     List<String> proxies = new ArrayList<>(c.trustedProxies());
                     proxies.addAll(List.of(arg(args, ++i, a).split(",")));

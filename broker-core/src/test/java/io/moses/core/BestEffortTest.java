@@ -67,7 +67,7 @@ class BestEffortTest {
     private void start() throws Exception {
         partner = new EchoPartner(50);
         Files.writeString(work.resolve("seed.yaml"), SEED);
-        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
+        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withUsersInMetrics(true).withPort(0).withWorkDir(work)
                 .withDb("mem:best-effort-" + System.nanoTime()).withSeeds(List.of(work.resolve("seed.yaml")))
                 .withVariables(Map.of("PARTNER", partner.url(""))).withRefreshMillis(200)
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")))

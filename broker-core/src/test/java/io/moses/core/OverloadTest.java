@@ -102,6 +102,36 @@ class OverloadTest {
     }
 
     @Test
+    void aRequestWhoseCredentialsAreRefusedTakesNoPlaceAndIsToldWhyWhileThePlacesAreFull() throws Exception {
+        partner = new EchoPartner(2_000);
+        BrokerConfig config = echoPair(work, partner, new OverloadBound(1, 0, Duration.ZERO));
+        Files.writeString(work.resolve("seed.yaml"), Files.readString(work.resolve("seed.yaml"))
+                + "classes:\n  - {name: gold, maxResponseTime: 20.0, minAvailability: 0.5, maxCost: 10, price: 5}\n"
+                + "users:\n  - {name: alice, class: gold, rate: 100, password: alice-secret}\n");
+        broker = new Broker(config);
+        broker.start();
+        CompletableFuture<HttpResponse<String>> running = http.sendAsync(as(pair("first"), "alice:alice-secret"),
+                HttpResponse.BodyHandlers.ofString());
+        awaitPartnerCalls(1); // alice's request holds the only place for its partners' 2 s
+
+        // refused for its credentials, not for want of a place: the check came first, and needed none
+        BrokerInProcessTest.assertFault(http.send(as(pair("guess"), "alice:wrong"), HttpResponse.BodyHandlers.ofString()),
+                "Client", "unknown user or wrong password");
+        BrokerInProcessTest.assertFault(http.send(pair("nobody"), HttpResponse.BodyHandlers.ofString()), "Client",
+                "authentication required");
+        assertFalse(running.isDone(), "answered while the place was still taken");
+        HttpResponse<String> busy = http.send(as(pair("second"), "alice:alice-secret"), HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, busy.statusCode(), "a request with good credentials still needs a place: " + busy.body());
+        assertEquals(200, running.get().statusCode());
+        assertEquals(2, partner.calls.get(), "only alice's first request called the partners");
+    }
+
+    private static HttpRequest as(HttpRequest r, String credentials) {
+        return HttpRequest.newBuilder(r, (name, value) -> true)
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(credentials.getBytes())).build();
+    }
+
+    @Test
     void aQueuedRequestWaitsForItsTurnAndSucceeds() throws Exception {
         start(new OverloadBound(1, 1, Duration.ofSeconds(15)));
         CompletableFuture<HttpResponse<String>> running = http.sendAsync(pair("one"), HttpResponse.BodyHandlers.ofString());

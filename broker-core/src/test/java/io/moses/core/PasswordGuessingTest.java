@@ -117,6 +117,16 @@ class PasswordGuessingTest {
     }
 
     @Test
+    void metricsAnyoneMayReadNameNoUserUnlessAskedTo() throws Exception {
+        assertEquals(200, call("alice", "alice-secret").statusCode());
+        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + broker.port() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(metrics.contains("moses_policing_class_requests_total{class=\"gold\",verdict=\"conforming\"}"), metrics);
+        assertTrue(!metrics.contains("moses_policing_user_requests_total") && !metrics.contains("alice"),
+                "per-user series only with --metrics-users");
+    }
+
+    @Test
     void anOperatorsNameIsDelayedOnTheAdminApiAndUnknownNamesCountAlike() throws Exception {
         for (String name : List.of("olga", "nobody")) {
             for (int i = 0; i < LoginThrottle.FREE_FAILURES; i++) {

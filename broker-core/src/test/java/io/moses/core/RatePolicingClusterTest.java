@@ -84,7 +84,7 @@ class RatePolicingClusterTest {
         cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2"));
         String unit = Path.of("src/test/resources/processes/echo-pair").toAbsolutePath().toString();
         String conversations = ConversationEndToEndTest.UNITS.toAbsolutePath().toString();
-        List<String> policed = List.of("--over-rate", "reject", "--rate-burst", Double.toString(BURST), "--monitors", "none",
+        List<String> policed = List.of("--metrics-users", "--over-rate", "reject", "--rate-burst", Double.toString(BURST), "--monitors", "none",
                 "--max-in-flight", Integer.toString(IN_FLIGHT), "--max-queued", Integer.toString(QUEUED), "--deploy", unit, "--deploy", conversations);
         List<String> seeding = new ArrayList<>(List.of("--seed", seed.toString(), "--set", "PARTNER=" + partner.url("")));
         for (Path s : ConversationEndToEndTest.seeds(dir)) seeding.addAll(List.of("--seed", s.toString())); // composites that call a partner

@@ -54,7 +54,7 @@ class RatePolicingTest {
     private void start() throws Exception {
         partner = new EchoPartner(5);
         Files.writeString(work.resolve("seed.yaml"), SEED);
-        BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb("mem:policing-" + System.nanoTime())
+        BrokerConfig config = BrokerConfig.defaults().withUsersInMetrics(true).withPort(0).withWorkDir(work).withDb("mem:policing-" + System.nanoTime())
                 .withAdaptation(Adaptation.off().withOptimizer(true, "auto")).withRefreshMillis(200)
                 .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                 .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));

@@ -75,6 +75,10 @@ final class OverloadFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        if (http.getAttribute(PolicingFilter.CALLER) instanceof AuthenticationException) {
+            chain.doFilter(req, res); // refused credentials: the endpoint faults at once, and takes no place for it
+            return;
+        }
         PolicingFilter.BestEffort bestEffort = (PolicingFilter.BestEffort) http.getAttribute(PolicingFilter.BEST_EFFORT);
         if (bestEffort != null) {
             EnginePlaces.Ticket t = places.enter(ClassWorth.BEST_EFFORT);

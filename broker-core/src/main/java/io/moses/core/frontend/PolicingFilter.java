@@ -73,12 +73,12 @@ final class PolicingFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         RatePolicing p = policing;
         HttpServletRequest http = (HttpServletRequest) req;
-        // nothing policed (the default): no authentication here; under overload the overload
-        // bound resolves the caller's class itself
-        if (p == null || !p.polices() || !"POST".equals(http.getMethod()) || sealedHop(http)) {
+        if (!"POST".equals(http.getMethod())) {
             chain.doFilter(req, res);
             return;
         }
+        // the caller is known before the overload bound: a request whose credentials are refused
+        // takes no engine place, and a wrong password counts once (the endpoint reuses the answer)
         User user;
         try {
             user = authenticator.userOf(http.getHeader("Authorization"));
@@ -88,7 +88,7 @@ final class PolicingFilter implements Filter {
             http.setAttribute(CALLER, e);
         }
         http.setAttribute(OverloadFilter.SERVICE_CLASS, user == null ? "" : user.serviceClass()); // reused under overload
-        if (user == null) {
+        if (user == null || p == null || !p.polices() || sealedHop(http)) {
             chain.doFilter(req, res);
             return;
         }

@@ -45,6 +45,7 @@ public final class RatePolicing {
     private final java.time.Clock wall;
     private final LongSupplier nanos;
     private final MeterRegistry registry;
+    private final boolean usersInMetrics;
     private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Tally> userTallies = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Tally> classTallies = new ConcurrentHashMap<>();
@@ -109,14 +110,22 @@ public final class RatePolicing {
     /** Whether any class is policed, kept with the class policies: the request path reads it on every request. */
     private volatile boolean polices;
 
-    /**
-     * @param registry where the per-user and per-class counters go (null: none)
-     * @param wall     the broker's wall clock
-     * @param nanos    the broker's monotonic clock
-     */
+    /** With the per-class counters in {@code registry} and per-user ones too. */
     public RatePolicing(RatePolicy policy, MeterRegistry registry, java.time.Clock wall, LongSupplier nanos) {
+        this(policy, registry, true, wall, nanos);
+    }
+
+    /**
+     * @param registry      where the per-class counters go (null: none)
+     * @param usersInMetrics whether the per-user counters go there too (their series name users,
+     *                      which whoever reads the metrics then learns)
+     * @param wall          the broker's wall clock
+     * @param nanos         the broker's monotonic clock
+     */
+    public RatePolicing(RatePolicy policy, MeterRegistry registry, boolean usersInMetrics, java.time.Clock wall, LongSupplier nanos) {
         this.policy = policy;
         this.registry = registry;
+        this.usersInMetrics = usersInMetrics;
         this.wall = wall;
         this.nanos = nanos;
         this.polices = policy.polices();
@@ -247,7 +256,7 @@ public final class RatePolicing {
         if (t != null) return t;
         return tallies.computeIfAbsent(key, k -> {
             Tally nt = new Tally();
-            if (registry != null) {
+            if (registry != null && (usersInMetrics || tallies != userTallies)) {
                 FunctionCounter.builder(metric, nt, x -> x.conforming.sum()).tags(label, k, "verdict", "conforming")
                         .description("composite requests within the agreed rate").register(registry);
                 FunctionCounter.builder(metric, nt, x -> x.rejected.sum()).tags(label, k, "verdict", "rejected")

@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,24 +22,22 @@ class PolicingFilterTest {
     static final Instant WALL = Instant.parse("2026-01-01T00:00:00Z");
     static final String CARL = "Basic Y2FybDpjYXJsLXNlY3JldA==";
     final HopSeal hops = new HopSeal(HopSealTest.KEY, "r1");
-    /** Requests the filter authenticated, which it does only to police them. */
-    final AtomicInteger authenticated = new AtomicInteger();
+    final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, Clock.fixed(WALL, ZoneOffset.UTC),
+            System::nanoTime);
     final PolicingFilter filter = new PolicingFilter(Clock.fixed(WALL, ZoneOffset.UTC));
 
     PolicingFilterTest() {
-        filter.police(new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, Clock.fixed(WALL, ZoneOffset.UTC),
-                System::nanoTime), new Authenticator() {
-                    @Override
-                    public String serviceClassOf(MessageContext request) {
-                        return null;
-                    }
+        filter.police(policing, new Authenticator() {
+            @Override
+            public String serviceClassOf(MessageContext request) {
+                return "bronze";
+            }
 
-                    @Override
-                    public User userOf(String authorizationHeader) {
-                        authenticated.incrementAndGet();
-                        return null; // anonymous: passed on, unpoliced, either way
-                    }
-                });
+            @Override
+            public User userOf(String authorizationHeader) {
+                return new User("carl", "bronze", 100, "hash");
+            }
+        });
         filter.trustHops(hops);
     }
 
@@ -54,11 +51,11 @@ class PolicingFilterTest {
                     case "getHeader" -> headers.get((String) args[0]);
                     default -> null;
                 });
-        int before = authenticated.get();
+        long before = policing.user("carl") == null ? 0 : policing.user("carl").conforming();
         AtomicBoolean passed = new AtomicBoolean();
         filter.doFilter(request, null, (req, res) -> passed.set(true));
         assertTrue(passed.get(), "passed on");
-        return authenticated.get() > before;
+        return policing.user("carl") != null && policing.user("carl").conforming() > before;
     }
 
     /** r2's seal on carl's message (no body: the proxy has no WholeBodies attribute) to r1, at {@code at}. */
