@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.xml.namespace.QName;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.BytesRequestContent;
@@ -50,6 +51,9 @@ public final class SoapClient implements AutoCloseable {
 
     private final HttpClient http;
     private final Xml.Parser replies;
+    /** All replies buffered at once may hold at most this much: a reply that would pass it fails. */
+    private final long replyBudget;
+    private final AtomicLong repliesInMemory = new AtomicLong();
 
     /** A client with its own threads, replies parsed with the JDK's DOM. */
     public SoapClient(Duration connectTimeout) {
@@ -70,7 +74,14 @@ public final class SoapClient implements AutoCloseable {
      *                (the engine's), so that nobody copies them again
      */
     public SoapClient(Duration connectTimeout, Executor executor, Xml.Parser replies) {
+        // many calls at once may each be sent up to 16 MiB: together a quarter of the heap at most
+        this(connectTimeout, executor, replies, Runtime.getRuntime().maxMemory() / 4);
+    }
+
+    /** @param replyBudget the bytes all replies being received may hold at once */
+    SoapClient(Duration connectTimeout, Executor executor, Xml.Parser replies, long replyBudget) {
         this.replies = replies;
+        this.replyBudget = replyBudget;
         QueuedThreadPool pool = null;
         if (executor == null) {
             pool = new QueuedThreadPool(Math.max(8, 4 * Runtime.getRuntime().availableProcessors()), 2);
@@ -182,12 +193,32 @@ public final class SoapClient implements AutoCloseable {
         AtomicBoolean began = new AtomicBoolean();
         request.onRequestBegin(r -> began.set(true));
         request.send(new BufferingResponseListener(MAX_REPLY_BYTES) {
+            private long held; // Jetty tells one exchange's listener one event at a time
+
+            @Override
+            public void onContent(org.eclipse.jetty.client.Response response, java.nio.ByteBuffer content) {
+                int n = content.remaining();
+                if (repliesInMemory.addAndGet(n) > replyBudget) {
+                    repliesInMemory.addAndGet(-n);
+                    response.abort(new java.io.IOException("the replies being received at once would hold more than "
+                            + (replyBudget >> 20) + " MiB: this one was refused"));
+                    return;
+                }
+                held += n;
+                super.onContent(response, content);
+            }
+
             @Override
             public void onComplete(org.eclipse.jetty.client.Result exchange) {
-                if (result.isDone()) return; // cancelled: the reply is discarded, not parsed
-                CallOutcome r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, began.get())
-                        : read(endpoint, exchange.getResponse().getStatus(), this, replies);
-                result.complete(r);
+                try {
+                    if (result.isDone()) return; // cancelled: the reply is discarded, not parsed
+                    CallOutcome r = exchange.isFailed() ? failure(endpoint, exchange.getFailure(), timeout, began.get())
+                            : read(endpoint, exchange.getResponse().getStatus(), this, replies);
+                    result.complete(r);
+                } finally {
+                    repliesInMemory.addAndGet(-held); // parsed (or dropped): its bytes are no longer held
+                    held = 0;
+                }
             }
         });
         return new Call(result, () -> {

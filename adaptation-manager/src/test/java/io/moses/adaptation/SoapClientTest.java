@@ -64,6 +64,15 @@ class SoapClientTest {
             ex.getResponseBody().write(b);
             ex.close();
         });
+        raw.createContext("/large", ex -> { // a reply of ?KiB, well below the 16 MiB of one reply
+            int kib = Integer.parseInt(ex.getRequestURI().getQuery());
+            byte[] b = ("<e:Envelope xmlns:e='http://schemas.xmlsoap.org/soap/envelope/'><e:Body><r:big xmlns:r='urn:test:reply'>"
+                    + "x".repeat(kib * 1024) + "</r:big></e:Body></e:Envelope>").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
         raw.start();
         client = new SoapClient(Duration.ofSeconds(2), null);
         BODY = Xml.parse("<q:ask xmlns:q='urn:test'/>".getBytes(StandardCharsets.UTF_8)).getDocumentElement();
@@ -81,6 +90,21 @@ class SoapClientTest {
 
     static CallEnd kindOf(CallOutcome r) {
         return assertInstanceOf(CallOutcome.CallFailure.class, r).kind();
+    }
+
+    @Test
+    void repliesBeingReceivedShareOneBudgetAndGiveItBackOnceParsed() throws Exception {
+        try (SoapClient small = new SoapClient(Duration.ofSeconds(2), null, Xml.jdk(), 1 << 20)) {
+            URI large = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/large?1536");
+            CallOutcome refused = small.call(large, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+            assertEquals(CallEnd.PROTOCOL, kindOf(refused));
+            assertTrue(assertInstanceOf(CallOutcome.CallFailure.class, refused).reason()
+                    .contains("the replies being received at once would hold more than 1 MiB"), refused.toString());
+            // what the refused reply held, and each parsed one, is given back: 700 KiB fits, again and again
+            URI fits = URI.create("http://127.0.0.1:" + raw.getAddress().getPort() + "/large?700");
+            for (int i = 0; i < 3; i++)
+                assertInstanceOf(CallOutcome.CallReply.class, small.call(fits, "urn:test:ask", BODY, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS));
+        }
     }
 
     @Test
