@@ -27,12 +27,14 @@ import java.util.Map;
  * @param adaptation     monitors, rules and optimizer
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
+ * @param tlsCert        PEM certificate chain to serve HTTPS with (it may hold the key too), or null: plain HTTP
+ * @param tlsKey         PEM PKCS#8 private key of {@code tlsCert}, or null when it is in that file
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration,
-                    io.moses.core.frontend.OverloadBound overloadBound) {
+                    io.moses.core.frontend.OverloadBound overloadBound, Path tlsCert, Path tlsKey) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -44,7 +46,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
-                false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults());
+                false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults(), null, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -66,6 +68,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
     BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
     BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
+    BrokerConfig withTls(Path cert, Path key) { return new Builder(this).tls(cert, key).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -75,14 +78,14 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
-        io.moses.core.frontend.OverloadBound overloadBound;
+        io.moses.core.frontend.OverloadBound overloadBound; Path tlsCert; Path tlsKey;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
-            openRegistration = c.openRegistration; overloadBound = c.overloadBound;
+            openRegistration = c.openRegistration; overloadBound = c.overloadBound; tlsCert = c.tlsCert; tlsKey = c.tlsKey;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -101,11 +104,12 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder openRegistration(boolean v) { openRegistration = v; return this; }
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
+        Builder tls(Path cert, Path key) { tlsCert = cert; tlsKey = key; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    overloadBound);
+                    overloadBound, tlsCert, tlsKey);
         }
     }
 }

@@ -69,7 +69,7 @@ public final class Main {
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
-                                 [--best-effort-share F]
+                                 [--best-effort-share F] [--tls-cert CHAIN.pem [--tls-key KEY.pem]]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
@@ -83,6 +83,12 @@ public final class Main {
                             body (default 10000): later, HTTP 408 and the connection closed; a body over
                             --max-body (default 1048576) gets 413. Bodies are read before anything else
                             sees them, holding no request thread and no engine place while they arrive
+                  --tls-cert  serve HTTPS (TLS 1.2 and 1.3 only) instead of plain HTTP on --port, with
+                            this PEM certificate chain (the server's certificate first) and the
+                            unencrypted PKCS#8 key in --tls-key (-----BEGIN PRIVATE KEY-----), or in the
+                            same file when --tls-key is left out (HAProxy's format). Over TLS, and behind
+                            a proxy that sends X-Forwarded-Proto: https, answers carry
+                            Strict-Transport-Security and the console's cookie is Secure
                   --registration  open (default): anyone may Subscribe at /manage/sla;
                             closed: only an operator subscribes new users
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
@@ -120,6 +126,8 @@ public final class Main {
                 case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
                 case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
                 case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));
+                case "--tls-cert" -> c = c.withTls(Path.of(arg(args, ++i, a)), c.tlsKey());
+                case "--tls-key" -> c = c.withTls(c.tlsCert(), Path.of(arg(args, ++i, a)));
                 case "--read-timeout" -> c = c.withReadDeadline(Duration.ofMillis(Math.max(100, intArg(args, ++i, a))));
                 case "--refresh" -> c = c.withRefreshMillis(Math.max(50, intArg(args, ++i, a)));
                 case "--binding" -> {
@@ -182,6 +190,7 @@ public final class Main {
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
+        if (c.tlsKey() != null && c.tlsCert() == null) throw new IllegalArgumentException("--tls-key needs --tls-cert (the certificate chain)");
         return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars).withSeeds(seeds);
     }
 
