@@ -171,6 +171,33 @@ class TlsEndToEndTest {
         assertFalse(health.headers().firstValue("Strict-Transport-Security").isPresent(), "the proxy says plain http");
     }
 
+    /** What a replica that serves TLS forwards conversations with: it trusts its own certificate (replicas sharing one). */
+    @Test
+    void aReplicasCallsToTheOthersTrustItsOwnCertificateAndCheckTheName() throws Exception {
+        io.moses.core.frontend.TlsIdentity own = io.moses.core.frontend.TlsIdentity.load(cert, key);
+        HttpClient peer = HttpClient.newBuilder().sslContext(own.peerContext()).build();
+        for (String host : List.of("127.0.0.1", "localhost")) {
+            HttpResponse<String> r = peer.send(HttpRequest.newBuilder(URI.create("https://" + host + ":" + tls.port() + "/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), host);
+        }
+        // another certificate is not trusted
+        Path[] other = TestCertificates.selfSigned(work, "peer-other");
+        HttpClient stranger = HttpClient.newBuilder().sslContext(io.moses.core.frontend.TlsIdentity.load(other[0], other[1]).peerContext()).build();
+        assertThrows(SSLHandshakeException.class, () -> stranger.send(HttpRequest.newBuilder(URI.create(https("/health"))).build(),
+                HttpResponse.BodyHandlers.ofString()));
+        // nor is a name the certificate does not give (the replica's address must be in it)
+        Path[] elsewhere = {work.resolve("elsewhere.crt"), work.resolve("elsewhere.key")};
+        TestCertificates.run(List.of("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", elsewhere[1].toString(),
+                "-out", elsewhere[0].toString(), "-days", "2", "-subj", "/CN=elsewhere", "-addext", "subjectAltName=DNS:elsewhere.example"));
+        try (Broker named = new Broker(config("named").withTls(elsewhere[0], elsewhere[1]))) {
+            named.start();
+            HttpClient sameCert = HttpClient.newBuilder().sslContext(io.moses.core.frontend.TlsIdentity.load(elsewhere[0], elsewhere[1]).peerContext()).build();
+            assertThrows(SSLHandshakeException.class, () -> sameCert.send(HttpRequest.newBuilder(
+                    URI.create("https://127.0.0.1:" + named.port() + "/health")).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+    }
+
     @Test
     void anUnusableCertificateOrKeyIsSaidAtStartWithoutAStackTrace() throws Exception {
         Path other = TestCertificates.selfSigned(work, "other")[1];
