@@ -171,6 +171,45 @@ class TlsEndToEndTest {
         assertFalse(health.headers().firstValue("Strict-Transport-Security").isPresent(), "the proxy says plain http");
     }
 
+    /** The read deadline holds over TLS too: headers dripped a byte at a time are cut off (as SlowClientsTest over plain HTTP). */
+    @Test
+    void slowHeadersOverTlsAreClosedAtTheReadDeadline() throws Exception {
+        java.util.concurrent.ScheduledExecutorService pace = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try (Broker slow = new Broker(config("slow").withTls(cert, key).withReadDeadline(java.time.Duration.ofSeconds(1)))) {
+            slow.start();
+            try (javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) TestCertificates.trusting(cert).getSocketFactory()
+                    .createSocket("127.0.0.1", slow.port())) {
+                s.startHandshake();
+                s.setSoTimeout(120_000);
+                java.io.OutputStream out = s.getOutputStream();
+                out.write("POST /services/EchoPairService HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                out.flush();
+                // a byte every 200 ms for 40 s: never idle long enough for the idle timeout (30 s)
+                byte[] drip = ("X-Slow: " + "a".repeat(200)).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+                pace.scheduleAtFixedRate(() -> {
+                    int i = sent.get();
+                    if (i >= drip.length) return;
+                    try {
+                        out.write(drip[i]);
+                        out.flush();
+                        sent.incrementAndGet();
+                    } catch (java.io.IOException closed) {
+                        // the broker closed it: the read below sees that
+                    }
+                }, 0, 200, TimeUnit.MILLISECONDS);
+                try {
+                    assertEquals(-1, s.getInputStream().read(), "nothing answered, the connection closed");
+                } catch (java.io.IOException closed) {
+                    // reset: closed as well
+                }
+                assertTrue(sent.get() < drip.length, "closed by the broker while the client was still sending (" + sent.get() + " bytes)");
+            }
+        } finally {
+            pace.shutdownNow();
+        }
+    }
+
     /** What a replica that serves TLS forwards conversations with: it trusts its own certificate (replicas sharing one). */
     @Test
     void aReplicasCallsToTheOthersTrustItsOwnCertificateAndCheckTheName() throws Exception {
