@@ -154,6 +154,7 @@ cmd_up() {
       || die "--tls-cert $tls_cert: needs the certificate chain and its private key in one PEM file (HAProxy's format)"
     tls_cert="$(cd "$(dirname "$tls_cert")" && pwd)/$(basename "$tls_cert")"
   fi
+  local tls_ca=""
   if [[ -f $STATE ]]; then
     # shellcheck disable=SC1090
     source "$STATE"
@@ -162,6 +163,17 @@ cmd_up() {
   fi
   mkdir -p "$DIR/logs"; : > "$STATE"
   save REPLICAS "$replicas"
+  # the TLS front's certificate, before anything starts
+  if [[ -n $tls_cert ]]; then
+    tls_ca="$DIR/tls/operator.crt"; mkdir -p "$DIR/tls"
+    # the chain alone, for clients (curl --cacert) when the operator's issuer is not in their store
+    sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$tls_cert" > "$tls_ca"
+  elif command -v openssl >/dev/null; then
+    tls_cert=$(bash "$ROOT/cluster/tls-cert.sh" "$DIR/tls") || die "no certificate for the TLS front (cluster/tls-cert.sh)"
+    tls_ca="$DIR/tls/front.crt"
+  else
+    say "no openssl: HAProxy gets no TLS front (apt-get install openssl, or pass --tls-cert PEM)"
+  fi
   # a failure half-way stops what was started
   trap 'say "start failed; stopping what was started"; cmd_down quiet; exit 1' ERR
   if [[ $db =~ ^galera(:([1-9][0-9]*))?$ ]]; then
@@ -206,18 +218,14 @@ cmd_up() {
     wait_until 300 "r$i" ready "http://127.0.0.1:${!pvar}/health" || die "replica r$i did not become ready: $DIR/logs/r$i.log"
     say "replica r$i ready on 127.0.0.1:${!pvar}"
   done
-  local front stats tls_front tls_ca; free_port front; free_port stats; free_port tls_front
-  if [[ -n $tls_cert ]]; then
-    tls_ca="$DIR/tls/operator.crt"; mkdir -p "$DIR/tls"
-    # the chain alone, for clients (curl --cacert) when the operator's issuer is not in their store
-    sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$tls_cert" > "$tls_ca"
-  else
-    tls_cert=$(bash "$ROOT/cluster/tls-cert.sh" "$DIR/tls") || die "no certificate for the TLS front"
-    tls_ca="$DIR/tls/front.crt"
-  fi
+  local front stats tls_front; free_port front; free_port stats; free_port tls_front
   local tmpl; tmpl=$(<"$ROOT/cluster/haproxy.cfg.in")
   tmpl="${tmpl//@BIND@/127.0.0.1}"; tmpl="${tmpl//@FRONT_PORT@/$front}"; tmpl="${tmpl//@STATS_PORT@/$stats}"
-  tmpl="${tmpl//@TLS_BIND@/    bind 127.0.0.1:$tls_front ssl crt \"$tls_cert\" ssl-min-ver TLSv1.2 alpn http/1.1}"
+  if [[ -n $tls_cert ]]; then
+    tmpl="${tmpl//@TLS_BIND@/    bind 127.0.0.1:$tls_front ssl crt \"$tls_cert\" ssl-min-ver TLSv1.2 alpn http/1.1}"
+  else
+    tmpl="${tmpl//@TLS_BIND@/    # no TLS front: no openssl to make its certificate, and no --tls-cert}"
+  fi
   tmpl="${tmpl//@SERVERS@/${servers%$'\n'}}"
   printf '%s\n' "$tmpl" > "$DIR/haproxy.cfg"
   "$HAPROXY" -c -q -f "$DIR/haproxy.cfg" || die "haproxy rejects $DIR/haproxy.cfg"
@@ -225,12 +233,11 @@ cmd_up() {
   save HAPROXY_PID $!
   save FRONT_PORT "$front"
   save STATS_PORT "$stats"
-  save TLS_FRONT_PORT "$tls_front"
-  save TLS_CA "$tls_ca"
+  if [[ -n $tls_cert ]]; then save TLS_FRONT_PORT "$tls_front"; save TLS_CA "$tls_ca"; fi
   wait_until 20 "HAProxy" ready "http://127.0.0.1:$stats/" || die "HAProxy did not start: $DIR/logs/haproxy.log"
   trap - ERR
   say "HAProxy stats on http://127.0.0.1:$stats/"
-  say "TLS front on https://127.0.0.1:$tls_front (certificate $tls_ca: curl --cacert $tls_ca https://127.0.0.1:$tls_front/health)"
+  [[ -z $tls_cert ]] || say "TLS front on https://127.0.0.1:$tls_front (certificate $tls_ca: curl --cacert $tls_ca https://127.0.0.1:$tls_front/health)"
   echo "http://127.0.0.1:$front"
 }
 
