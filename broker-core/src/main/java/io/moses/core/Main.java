@@ -65,7 +65,7 @@ public final class Main {
                                  [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
-                                 [--replica NAME] [--lease MS] [--drain MS] [--advertise http://HOST:PORT]
+                                 [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT]
                                  [--registration open|closed] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
@@ -78,7 +78,8 @@ public final class Main {
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
                             /health says DRAINING before the port closes (default 0; 2000 behind HAProxy);
                             --advertise: where the other replicas reach this one (default: the --host it
-                            listens on, 127.0.0.1 for 0.0.0.0; in containers, e.g. http://broker-1:8080)
+                            listens on, 127.0.0.1 for 0.0.0.0; in containers, e.g. http://broker-1:8080;
+                            https://NAME:PORT for a replica that serves TLS, whose certificate names NAME)
                   --read-timeout  how long a client may take to send a whole request, headers and
                             body (default 10000): later, HTTP 408 and the connection closed; a body over
                             --max-body (default 1048576) gets 413. Bodies are read before anything else

@@ -77,7 +77,7 @@ public record ClusterSettings(String replica, Duration lease, Duration drain, ja
         try {
             return new java.net.URI(v.endsWith("/") ? v.substring(0, v.length() - 1) : v);
         } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("--advertise needs http://HOST:PORT, got '" + v + "'");
+            throw new IllegalArgumentException("--advertise needs http://HOST:PORT or https://HOST:PORT, got '" + v + "'");
         }
     }
 
