@@ -210,6 +210,61 @@ class TlsEndToEndTest {
         }
     }
 
+    /**
+     * Two replicas serving TLS with one certificate over one knowledge base: a conversation's
+     * close sent to the replica that does not hold its instance is forwarded to the owner over
+     * TLS (the owner registered https://) and answered.
+     */
+    @Test
+    void aReplicaServingTlsForwardsAConversationToItsOwnerOverTls() throws Exception {
+        java.util.concurrent.Semaphore notified = new java.util.concurrent.Semaphore(0);
+        com.sun.net.httpserver.HttpServer signal = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 10);
+        signal.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(202, -1);
+            exchange.close();
+            notified.release();
+        });
+        signal.start();
+        Path seed = work.resolve("seed-scope.yaml");
+        Files.writeString(seed, "composite: ScopeCase\nservices:\n  - {name: ScopeCase-waiting, task: signal.notify, "
+                + "endpoint: \"${PARTNER}/ScopeCase\", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}\n");
+        BrokerConfig base = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withDb("mem:tls-forward").withTls(cert, key)
+                .withDeployments(List.of(Path.of("src/test/resources/processes/conformance")));
+        java.time.Duration lease = java.time.Duration.ofSeconds(3);
+        Broker r1 = new Broker(base.withWorkDir(work.resolve("fwd-r1")).withSeeds(List.of(seed))
+                .withVariables(Map.of("PARTNER", "http://127.0.0.1:" + signal.getAddress().getPort())),
+                new io.moses.core.cluster.ClusterSettings("r1", lease, java.time.Duration.ZERO));
+        Broker r2 = new Broker(base.withWorkDir(work.resolve("fwd-r2")), new io.moses.core.cluster.ClusterSettings("r2", lease, java.time.Duration.ZERO));
+        try {
+            r1.start();
+            r2.start();
+            HttpResponse<String> opened = conformance(r1, "open", ConformanceEndToEndTest.open(7, "case-7"));
+            assertTrue(opened.statusCode() / 100 == 2, opened.statusCode() + " " + opened.body());
+            assertTrue(notified.tryAcquire(60, TimeUnit.SECONDS), "the instance on r1 waits for its close");
+            // r2 holds no instance: it waits for the owner's registration and forwards the close
+            HttpResponse<String> closed = conformance(r2, "close", ConformanceEndToEndTest.close(7));
+            assertEquals(200, closed.statusCode(), closed.body());
+            assertTrue(closed.body().contains(">case-7<"), closed.body());
+            // r2 forwarded it, and r1 serves nothing but TLS
+            String metrics = trusting.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + r2.port() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains("moses_conversation_forwarded_total 1.0"), metrics);
+        } finally {
+            r2.close();
+            r1.close();
+            signal.stop(0);
+        }
+    }
+
+    static HttpResponse<String> conformance(Broker replica, String operation, String payload) throws Exception {
+        return trusting.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + replica.port() + "/services/ScopeCaseService"))
+                .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"" + ConformanceEndToEndTest.NS + "/" + operation + "\"")
+                .timeout(java.time.Duration.ofSeconds(120))
+                .POST(HttpRequest.BodyPublishers.ofString(ConformanceEndToEndTest.ENV + payload + ConformanceEndToEndTest.END)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     /** What a replica that serves TLS forwards conversations with: it trusts its own certificate (replicas sharing one). */
     @Test
     void aReplicasCallsToTheOthersTrustItsOwnCertificateAndCheckTheName() throws Exception {
