@@ -88,7 +88,7 @@ class ClusterScriptTest {
         Files.writeString(certOnly, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
         Run noKey = script(cluster, "up", "--tls-cert", certOnly.toString());
         assertEquals(1, noKey.exit(), noKey.out());
-        assertTrue(noKey.out().contains("needs the certificate chain and its private key in one PEM file"), noKey.out());
+        assertTrue(noKey.out().contains("the certificate chain and its private key in one PEM file"), noKey.out());
         assertFalse(Files.exists(cluster.resolve("state")), "nothing started, no state");
     }
 

@@ -132,6 +132,8 @@ class TlsEndToEndTest {
         String ok = sClient("-tls1_2");
         assertTrue(ok.contains("TLSv1.2"), ok);
         String old = sClient("-tls1_1");
+        org.junit.jupiter.api.Assumptions.assumeFalse(old.contains("unknown option") || old.contains("no protocols available"),
+                "this openssl cannot offer TLS 1.1 itself: " + old);
         assertTrue(old.contains("exit 1"), old);
         assertTrue(old.contains("alert protocol version") || old.contains("alert handshake failure"), "the broker refused it: " + old);
     }
