@@ -110,6 +110,12 @@ final class Broker implements AutoCloseable {
         // a certificate that cannot serve is an operator's mistake: said before anything starts
         io.moses.core.frontend.TlsIdentity tls = config.tlsCert() == null ? null
                 : io.moses.core.frontend.TlsIdentity.load(config.tlsCert(), config.tlsKey());
+        if (tls != null) {
+            java.security.cert.X509Certificate served = tls.chain().get(0);
+            log.info("TLS with {} (valid until {}), TLS 1.2 and 1.3", served.getSubjectX500Principal().getName(), served.getNotAfter().toInstant());
+            if (served.getNotAfter().toInstant().isBefore(wall.instant()))
+                log.warn("the certificate in --tls-cert {} expired on {}: clients will refuse it", config.tlsCert(), served.getNotAfter().toInstant());
+        }
         // replies parsed straight into the engine's DOM (ODE keeps its documents in Xerces)
         client = new SoapClient(Duration.ofSeconds(2), null,
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
@@ -145,8 +151,10 @@ final class Broker implements AutoCloseable {
         engine.start();
         // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
         io.moses.core.frontend.HopSeal hops = new io.moses.core.frontend.HopSeal(kb.clusterSecret("hop"), cluster.replica());
+        // a one-way start's instance runs within the 5 s grace, even on a loaded machine; to replicas
+        // serving TLS the forwarded messages go over TLS, trusting this replica's own certificate too
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
-                Duration.ofSeconds(5), hops, wall, tls == null ? null : tls.peerContext()); // a one-way start's instance runs within that, even on a loaded machine
+                Duration.ofSeconds(5), hops, wall, tls == null ? null : tls.peerContext());
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);

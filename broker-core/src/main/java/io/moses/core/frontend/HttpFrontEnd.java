@@ -26,8 +26,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's HTTP side on one port, plain HTTP or HTTPS: composite services under {@code /services/} (CXF),
- * plus whatever plain servlets the broker mounts ({@code /health}, {@code /metrics}, admin).
+ * The broker's HTTP side on one port, plain HTTP or HTTPS ({@link TlsIdentity}): composite
+ * services under {@code /services/} (CXF), plus whatever plain servlets the broker mounts
+ * ({@code /health}, {@code /metrics}, admin).
  */
 public final class HttpFrontEnd implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpFrontEnd.class);
