@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# ./moses cluster up [--replicas N] [--db SPEC|galera[:N]] [--binding B] [--seed FILE] [--stubs URL] | down | status | db-stop [NODE] [--kill] | db-start [NODE]
+# ./moses cluster up [--replicas N] [--db SPEC|galera[:N]] [--tls-cert PEM] [--binding B] [--seed FILE] [--stubs URL] | down | status | db-stop [NODE] [--kill] | db-start [NODE]
 # A MOSES cluster as plain processes on this machine: MariaDB (a throwaway data directory, or
 # the server given with --db, or with --db galera[:N] a Galera cluster of N nodes, 3 by default,
 # started by cluster/galera.sh, the replicas connected to all of them), the stub services, N broker replicas and HAProxy in front
 # (configured from cluster/haproxy.cfg.in), every one on a free port on 127.0.0.1. State, logs
 # and data live in work/cluster/ (MOSES_CLUSTER_DIR to change); `down` stops what `up` started.
+# HAProxy has two fronts: plain HTTP (the URL `up` prints on stdout, FRONT_PORT in the state
+# file: what the scripts and tests use) and TLS (TLS_FRONT_PORT; printed on stderr and by
+# status), with the operator's certificate and key (--tls-cert, one PEM file, HAProxy's format)
+# or else a self-signed one made for 127.0.0.1 and localhost and kept in DIR/tls (cluster/tls-cert.sh;
+# clients trust DIR/tls/front.crt, or with --tls-cert its chain copied to DIR/tls/operator.crt:
+# TLS_CA in the state file, for curl --cacert).
 # MOSES_BROKER_CP / MOSES_STUBS_CP: class paths to use instead of the build's (tests).
 # --binding, --seed and --stubs are for ./moses bench: the replicas' binding (static|adaptive),
 # another seed than the trip planner's, and stub services already running (not started, not stopped).
@@ -126,7 +132,7 @@ start_replica() { # name port seed?
 }
 
 cmd_up() {
-  local replicas=2 db="" stubs=""
+  local replicas=2 db="" stubs="" tls_cert=""
   BINDING="" SEED="$ROOT/bpel-processes/trip-planner/seed.yaml"
   while (( $# )); do
     case "$1" in
@@ -135,12 +141,20 @@ cmd_up() {
       --binding) BINDING="${2:?--binding needs static or adaptive}"; shift 2 ;;
       --seed) SEED="${2:?--seed needs a file}"; shift 2 ;;
       --stubs) stubs="${2:?--stubs needs the base URL of the stubs}"; shift 2 ;;
-      *) die "unknown option $1 (up [--replicas N] [--db SPEC] [--binding B] [--seed FILE] [--stubs URL])" ;;
+      --tls-cert) tls_cert="${2:?--tls-cert needs a PEM file (certificate chain and key)}"; shift 2 ;;
+      *) die "unknown option $1 (up [--replicas N] [--db SPEC] [--tls-cert PEM] [--binding B] [--seed FILE] [--stubs URL])" ;;
     esac
   done
   [[ -f $SEED ]] || die "no seed file $SEED"
   [[ $replicas =~ ^[1-9][0-9]*$ ]] || die "--replicas needs a positive number, got '$replicas'"
   [[ -x $HAPROXY ]] || die "no haproxy: apt-get install haproxy"
+  if [[ -n $tls_cert ]]; then # said before anything starts
+    [[ -r $tls_cert ]] || die "--tls-cert $tls_cert: no such file, or not readable"
+    grep -q -- '-----BEGIN CERTIFICATE-----' "$tls_cert" && grep -q -- '-----BEGIN .*PRIVATE KEY-----' "$tls_cert" \
+      || die "--tls-cert $tls_cert: needs the certificate chain and its private key in one PEM file (HAProxy's format)"
+    tls_cert="$(cd "$(dirname "$tls_cert")" && pwd)/$(basename "$tls_cert")"
+  fi
+  local tls_ca=""
   if [[ -f $STATE ]]; then
     # shellcheck disable=SC1090
     source "$STATE"
@@ -149,6 +163,17 @@ cmd_up() {
   fi
   mkdir -p "$DIR/logs"; : > "$STATE"
   save REPLICAS "$replicas"
+  # the TLS front's certificate, before anything starts
+  if [[ -n $tls_cert ]]; then
+    tls_ca="$DIR/tls/operator.crt"; mkdir -p "$DIR/tls"
+    # the chain alone, for clients (curl --cacert) when the operator's issuer is not in their store
+    sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$tls_cert" > "$tls_ca"
+  elif command -v openssl >/dev/null; then
+    tls_cert=$(bash "$ROOT/cluster/tls-cert.sh" "$DIR/tls") || die "no certificate for the TLS front (cluster/tls-cert.sh)"
+    tls_ca="$DIR/tls/front.crt"
+  else
+    say "no openssl: HAProxy gets no TLS front (apt-get install openssl, or pass --tls-cert PEM)"
+  fi
   # a failure half-way stops what was started
   trap 'say "start failed; stopping what was started"; cmd_down quiet; exit 1' ERR
   if [[ $db =~ ^galera(:([1-9][0-9]*))?$ ]]; then
@@ -193,9 +218,14 @@ cmd_up() {
     wait_until 300 "r$i" ready "http://127.0.0.1:${!pvar}/health" || die "replica r$i did not become ready: $DIR/logs/r$i.log"
     say "replica r$i ready on 127.0.0.1:${!pvar}"
   done
-  local front stats; free_port front; free_port stats
+  local front stats tls_front; free_port front; free_port stats; free_port tls_front
   local tmpl; tmpl=$(<"$ROOT/cluster/haproxy.cfg.in")
   tmpl="${tmpl//@BIND@/127.0.0.1}"; tmpl="${tmpl//@FRONT_PORT@/$front}"; tmpl="${tmpl//@STATS_PORT@/$stats}"
+  if [[ -n $tls_cert ]]; then
+    tmpl="${tmpl//@TLS_BIND@/    bind 127.0.0.1:$tls_front ssl crt \"$tls_cert\" ssl-min-ver TLSv1.2 alpn http/1.1}"
+  else
+    tmpl="${tmpl//@TLS_BIND@/    # no TLS front: no openssl to make its certificate, and no --tls-cert}"
+  fi
   tmpl="${tmpl//@SERVERS@/${servers%$'\n'}}"
   printf '%s\n' "$tmpl" > "$DIR/haproxy.cfg"
   "$HAPROXY" -c -q -f "$DIR/haproxy.cfg" || die "haproxy rejects $DIR/haproxy.cfg"
@@ -203,9 +233,11 @@ cmd_up() {
   save HAPROXY_PID $!
   save FRONT_PORT "$front"
   save STATS_PORT "$stats"
+  if [[ -n $tls_cert ]]; then save TLS_FRONT_PORT "$tls_front"; save TLS_CA "$tls_ca"; fi
   wait_until 20 "HAProxy" ready "http://127.0.0.1:$stats/" || die "HAProxy did not start: $DIR/logs/haproxy.log"
   trap - ERR
   say "HAProxy stats on http://127.0.0.1:$stats/"
+  [[ -z $tls_cert ]] || say "TLS front on https://127.0.0.1:$tls_front (certificate $tls_ca: curl --cacert $tls_ca https://127.0.0.1:$tls_front/health)"
   echo "http://127.0.0.1:$front"
 }
 
@@ -265,6 +297,7 @@ cmd_status() {
       "$([[ $lead == true ]] && echo 'optimizer leader' || true)"
   done
   printf '%-10s %-8s front http://127.0.0.1:%s  stats http://127.0.0.1:%s/\n' haproxy "$(state_of "$HAPROXY_PID")" "$FRONT_PORT" "$STATS_PORT"
+  [[ -n ${TLS_FRONT_PORT:-} ]] && printf '%-10s %-8s front https://127.0.0.1:%s  (curl --cacert %s)\n' "" "" "$TLS_FRONT_PORT" "$TLS_CA"
   if alive "$HAPROXY_PID"; then
     http_body "http://127.0.0.1:$STATS_PORT/;csv" 2>/dev/null | awk -F, '$1=="replicas" && $2!="BACKEND" {printf "  haproxy sees %s %s\n", $2, $18}'
   fi
@@ -303,5 +336,5 @@ case "${1:-}" in
   db-start) shift; cmd_db start "$@" ;;
   down) shift; cmd_down ;;
   status) shift; cmd_status ;;
-  *) echo "usage: moses cluster up [--replicas N] [--db SPEC|galera[:N]] | down | status | db-stop [NODE] [--kill] | db-start [NODE]" >&2; exit 2 ;;
+  *) echo "usage: moses cluster up [--replicas N] [--db SPEC|galera[:N]] [--tls-cert PEM] | down | status | db-stop [NODE] [--kill] | db-start [NODE]" >&2; exit 2 ;;
 esac

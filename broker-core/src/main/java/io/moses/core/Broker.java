@@ -107,6 +107,15 @@ final class Broker implements AutoCloseable {
     }
 
     void start() throws Exception {
+        // a certificate that cannot serve is an operator's mistake: said before anything starts
+        io.moses.core.frontend.TlsIdentity tls = config.tlsCert() == null ? null
+                : io.moses.core.frontend.TlsIdentity.load(config.tlsCert(), config.tlsKey());
+        if (tls != null) {
+            java.security.cert.X509Certificate served = tls.chain().get(0);
+            log.info("TLS with {} (valid until {}), TLS 1.2 and 1.3", served.getSubjectX500Principal().getName(), served.getNotAfter().toInstant());
+            if (served.getNotAfter().toInstant().isBefore(wall.instant()))
+                log.warn("the certificate in --tls-cert {} expired on {}: clients will refuse it", config.tlsCert(), served.getNotAfter().toInstant());
+        }
         // replies parsed straight into the engine's DOM (ODE keeps its documents in Xerces)
         client = new SoapClient(Duration.ofSeconds(2), null,
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
@@ -129,7 +138,7 @@ final class Broker implements AutoCloseable {
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins);
         engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads(), config.maxInstancesPerUser());
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
-                config.overloadBound(), wall);
+                config.overloadBound(), wall, tls);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
                 cluster.replica(), why -> loop.solveNow(why, java.util.Set.of()));
         Duration windowAge = Duration.ofMillis(Math.max(3_000, 3 * config.adaptation().monitorMillis()));
@@ -142,8 +151,10 @@ final class Broker implements AutoCloseable {
         engine.start();
         // forwarded conversation messages are sealed with the cluster's secret: the owner does not police them again
         io.moses.core.frontend.HopSeal hops = new io.moses.core.frontend.HopSeal(kb.clusterSecret("hop"), cluster.replica());
+        // a one-way start's instance runs within the 5 s grace, even on a loaded machine; to replicas
+        // serving TLS the forwarded messages go over TLS, trusting this replica's own certificate too
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
-                Duration.ofSeconds(5), hops, wall); // a one-way start's instance runs within that, even on a loaded machine
+                Duration.ofSeconds(5), hops, wall, tls == null ? null : tls.peerContext());
         conversations.start();
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
@@ -191,13 +202,13 @@ final class Broker implements AutoCloseable {
         lease.renew();
         loop.start();
         state = State.READY;
-        log.info("broker listening on http://{}:{} ({} binding, plan {}, replica {}{})", config.host(), http.port(),
+        log.info("broker listening on {}://{}:{} ({} binding, plan {}, replica {}{})", http.tls() ? "https" : "http", config.host(), http.port(),
                 config.staticBinding() ? "static" : "adaptive", knowledge.planVersion(), cluster.replica(),
                 lease.leads() ? ", optimizer leader" : "");
         String host = config.host();
         if (cluster.advertise() == null && (host.equals("0.0.0.0") || host.equals("::")))
             log.warn("other replicas reach this one at {} (--host {} without --advertise): in containers or across machines, "
-                    + "pass --advertise http://NAME:{} with a name they can reach", internalAddress(), host, http.port());
+                    + "pass --advertise {}://NAME:{} with a name they can reach", internalAddress(), host, http.tls() ? "https" : "http", http.port());
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {
@@ -216,7 +227,7 @@ final class Broker implements AutoCloseable {
         if (cluster.advertise() != null) return cluster.advertise().toString();
         String host = config.host();
         if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
-        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();
+        return (http.tls() ? "https://" : "http://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();
     }
 
     int port() {

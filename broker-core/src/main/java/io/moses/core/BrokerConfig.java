@@ -31,12 +31,15 @@ import java.util.Map;
  * @param usersInMetrics whether /metrics has series per user (they name the users)
  * @param trustedProxies addresses of proxies whose {@code X-Forwarded-For} names the client (for the login throttle)
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
+ * @param tlsCert        PEM certificate chain to serve HTTPS with (it may hold the key too), or null: plain HTTP
+ * @param tlsKey         PEM PKCS#8 private key of {@code tlsCert}, or null when it is in that file
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
-                    int maxInstancesPerUser, boolean usersInMetrics, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound) {
+                    int maxInstancesPerUser, boolean usersInMetrics, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound,
+                    Path tlsCert, Path tlsKey) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -50,7 +53,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
-                io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, false, List.of(), io.moses.core.frontend.OverloadBound.defaults());
+                io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, false, List.of(), io.moses.core.frontend.OverloadBound.defaults(),
+                null, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -76,6 +80,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withTrustedProxies(List<String> p) { return new Builder(this).trustedProxies(p).build(); }
     BrokerConfig withMaxInstancesPerUser(int n) { return new Builder(this).maxInstancesPerUser(n).build(); }
     BrokerConfig withUsersInMetrics(boolean u) { return new Builder(this).usersInMetrics(u).build(); }
+    BrokerConfig withTls(Path cert, Path key) { return new Builder(this).tls(cert, key).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -86,6 +91,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
         int registrationCap; int maxInstancesPerUser; boolean usersInMetrics; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
+        Path tlsCert; Path tlsKey;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
@@ -94,7 +100,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
             openRegistration = c.openRegistration; registrationCap = c.registrationCap; maxInstancesPerUser = c.maxInstancesPerUser;
             usersInMetrics = c.usersInMetrics; trustedProxies = c.trustedProxies;
-            overloadBound = c.overloadBound;
+            overloadBound = c.overloadBound; tlsCert = c.tlsCert; tlsKey = c.tlsKey;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -117,11 +123,12 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder usersInMetrics(boolean v) { usersInMetrics = v; return this; }
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
+        Builder tls(Path cert, Path key) { tlsCert = cert; tlsKey = key; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound);
+                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey);
         }
     }
 }

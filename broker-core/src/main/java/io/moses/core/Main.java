@@ -65,11 +65,11 @@ public final class Main {
                                  [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
-                                 [--replica NAME] [--lease MS] [--drain MS] [--advertise http://HOST:PORT]
+                                 [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT] [--tls-cert PEM [--tls-key PEM]]
                                  [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--metrics-users] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
-                                 [--best-effort-share F]
+                                 [--best-effort-share F] [--tls-cert CHAIN.pem [--tls-key KEY.pem]]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
@@ -78,11 +78,18 @@ public final class Main {
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
                             /health says DRAINING before the port closes (default 0; 2000 behind HAProxy);
                             --advertise: where the other replicas reach this one (default: the --host it
-                            listens on, 127.0.0.1 for 0.0.0.0; in containers, e.g. http://broker-1:8080)
+                            listens on, 127.0.0.1 for 0.0.0.0; in containers, e.g. http://broker-1:8080;
+                            https://NAME:PORT for a replica that serves TLS, whose certificate names NAME)
                   --read-timeout  how long a client may take to send a whole request, headers and
                             body (default 10000): later, HTTP 408 and the connection closed; a body over
                             --max-body (default 1048576) gets 413. Bodies are read before anything else
                             sees them, holding no request thread and no engine place while they arrive
+                  --tls-cert  serve HTTPS (TLS 1.2 and 1.3 only) instead of plain HTTP on --port, with
+                            this PEM certificate chain (the server's certificate first) and the
+                            unencrypted PKCS#8 key in --tls-key (-----BEGIN PRIVATE KEY-----), or in the
+                            same file when --tls-key is left out (HAProxy's format). Over TLS, and behind
+                            a proxy that sends X-Forwarded-Proto: https, answers carry
+                            Strict-Transport-Security and the console's cookie is Secure
                   --registration  closed (default): only an operator subscribes new users;
                             open: anyone may Subscribe at /manage/sla while the knowledge base holds
                             fewer than --registration-cap users (default 1000)
@@ -129,6 +136,8 @@ public final class Main {
                 case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
                 case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
                 case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));
+                case "--tls-cert" -> c = c.withTls(Path.of(arg(args, ++i, a)), c.tlsKey());
+                case "--tls-key" -> c = c.withTls(c.tlsCert(), Path.of(arg(args, ++i, a)));
                 case "--read-timeout" -> c = c.withReadDeadline(Duration.ofMillis(Math.max(100, intArg(args, ++i, a))));
                 case "--refresh" -> c = c.withRefreshMillis(Math.max(50, intArg(args, ++i, a)));
                 case "--binding" -> {
@@ -204,6 +213,7 @@ public final class Main {
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
+        if (c.tlsKey() != null && c.tlsCert() == null) throw new IllegalArgumentException("--tls-key needs --tls-cert (the certificate chain)");
         return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars).withSeeds(seeds);
     }
 

@@ -67,6 +67,31 @@ class ClusterScriptTest {
         return s.toString();
     }
 
+    /** The state file's NAME=VALUE lines (values as bash's printf %q writes them: these need no unquoting). */
+    static Map<String, String> stateVariables(Path state) throws IOException {
+        Map<String, String> vars = new java.util.HashMap<>();
+        for (String line : Files.readAllLines(state)) {
+            int eq = line.indexOf('=');
+            if (eq > 0) vars.put(line.substring(0, eq), line.substring(eq + 1));
+        }
+        return vars;
+    }
+
+    @Test
+    void anUnusableTlsCertificateIsRefusedBeforeAnythingStarts() throws Exception {
+        Assumptions.assumeTrue(HaProxyProcess.installed(), "needs haproxy (up checks for it first)");
+        Path cluster = dir.resolve("refused");
+        Run missing = script(cluster, "up", "--tls-cert", dir.resolve("nothing.pem").toString());
+        assertEquals(1, missing.exit(), missing.out());
+        assertTrue(missing.out().contains("--tls-cert " + dir.resolve("nothing.pem") + ": no such file"), missing.out());
+        Path certOnly = dir.resolve("cert-only.pem");
+        Files.writeString(certOnly, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+        Run noKey = script(cluster, "up", "--tls-cert", certOnly.toString());
+        assertEquals(1, noKey.exit(), noKey.out());
+        assertTrue(noKey.out().contains("the certificate chain and its private key in one PEM file"), noKey.out());
+        assertFalse(Files.exists(cluster.resolve("state")), "nothing started, no state");
+    }
+
     @Test
     void upServesThroughHaproxyStatusShowsEachPartAndDownStopsThemAll() throws Exception {
         if (!HaProxyProcess.installed() || !MariaDbServer.installed()) {
@@ -86,6 +111,27 @@ class ClusterScriptTest {
             assertEquals(4, pids.size(), "MariaDB, stubs, a replica, HAProxy: " + pids);
             HttpResponse<String> r = TripPlannerEndToEndTest.planTrip("alice", "alice-demo", true, 1, front);
             assertEquals(200, r.statusCode(), r.body());
+            assertFalse(r.headers().firstValue("Strict-Transport-Security").isPresent(), "no HSTS on the plain front");
+
+            // the TLS front, with the certificate up made: HAProxy decrypts and tells the replica so
+            Map<String, String> vars = stateVariables(state);
+            String tlsFront = "https://127.0.0.1:" + vars.get("TLS_FRONT_PORT");
+            Path ca = Path.of(vars.get("TLS_CA"));
+            assertEquals(dir.resolve("cluster/tls/front.crt").toString(), ca.toString());
+            assertTrue(up.out().contains("TLS front on " + tlsFront), up.out());
+            java.net.http.HttpClient trusting = java.net.http.HttpClient.newBuilder().sslContext(TestCertificates.trusting(ca)).build();
+            HttpResponse<String> overTls = TripPlannerEndToEndTest.planTrip(trusting, "alice", "alice-demo", true, 1, tlsFront);
+            assertEquals(200, overTls.statusCode(), overTls.body());
+            assertEquals("max-age=31536000", overTls.headers().firstValue("Strict-Transport-Security").orElse(null));
+            assertEquals("TLSv1.3", overTls.sslSession().orElseThrow().getProtocol());
+            // a client's own claim on the plain front is replaced by HAProxy's word
+            HttpResponse<String> claimed = TripPlannerEndToEndTest.HTTP.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(front + "/health")).header("X-Forwarded-Proto", "https").build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, claimed.statusCode(), claimed.body());
+            assertFalse(claimed.headers().firstValue("Strict-Transport-Security").isPresent(), "HAProxy set X-Forwarded-Proto http");
+            String curl = TestCertificates.run(List.of("curl", "-sS", "--cacert", ca.toString(), "-o", "/dev/null", "-w", "%{http_code}",
+                    tlsFront + "/health"));
+            assertEquals("200", curl, "curl --cacert, as up says");
             String replica = Files.readString(dir.resolve("cluster/logs/r1.log"));
             assertTrue(replica.contains("variables in io.moses.ode.VariableStore"), "the broker's variable store: " + replica);
 
@@ -94,6 +140,7 @@ class ClusterScriptTest {
             assertTrue(status.out().contains("readiness UP"), status.out());
             assertEquals(1, status.out().lines().filter(l -> l.contains("optimizer leader")).count(), status.out());
             assertTrue(status.out().contains("haproxy sees r1 UP"), status.out());
+            assertTrue(status.out().contains("front " + tlsFront + "  (curl --cacert " + ca + ")"), status.out());
 
             Run again = script("up");
             assertEquals(1, again.exit(), "a second up is refused while one runs: " + again.out());

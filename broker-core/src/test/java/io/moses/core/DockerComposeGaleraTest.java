@@ -64,6 +64,7 @@ class DockerComposeGaleraTest {
             assertEquals(plain.path(b).path("healthcheck"), s.path("healthcheck"));
         }
         assertEquals(plain.path("haproxy"), services.path("haproxy"));
+        assertEquals(DockerComposeTest.compose().path("secrets"), DockerComposeTest.YAML.readTree(DockerComposeTest.ROOT.resolve("docker-compose.galera.yml").toFile()).path("secrets"), "the same TLS certificate");
         assertEquals(plain.path("stubs"), services.path("stubs"));
     }
 

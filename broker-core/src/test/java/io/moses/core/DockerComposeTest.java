@@ -58,8 +58,12 @@ class DockerComposeTest {
         assertEquals("service_healthy", haproxy.path("depends_on").path("broker-2").path("condition").asText());
         List<String> ports = new ArrayList<>();
         haproxy.path("ports").forEach(p -> ports.add(p.asText()));
-        assertEquals(List.of("8080:8080", "127.0.0.1:8404:8404"), ports, "the front, and the stats page on the host's loopback only");
+        assertEquals(List.of("8443:8443", "127.0.0.1:8080:8080", "127.0.0.1:8404:8404"), ports,
+                "the TLS front, and the plain front and the stats page on the host's loopback only");
         assertTrue(haproxy.path("volumes").toString().contains("./cluster/haproxy-compose.cfg:"));
+        // the certificate the TLS front serves is the operator's file, mounted where the configuration reads it
+        assertEquals("[\"moses_tls\"]", haproxy.path("secrets").toString());
+        assertEquals("${MOSES_TLS_PEM:-./work/tls/front.pem}", compose().path("secrets").path("moses_tls").path("file").asText());
         assertTrue(services.path("mariadb").path("healthcheck").path("test").toString().contains("healthcheck.sh"));
         assertTrue(services.path("mariadb").path("command").toString().contains("utf8mb4_bin"), "the collation MDAL expects");
     }
@@ -112,8 +116,22 @@ class DockerComposeTest {
                 "retry-on conn-failure empty-response junk-response", "option http-buffer-request", "inter 500ms fall 2 rise 2", "stats enable"))
             assertTrue(compose.contains(setting) && template.contains(setting), setting);
         assertTrue(compose.contains("server broker-1 broker-1:8080 check") && compose.contains("server broker-2 broker-2:8080 check"));
+        for (String setting : List.of("http-request set-header X-Forwarded-Proto https if { ssl_fc }",
+                "http-request set-header X-Forwarded-Proto http if !{ ssl_fc }"))
+            assertTrue(compose.contains(setting) && template.contains(setting), setting);
+        // cluster up writes its TLS bind line with the same options
+        assertTrue(Files.readString(ROOT.resolve("cluster/cluster.sh")).contains("ssl-min-ver TLSv1.2 alpn http/1.1"));
+        String tlsBind = "bind :8443 ssl crt /run/secrets/moses_tls ssl-min-ver TLSv1.2 alpn http/1.1";
+        assertTrue(compose.contains(tlsBind), "the TLS front reads the compose secret");
         if (HaProxyProcess.installed()) {
-            Process p = new ProcessBuilder(HaProxyProcess.BINARY.toString(), "-c", "-f", ROOT.resolve("cluster/haproxy-compose.cfg").toString())
+            // checked with a certificate where the container has the secret: HAProxy loads it
+            Path dir = Files.createTempDirectory("haproxy-compose");
+            Path[] made = TestCertificates.selfSigned(dir, "front");
+            Path pem = dir.resolve("front.pem");
+            Files.writeString(pem, Files.readString(made[0]) + Files.readString(made[1]));
+            Path cfg = dir.resolve("haproxy.cfg");
+            Files.writeString(cfg, compose.replace("/run/secrets/moses_tls", pem.toString()));
+            Process p = new ProcessBuilder(HaProxyProcess.BINARY.toString(), "-c", "-f", cfg.toString())
                     .redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));

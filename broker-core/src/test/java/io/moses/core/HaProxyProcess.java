@@ -54,7 +54,8 @@ final class HaProxyProcess implements AutoCloseable {
         StringBuilder lines = new StringBuilder();
         servers.forEach((name, port) -> lines.append("    server ").append(name).append(" 127.0.0.1:").append(port).append(" check\n"));
         return template.replace("@BIND@", bind).replace("@FRONT_PORT@", Integer.toString(front))
-                .replace("@STATS_PORT@", Integer.toString(stats)).replace("@SERVERS@", lines.toString().stripTrailing());
+                .replace("@STATS_PORT@", Integer.toString(stats)).replace("@SERVERS@", lines.toString().stripTrailing())
+                .replace("@TLS_BIND@", "    # no TLS front: the cluster tests speak plain HTTP (ClusterScriptTest checks cluster up's TLS front)");
     }
 
     static boolean installed() {

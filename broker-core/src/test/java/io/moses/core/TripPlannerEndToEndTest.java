@@ -57,12 +57,18 @@ class TripPlannerEndToEndTest {
     }
 
     static HttpResponse<String> planTrip(String user, String password, boolean car, int attractions, String base) throws Exception {
+        return planTrip(HTTP, user, password, car, attractions, base);
+    }
+
+    /** With {@code client} (one that trusts an https base's certificate). */
+    static HttpResponse<String> planTrip(HttpClient client, String user, String password, boolean car, int attractions, String base)
+            throws Exception {
         String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
                 + "<tp:planTrip xmlns:tp='urn:moses:trip-planner'><tp:customer>" + user + "</tp:customer>"
                 + "<tp:destination>Rome</tp:destination><tp:departure>2026-06-01</tp:departure><tp:nights>3</tp:nights>"
                 + "<tp:needsCar>" + car + "</tp:needsCar><tp:attractions>" + attractions + "</tp:attractions></tp:planTrip>"
                 + "</soap:Body></soap:Envelope>";
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + "/services/TripPlannerService"))
+        return client.send(HttpRequest.newBuilder(URI.create(base + "/services/TripPlannerService"))
                 .header("Content-Type", "text/xml; charset=utf-8")
                 .header("SOAPAction", "\"urn:moses:trip-planner/planTrip\"")
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes()))

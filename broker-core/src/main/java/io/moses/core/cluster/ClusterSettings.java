@@ -14,7 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param drain   after SIGTERM, how long /health says DRAINING while the replica still serves,
  *                before it closes its port and finishes what is in flight: at least the
  *                balancer's health-check interval, so that no new request is sent to a closed port
- * @param advertise where the other replicas reach this one ({@code http://host:port}), or null:
+ * @param advertise where the other replicas reach this one ({@code http://host:port}, or https:// when it serves TLS), or null:
  *                the address it listens on (127.0.0.1 for a wildcard). In containers, or across
  *                machines, a replica listening on 0.0.0.0 must say which name the others use
  */
@@ -28,9 +28,9 @@ public record ClusterSettings(String replica, Duration lease, Duration drain, ja
             throw new IllegalArgumentException("--replica needs a name of 1 to 200 characters");
         if (lease.toMillis() < 900) throw new IllegalArgumentException("--lease must be at least 900 ms, was " + lease.toMillis());
         if (drain.isNegative()) throw new IllegalArgumentException("--drain must be >= 0");
-        if (advertise != null && (!"http".equals(advertise.getScheme()) || advertise.getHost() == null || advertise.getPort() < 1
+        if (advertise != null && (!("http".equals(advertise.getScheme()) || "https".equals(advertise.getScheme())) || advertise.getHost() == null || advertise.getPort() < 1
                 || !(advertise.getRawPath() == null || advertise.getRawPath().isEmpty()) || advertise.getRawQuery() != null))
-            throw new IllegalArgumentException("--advertise needs http://HOST:PORT (where the other replicas reach this one), got '"
+            throw new IllegalArgumentException("--advertise needs http://HOST:PORT or https://HOST:PORT (where the other replicas reach this one), got '"
                     + advertise + "'");
     }
 
@@ -77,7 +77,7 @@ public record ClusterSettings(String replica, Duration lease, Duration drain, ja
         try {
             return new java.net.URI(v.endsWith("/") ? v.substring(0, v.length() - 1) : v);
         } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("--advertise needs http://HOST:PORT, got '" + v + "'");
+            throw new IllegalArgumentException("--advertise needs http://HOST:PORT or https://HOST:PORT, got '" + v + "'");
         }
     }
 

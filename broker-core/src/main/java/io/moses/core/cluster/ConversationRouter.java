@@ -87,6 +87,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
      */
     public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
                               Duration grace, HopSeal seal, java.time.Clock wall) {
+        this(engine, kb, replica, address, grace, seal, wall, null);
+    }
+
+    /** @param tls what the calls to https owners trust (the replicas' certificates), or null: the JDK's defaults */
+    public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
+                              Duration grace, HopSeal seal, java.time.Clock wall, javax.net.ssl.SSLContext tls) {
         this.engine = engine;
         this.kb = kb;
         this.replica = replica;
@@ -94,7 +100,9 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         this.grace = grace;
         this.seal = seal;
         this.wall = wall;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1);
+        if (tls != null) b.sslContext(tls);
+        this.http = b.build();
     }
 
     /** Forgets what this replica registered in a previous life: those instances are gone. */

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The admin console at {@code /console/}: static pages (HTML, one script, one stylesheet and
  * the vendored uPlot) that read and act through the JSON admin API only. Operators log in with
- * a form ({@code /console/login}); the login gives a session cookie (HttpOnly, SameSite=Strict)
+ * a form ({@code /console/login}); the login gives a session cookie (HttpOnly, SameSite=Strict, and Secure over TLS)
  * that the console's calls of {@code /admin/*} carry instead of HTTP Basic. Nothing under
  * {@code /console/} but the login page is served without a session or an operator's HTTP Basic
  * credentials. The broker mounts {@link #servlet()} and {@link #guard()} at {@code /console/*},
@@ -238,7 +238,7 @@ public final class Console {
                         loginPage(res, 503, "The knowledge base is unavailable: the session could not be ended. Try again.");
                         return;
                     }
-                    res.addHeader("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+                    res.addHeader("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" + secure(req));
                     res.sendRedirect("/console/login");
                     return;
                 }
@@ -278,7 +278,7 @@ public final class Console {
                             : "The knowledge base is unavailable: no session can be opened now. Try again.");
                     return;
                 }
-                res.addHeader("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+                res.addHeader("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict" + secure(req));
                 log.info("operator {} logged in to the console", u.name());
                 res.sendRedirect("/console/");
             }
@@ -305,6 +305,15 @@ public final class Console {
         } catch (java.net.URISyntaxException e) {
             return false;
         }
+    }
+
+    /**
+     * Secure when the console is served over TLS (here or at the proxy in front): the browser
+     * then never sends the session over plain HTTP. Not over plain HTTP, where a browser would
+     * refuse to store it.
+     */
+    private static String secure(HttpServletRequest req) {
+        return io.moses.core.frontend.TransportSecurity.secure(req) ? "; Secure" : "";
     }
 
     private static String path(HttpServletRequest req) {

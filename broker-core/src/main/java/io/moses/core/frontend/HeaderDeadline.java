@@ -61,7 +61,10 @@ final class HeaderDeadline implements Runnable {
         Map<EndPoint, Long> still = new HashMap<>();
         int closedNow = 0;
         for (EndPoint ep : connector.getConnectedEndPoints()) {
-            if (!(ep.getConnection() instanceof HttpConnection c)) continue;
+            org.eclipse.jetty.io.Connection connection = ep.getConnection();
+            // over TLS the HTTP connection sits on the TLS one's decrypted side
+            if (connection instanceof org.eclipse.jetty.io.ssl.SslConnection tls) connection = tls.getSslEndPoint().getConnection();
+            if (!(connection instanceof HttpConnection c)) continue;
             HttpParser parser = c.getParser();
             if (parser.isStart() || !parser.inHeaderState()) continue; // idle between requests, or past its headers
             long since = partial.getOrDefault(ep, now);

@@ -14,16 +14,21 @@ import org.apache.cxf.transport.servlet.CXFNonSpringServlet;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's HTTP side on one port: composite services under {@code /services/} (CXF),
- * plus whatever plain servlets the broker mounts ({@code /health}, {@code /metrics}, admin).
+ * The broker's HTTP side on one port, plain HTTP or HTTPS ({@link TlsIdentity}): composite
+ * services under {@code /services/} (CXF), plus whatever plain servlets the broker mounts
+ * ({@code /health}, {@code /metrics}, admin).
  */
 public final class HttpFrontEnd implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpFrontEnd.class);
@@ -39,6 +44,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final int maxInFlight;
     private final HeaderDeadline headerDeadline;
     private final ClientAddressFilter clients = new ClientAddressFilter();
+    private final boolean tls;
 
     /**
      * @param host         address to bind
@@ -62,13 +68,25 @@ public final class HttpFrontEnd implements AutoCloseable {
      */
     public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, Duration readDeadline, OverloadBound overload,
                         java.time.Clock wall) {
+        this(host, port, maxThreads, maxBodyBytes, readDeadline, overload, wall, null);
+    }
+
+    /** TLS versions served: older ones have known weaknesses (RFC 8996). */
+    static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+
+    /**
+     * @param tls the certificate and key to serve HTTPS with on the port, or null for plain HTTP
+     */
+    public HttpFrontEnd(String host, int port, int maxThreads, long maxBodyBytes, Duration readDeadline, OverloadBound overload,
+                        java.time.Clock wall, TlsIdentity tls) {
         // Threads are started on demand and idle ones end after a minute: on two cores a few
         // busy threads do the work, the rest only wait for partners (or a turn).
         int max = Math.max(maxThreads, overload.threads());
         QueuedThreadPool threads = new QueuedThreadPool(max, Math.min(4 * Runtime.getRuntime().availableProcessors(), max), 60_000);
         threads.setName("http");
         jetty = new Server(threads);
-        ServerConnector connector = new ServerConnector(jetty);
+        this.tls = tls != null;
+        ServerConnector connector = tls == null ? new ServerConnector(jetty) : tlsConnector(jetty, tls);
         connector.setHost(host);
         connector.setPort(port);
         connector.setIdleTimeout(30_000);
@@ -116,8 +134,24 @@ public final class HttpFrontEnd implements AutoCloseable {
         WholeBodies bodies = new WholeBodies(maxBodyBytes, readDeadline, Math.min(Runtime.getRuntime().maxMemory() / 4, 64 * maxBodyBytes));
         bodies.setHandler(context);
         // stop() closes the port at once, then waits up to the stop timeout for requests in flight
-        jetty.setHandler(new GracefulHandler(bodies));
+        jetty.setHandler(new GracefulHandler(new TransportSecurity(bodies)));
         jetty.setStopTimeout(10_000);
+    }
+
+    private static ServerConnector tlsConnector(Server jetty, TlsIdentity tls) {
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setKeyStore(tls.keyStore());
+        ssl.setKeyStorePassword(TlsIdentity.PASSWORD);
+        ssl.setKeyManagerPassword(TlsIdentity.PASSWORD);
+        ssl.setIncludeProtocols(PROTOCOLS);
+        HttpConfiguration http = new HttpConfiguration();
+        http.addCustomizer(new SecureRequestCustomizer()); // the request's scheme is https and isSecure() true
+        return new ServerConnector(jetty, ssl, new HttpConnectionFactory(http));
+    }
+
+    /** Whether the port serves HTTPS. */
+    public boolean tls() {
+        return tls;
     }
 
     /**

@@ -43,6 +43,8 @@ class ClusterSettingsTest {
     void aReplicaSaysWhereTheOthersReachIt() {
         assertEquals(java.net.URI.create("http://broker-1:8080"),
                 ClusterSettings.parse(new String[] {"--advertise", "http://broker-1:8080/", "--replica", "r1"}).settings().advertise());
+        assertEquals(java.net.URI.create("https://broker-1:8443"),
+                ClusterSettings.parse(new String[] {"--advertise", "https://broker-1:8443"}).settings().advertise(), "a replica serving TLS");
         assertEquals(null, ClusterSettings.defaults().advertise(), "by default, the address it listens on");
     }
 }
