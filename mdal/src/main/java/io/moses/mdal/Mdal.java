@@ -154,6 +154,9 @@ public final class Mdal {
             url = withDefault(url, "connectTimeout", String.valueOf(CONNECTION_TIMEOUT_MS));
             url = withDefault(url, "socketTimeout", "30000");
             url = withDefault(url, "tcpKeepAlive", "true");
+            // A row lock waited on past the socket timeout ends the connection ("Communications
+            // link failure") instead of a lock timeout the caller retries: wait at most 10 s, as on H2.
+            url = withDefault(url, "sessionVariables", "innodb_lock_wait_timeout=10");
             if (multiHost(url)) {
                 // Several nodes (a Galera cluster): Connector/J's failover connects to the first that
                 // answers; a connection that fails over must stay writable (every node is a primary).

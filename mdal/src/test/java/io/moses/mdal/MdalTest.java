@@ -26,9 +26,9 @@ class MdalTest {
         assertTrue(file.url().startsWith("jdbc:h2:file:" + Path.of("data/kb").toAbsolutePath()), file.url());
 
         Mdal.Target maria = Mdal.target("jdbc:mariadb://db.example:3306/moses");
-        assertEquals("jdbc:mysql://db.example:3306/moses?connectTimeout=2000&socketTimeout=30000&tcpKeepAlive=true", maria.url());
+        assertEquals("jdbc:mysql://db.example:3306/moses?connectTimeout=2000&socketTimeout=30000&tcpKeepAlive=true&sessionVariables=innodb_lock_wait_timeout=10", maria.url());
         assertTrue(maria.mysql() && !maria.urlHasCredentials());
-        assertEquals("jdbc:mysql://h/db?connectTimeout=500&socketTimeout=30000&tcpKeepAlive=true",
+        assertEquals("jdbc:mysql://h/db?connectTimeout=500&socketTimeout=30000&tcpKeepAlive=true&sessionVariables=innodb_lock_wait_timeout=10",
                 Mdal.target("jdbc:mysql://h/db?connectTimeout=500").url());
         assertTrue(Mdal.target("jdbc:mysql://h/db?user=u&password=p").urlHasCredentials());
         assertTrue(Mdal.target("jdbc:mysql://u:p@h/db").urlHasCredentials());
@@ -36,7 +36,7 @@ class MdalTest {
 
     @Test
     void aUrlOfSeveralGaleraNodesFailsOverToAWritableConnection() {
-        assertEquals("jdbc:mysql://h1:3306,h2:3307,h3/moses?connectTimeout=2000&socketTimeout=30000&tcpKeepAlive=true&failOverReadOnly=false",
+        assertEquals("jdbc:mysql://h1:3306,h2:3307,h3/moses?connectTimeout=2000&socketTimeout=30000&tcpKeepAlive=true&sessionVariables=innodb_lock_wait_timeout=10&failOverReadOnly=false",
                 Mdal.target("jdbc:mariadb://h1:3306,h2:3307,h3/moses").url());
         String explicit = Mdal.target("jdbc:mysql://h1,h2/db?failOverReadOnly=true").url();
         assertTrue(explicit.contains("failOverReadOnly=true") && !explicit.contains("failOverReadOnly=false"), "an explicit choice stays: " + explicit);
