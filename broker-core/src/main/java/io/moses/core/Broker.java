@@ -28,11 +28,9 @@ import io.moses.mdal.Credentials;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.PasswordHasher;
-import io.moses.mdal.Seed;
 import io.moses.model.ConcreteService;
 import io.moses.model.TaskRef;
 import jakarta.servlet.http.HttpServlet;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -112,12 +110,8 @@ final class Broker implements AutoCloseable {
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
         kb = Mdal.open(config.db(), Credentials.fromEnvironment());
         log.info("knowledge base: {}", kb.description());
-        for (Path file : config.seeds()) {
-            Seed seed = Seed.load(file, config.variables());
-            seed.applyTo(kb);
-            log.info("seed {} loaded: {} classes, {} users, {} concrete services", file,
-                    seed.classes().size(), seed.users().size(), seed.services().size());
-        }
+        FirstStart.seed(config, kb);
+        FirstStart.firstOperator(config.operatorFile(), kb);
         ServiceCallLog outcomes = new ServiceCallLog(1 << 16);
         binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of(),
                 AdaptiveBinding.Options.defaults().withClocks(nanos, wall));

@@ -27,12 +27,14 @@ import java.util.Map;
  * @param adaptation     monitors, rules and optimizer
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
+ * @param reseed         apply the seeds even to a knowledge base that already holds classes, users or services
+ * @param operatorFile   a file holding {@code name:password}: the first operator, created at start while none exists (null: none)
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration,
-                    io.moses.core.frontend.OverloadBound overloadBound) {
+                    io.moses.core.frontend.OverloadBound overloadBound, boolean reseed, Path operatorFile) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -44,7 +46,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
-                false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults());
+                false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults(), false, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -58,6 +60,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     }
     BrokerConfig withDb(String d) { return new Builder(this).db(d).build(); }
     BrokerConfig withSeeds(List<Path> s) { return new Builder(this).seeds(s).build(); }
+    BrokerConfig withReseed(boolean r) { return new Builder(this).reseed(r).build(); }
+    BrokerConfig withOperatorFile(Path f) { return new Builder(this).operatorFile(f).build(); }
     BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
     BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
     BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
@@ -75,14 +79,14 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
-        io.moses.core.frontend.OverloadBound overloadBound;
+        io.moses.core.frontend.OverloadBound overloadBound; boolean reseed; Path operatorFile;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
-            openRegistration = c.openRegistration; overloadBound = c.overloadBound;
+            openRegistration = c.openRegistration; overloadBound = c.overloadBound; reseed = c.reseed; operatorFile = c.operatorFile;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -101,11 +105,13 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder openRegistration(boolean v) { openRegistration = v; return this; }
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
+        Builder reseed(boolean v) { reseed = v; return this; }
+        Builder operatorFile(Path v) { operatorFile = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    overloadBound);
+                    overloadBound, reseed, operatorFile);
         }
     }
 }
