@@ -162,13 +162,15 @@ final class Broker implements AutoCloseable {
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
                 Duration.ofMillis(Math.max(10_000, 3 * cluster.lease().toMillis())));
         operatorActions = new OperatorActions(kb.operatorSwitches(), () -> camel, loop, leaderRequests);
-        Console console = new Console(authenticator, kb.operatorSessions(), wall);
+        // a changed password holds on this replica from the reply on, on the others from their next refresh
+        io.moses.sla.Accounts accounts = new io.moses.sla.Accounts(kb, user -> knowledge.refresh());
+        Console console = new Console(authenticator, kb.operatorSessions(), wall, accounts);
         http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
         http.mount("/admin/*", new AdminApi(binding::plan, kb, loop, operatorActions, policing, wall).servlet());
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
         http.mount("/favicon.ico", io.moses.core.console.Console.noIcon());
-        Management.start(http, kb, config, leaderRequests.planning(), wall, logins);
+        Management.start(http, kb, config, leaderRequests.planning(), wall, logins, accounts);
         HttpServlet processesServlet = processes.servlet();
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);
