@@ -19,7 +19,9 @@
 # --clients-two N: wrk's connections for the two-replica runs (default: --clients, the same load
 # for both; twice --clients gives each replica the load the lone one had).
 # Needs wrk and HAProxy. Record results in docs/benchmarks.md.
-set -euo pipefail
+set -eEuo pipefail
+# a command that fails stops the bench; say which, or the exit is silent
+trap 'echo "bench: stopped: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=3 SECS=20 CLIENTS=8 CLIENTS_TWO="" WARMUP=60 IDLE=15 OUTAGE=0 BUILD=1
 GOAL=1.1 # two replicas may cost at most this many times the CPU per request of one (issue 21)
@@ -86,11 +88,11 @@ served() { # -> "r1 r2": the requests each replica has answered (HAProxy's per-s
     $1 == "replicas" {n[$2] = $ok + $cli + $bad} END {print n["r1"] + 0, n["r2"] + 0}'
 }
 thread_ticks() { # pid -> "tid name ticks" for every live thread; digits in names become #, spaces _
-  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
+  task_files "$1" stat | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
     gsub(/[0-9]+/, "#", c); gsub(/ /, "_", c); n = split(substr($0, index($0, ") ") + 2), f, " "); print $1, c, f[12] + f[13]}'
 }
 ctx_switches() { # pid -> the context switches of its live threads (each thread's wait for work is one)
-  cat "/proc/$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}'
+  task_files "$1" status | awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}'
 }
 THREADS="$MOSES_CLUSTER_DIR/threads"; mkdir -p "$THREADS"; : > "$THREADS/groups"
 thread_delta() { # mode replica before after process-ticks -> appends "mode replica group ticks" to $THREADS/groups;

@@ -30,10 +30,14 @@ median() { # numbers separated by spaces or lines on stdin -> their median (0 fo
 }
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime of a process, in clock ticks
+# pid file -> that /proc file of every live thread. A thread may end between the glob and the
+# read (the JVM stops idle compiler threads, pools shrink): it is left out, not an error that
+# set -e and pipefail would turn into the script's silent exit.
+task_files() { cat "/proc/$1"/task/*/"$2" 2>/dev/null || true; }
 rss_mb() { awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$1/status"; } # a process's resident memory, MB
 HZ="$(getconf CLK_TCK)"
 thread_groups() { # pid -> "NAME<TAB>ticks" per group of threads named alike (numbers, and hex after @, folded to #), sorted by name
-  cat "/proc/$1"/task/*/stat 2>/dev/null | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
+  task_files "$1" stat | awk '{c = substr($0, index($0, "(") + 1); c = substr(c, 1, index(c, ")") - 1)
     split(substr($0, index($0, ") ") + 2), f, " "); gsub(/@[0-9a-f]+/, "@#", c); gsub(/[0-9]+/, "#", c); g[c] += f[12] + f[13]}
     END {for (k in g) print k "\t" g[k]}' | sort
 }

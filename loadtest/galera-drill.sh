@@ -113,7 +113,7 @@ plan_versions() { local i p out=""; for i in $(seq 1 "$REPLICAS"); do p="PORT_r$
 REPLY="$DIR/reply"
 subscribe() { # user
   local t0; t0=$(now)
-  local code; code=$(curl -s -o "$REPLY" -w '%{http_code}' --max-time 60 -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "urn:moses:sla-manager:Subscribe"' \
+  local code; code=$(curl -s -o "$REPLY" -u operator:operator-demo -w '%{http_code}' --max-time 60 -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "urn:moses:sla-manager:Subscribe"' \
     --data "<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/' xmlns:m='urn:moses:sla-manager'><s:Body><m:subscribe><m:user>$1</m:user><m:password>drill-password-$1</m:password><m:serviceClass>bronze</m:serviceClass><m:rate>0.01</m:rate></m:subscribe></s:Body></s:Envelope>" \
     "$FRONT/manage/sla" || true)
   echo "$code $(ms_since "$t0") $(sed -e 's/<[^>]*faultstring>/ /g' -e 's/<[^>]*>/ /g' "$REPLY" 2>/dev/null | tr -s ' \n' ' ' | cut -c1-240)"

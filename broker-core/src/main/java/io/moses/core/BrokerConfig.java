@@ -26,6 +26,7 @@ import java.util.Map;
  * @param staticBinding  bind every task to its first concrete service, ignoring the plan (baseline)
  * @param adaptation     monitors, rules and optimizer
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
+ * @param registrationCap while registration is open, the users the knowledge base may hold before it refuses more
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
  * @param reseed         apply the seeds even to a knowledge base that already holds classes, users or services
  * @param operatorFile   a file holding {@code name:password}: the first operator, created at start while none exists (null: none)
@@ -33,7 +34,7 @@ import java.util.Map;
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
-                    boolean staticBinding, Adaptation adaptation, boolean openRegistration,
+                    boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
                     io.moses.core.frontend.OverloadBound overloadBound, boolean reseed, Path operatorFile) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
@@ -46,7 +47,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         return new BrokerConfig("127.0.0.1", 8080, List.of(), Path.of("work"), null, List.of(), Map.of(),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
-                false, Adaptation.defaults(), true, io.moses.core.frontend.OverloadBound.defaults(), false, null);
+                false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
+                io.moses.core.frontend.OverloadBound.defaults(), false, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -70,6 +72,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withStaticBinding(boolean s) { return new Builder(this).staticBinding(s).build(); }
     BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
     BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
+    BrokerConfig withRegistrationCap(int cap) { return new Builder(this).registrationCap(cap).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -79,14 +82,15 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
-        io.moses.core.frontend.OverloadBound overloadBound; boolean reseed; Path operatorFile;
+        int registrationCap; io.moses.core.frontend.OverloadBound overloadBound; boolean reseed; Path operatorFile;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
-            openRegistration = c.openRegistration; overloadBound = c.overloadBound; reseed = c.reseed; operatorFile = c.operatorFile;
+            openRegistration = c.openRegistration; registrationCap = c.registrationCap; overloadBound = c.overloadBound;
+            reseed = c.reseed; operatorFile = c.operatorFile;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -103,6 +107,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder staticBinding(boolean v) { staticBinding = v; return this; }
         Builder adaptation(Adaptation v) { adaptation = v; return this; }
         Builder openRegistration(boolean v) { openRegistration = v; return this; }
+        Builder registrationCap(int v) { registrationCap = v; return this; }
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
         Builder reseed(boolean v) { reseed = v; return this; }
@@ -111,7 +116,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    overloadBound, reseed, operatorFile);
+                    registrationCap, overloadBound, reseed, operatorFile);
         }
     }
 }

@@ -67,7 +67,7 @@ public final class Main {
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS] [--advertise http://HOST:PORT]
-                                 [--registration open|closed] [--max-in-flight N] [--max-queued N]
+                                 [--registration open|closed] [--registration-cap N] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
                                  [--best-effort-share F]
@@ -89,8 +89,9 @@ public final class Main {
                             body (default 10000): later, HTTP 408 and the connection closed; a body over
                             --max-body (default 1048576) gets 413. Bodies are read before anything else
                             sees them, holding no request thread and no engine place while they arrive
-                  --registration  open (default): anyone may Subscribe at /manage/sla;
-                            closed: only an operator subscribes new users
+                  --registration  closed (default): only an operator subscribes new users;
+                            open: anyone may Subscribe at /manage/sla while the knowledge base holds
+                            fewer than --registration-cap users (default 1000)
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
                             more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
                             (the class worth least first; waiting requests served highest class first).
@@ -169,6 +170,7 @@ public final class Main {
                         throw new IllegalArgumentException("--registration is open or closed, got '" + r + "'");
                     c = c.withOpenRegistration(r.equals("open"));
                 }
+                case "--registration-cap" -> c = c.withRegistrationCap(intArg(args, ++i, a));
                 case "--set" -> {
                     String kv = arg(args, ++i, a);
                     int eq = kv.indexOf('=');

@@ -30,7 +30,7 @@ final class Management {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
         ManagementAuthenticator callers = new ManagementAuthenticator(kb, logins);
         SlaManager sla = new SlaManager(kb, admission, planning,
-                config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED, wall);
+                config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED, config.registrationCap(), wall);
         http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers, accounts), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
                 SlaManagerEndpoint.PORT);
         ServiceManager services = new ServiceManager(kb, planning);

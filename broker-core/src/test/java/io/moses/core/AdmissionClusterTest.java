@@ -50,8 +50,8 @@ class AdmissionClusterTest {
         int stubPort = Integer.parseInt(stubs.await(Pattern.compile("stubs listening on http://[^:]+:(\\d+)"), 60));
         cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2"));
         cluster.start("r1", "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
-                "--set", "STUBS=http://127.0.0.1:" + stubPort);
-        cluster.start("r2", "--deploy", "../bpel-processes/trip-planner");
+                "--set", "STUBS=http://127.0.0.1:" + stubPort, "--registration", "open");
+        cluster.start("r2", "--deploy", "../bpel-processes/trip-planner", "--registration", "open");
         cluster.haproxy.awaitUp(List.of("r1", "r2"), 60);
     }
 

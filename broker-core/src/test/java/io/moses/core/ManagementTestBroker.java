@@ -30,7 +30,7 @@ final class ManagementTestBroker implements AutoCloseable {
         EchoPartner partner = new EchoPartner(5);
         try {
             BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work).withDb(db)
-                    .withAdaptation(Adaptation.off().withOptimizer(true, "auto"))
+                    .withAdaptation(Adaptation.off().withOptimizer(true, "auto")).withOpenRegistration(true)
                     .withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
                     .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
             Broker broker = new Broker(config);

@@ -26,7 +26,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -203,18 +209,31 @@ public final class Seed {
 
             List<User> users = new ArrayList<>();
             Set<String> userNames = new HashSet<>();
-            i = 0;
-            for (JsonNode n : list(root, "users")) {
-                String p = "users[" + i++ + "]";
-                fields(n, p, Set.of("name", "class", "rate", "password", "passwordEnv", "passwordHash", "role"));
-                String name = string(n, p, "name");
-                if (!userNames.add(name)) throw error(p + ".name", ": duplicate user '" + name + "'");
-                String cls = string(n, p, "class");
-                if (!classNames.isEmpty() && !classNames.contains(cls))
-                    throw error(p + ".class", ": unknown class '" + cls + "' (the seed defines " + classNames + ")");
-                String hash = passwordHash(n, p);
-                Role role = n.has("role") ? build(p, () -> Role.parse("role", string(n, p, "role"))) : Role.USER;
-                users.add(build(p, () -> new User(name, cls, number(n, p, "rate"), hash, role)));
+            // a hash takes a few hundred ms of one core: a seed's are computed on every core at once
+            List<Supplier<User>> pending = new ArrayList<>();
+            ExecutorService hashing = Executors.newFixedThreadPool(
+                    Math.max(1, Runtime.getRuntime().availableProcessors()), r -> {
+                        Thread worker = new Thread(r, "seed-hashing");
+                        worker.setDaemon(true);
+                        return worker;
+                    });
+            try {
+                i = 0;
+                for (JsonNode n : list(root, "users")) {
+                    String p = "users[" + i++ + "]";
+                    fields(n, p, Set.of("name", "class", "rate", "password", "passwordEnv", "passwordHash", "role"));
+                    String name = string(n, p, "name");
+                    if (!userNames.add(name)) throw error(p + ".name", ": duplicate user '" + name + "'");
+                    String cls = string(n, p, "class");
+                    if (!classNames.isEmpty() && !classNames.contains(cls))
+                        throw error(p + ".class", ": unknown class '" + cls + "' (the seed defines " + classNames + ")");
+                    Future<String> hash = passwordHash(n, p, hashing);
+                    Role role = n.has("role") ? build(p, () -> Role.parse("role", string(n, p, "role"))) : Role.USER;
+                    pending.add(() -> build(p, () -> new User(name, cls, number(n, p, "rate"), joined(hash), role)));
+                }
+                for (Supplier<User> u : pending) users.add(u.get());
+            } finally {
+                hashing.shutdownNow();
             }
 
             List<ConcreteService> services = new ArrayList<>();
@@ -287,13 +306,24 @@ public final class Seed {
             return out;
         }
 
-        private String passwordHash(JsonNode n, String p) {
+        private static String joined(Future<String> hash) {
+            try {
+                return hash.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while hashing the seed's passwords", e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+            }
+        }
+
+        private Future<String> passwordHash(JsonNode n, String p, ExecutorService hashing) {
             int given = (n.has("password") ? 1 : 0) + (n.has("passwordEnv") ? 1 : 0) + (n.has("passwordHash") ? 1 : 0);
             if (given != 1) throw error(p, ": give exactly one of password, passwordEnv, passwordHash");
             if (n.has("passwordHash")) {
                 String h = string(n, p, "passwordHash");
                 if (!PasswordHasher.isHash(h)) throw error(p + ".passwordHash", " is not a PasswordHasher hash (pbkdf2-sha256$...)");
-                return h;
+                return CompletableFuture.completedFuture(h);
             }
             String plain;
             if (n.has("password")) {
@@ -306,7 +336,7 @@ public final class Seed {
                 if (plain == null) throw error(p + ".passwordEnv", ": environment variable " + var + " is not set");
             }
             if (plain.isEmpty()) throw error(p + ".password", " must not be empty");
-            return PasswordHasher.hash(plain.toCharArray());
+            return hashing.submit(() -> PasswordHasher.hash(plain.toCharArray()));
         }
 
         private TaskRef task(JsonNode n, String p, String defaultComposite) {

@@ -37,6 +37,13 @@ public final class SlaManager {
     /** Whether anybody may subscribe, or only operators (on behalf of new users). */
     public enum Registration { OPEN, CLOSED }
 
+    /**
+     * While registration is open, anyone may subscribe until the knowledge base holds this many
+     * users (each costs a stored user, a solve and a re-plan, and rate 0 costs no capacity, so
+     * admission alone does not bound them); operators subscribe users beyond it.
+     */
+    public static final int DEFAULT_REGISTRATION_CAP = 1000;
+
     /** A class as offered: its SLA and the rate it can still admit now. */
     public record ClassOffer(ServiceClass serviceClass, double admissibleRate) {}
 
@@ -65,16 +72,25 @@ public final class SlaManager {
     private final OptimizationEngine optimizer;
     private final Planning planning;
     private final Registration registration;
+    private final int registrationCap;
     /** The broker's wall clock: when a refusal happened. */
     private final Clock wall;
     /** One admission at a time on this replica (across replicas the version check decides). */
     private final Object admission = new Object();
 
     public SlaManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning, Registration registration, Clock wall) {
+        this(kb, optimizer, planning, registration, DEFAULT_REGISTRATION_CAP, wall);
+    }
+
+    /** @param registrationCap how many users the knowledge base may hold before self-registration is refused */
+    public SlaManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning, Registration registration, int registrationCap,
+                      Clock wall) {
+        if (registrationCap < 0) throw new IllegalArgumentException("registrationCap must be >= 0, was " + registrationCap);
         this.kb = kb;
         this.optimizer = optimizer;
         this.planning = planning;
         this.registration = registration;
+        this.registrationCap = registrationCap;
         this.wall = wall;
     }
 
@@ -113,6 +129,9 @@ public final class SlaManager {
         checkRate(rate);
         ServiceClass k = knownClass(serviceClass);
         if (lookup(name).isPresent()) throw new SlaException(SlaException.Code.DUPLICATE_USER, "user '" + name + "' already exists");
+        if ((caller == null || !caller.isOperator()) && kbCall(kb::users).size() >= registrationCap)
+            throw new SlaException(SlaException.Code.FORBIDDEN, "registration is full (" + registrationCap
+                    + " users): an operator subscribes new users");
         String hash = PasswordHasher.hash(password.toCharArray());
         for (int attempt = 1; ; attempt++) {
             synchronized (admission) {

@@ -71,6 +71,20 @@ class SlaManagerTest {
     }
 
     @Test
+    void openRegistrationStopsAtItsCapButAnOperatorStillSubscribes() {
+        SlaManager m = new SlaManager(kb, new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO), UNREACHABLE,
+                SlaManager.Registration.OPEN, 3, java.time.Clock.systemUTC());
+        SlaException full = assertThrows(SlaException.class, () -> m.subscribe(null, "carol", "carol-password", "gold", 0));
+        assertEquals(SlaException.Code.FORBIDDEN, full.code());
+        assertTrue(full.getMessage().contains("registration is full (3 users)"), full.getMessage());
+        User alice = kb.user("alice").orElseThrow();
+        assertEquals(SlaException.Code.FORBIDDEN, refusal(() -> m.subscribe(alice, "carol", "carol-password", "gold", 0)));
+        // an operator gets past the cap (and then to admission, which the stand-in refuses to serve)
+        assertThrows(AssertionError.class, () -> m.subscribe(kb.user("olga").orElseThrow(), "carol", "carol-password", "gold", 0));
+        assertEquals(3, kb.users().size());
+    }
+
+    @Test
     void malformedRequestsAreRefusedBeforeAdmission() {
         SlaManager m = manager(SlaManager.Registration.OPEN);
         User alice = kb.user("alice").orElseThrow();

@@ -3,6 +3,7 @@ package io.moses.core.frontend;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.moses.model.User;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,6 +34,7 @@ import java.util.function.LongSupplier;
  * the window), however often the user's requests alternate between conforming and excess meanwhile.
  */
 public final class RatePolicing {
+    private static final String USER_REQUESTS = "moses.policing.user.requests";
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RatePolicing.class);
     /** How long a user must run above its rate before it is reported, and the quiet gap that ends an episode: 5 s. */
     static final long EPISODE_WINDOW_NANOS = 5_000_000_000L;
@@ -126,13 +128,19 @@ public final class RatePolicing {
 
     /**
      * Off the request path (each refresh): the number of live replicas the agreed rates are
-     * shared by, and the users there are; buckets of users no longer there are dropped.
+     * shared by, and the users there are; buckets and counters of users no longer there are
+     * dropped (users who come and go must not grow the memory or the metrics without bound).
      */
     public void update(Collection<User> users, int liveReplicas) {
         replicas = Math.max(1, liveReplicas);
         Set<String> names = new HashSet<>();
         for (User u : users) names.add(u.name());
         buckets.keySet().retainAll(names);
+        for (String gone : new ArrayList<>(userTallies.keySet())) {
+            if (names.contains(gone)) continue;
+            userTallies.remove(gone);
+            if (registry != null) registry.find(USER_REQUESTS).tag("user", gone).meters().forEach(registry::remove);
+        }
         long now = nanos.getAsLong();
         for (var entry : buckets.entrySet()) {
             Bucket b = entry.getValue();
@@ -188,7 +196,7 @@ public final class RatePolicing {
         Bucket b = buckets.computeIfAbsent(user.name(), k -> new Bucket());
         long now = nanos.getAsLong();
         long retryAfter = b.take(user, n, policy.burstSeconds(), now, wall, mode);
-        Tally ut = tally(userTallies, user.name(), "moses.policing.user.requests", "user");
+        Tally ut = tally(userTallies, user.name(), USER_REQUESTS, "user");
         Tally ct = tally(classTallies, user.serviceClass(), "moses.policing.class.requests", "class");
         if (retryAfter == 0) {
             ut.conforming.increment();
@@ -208,7 +216,7 @@ public final class RatePolicing {
 
     /** A best-effort excess got a place ({@code served}) or was refused for want of spare capacity. */
     void bestEffort(Excess e, boolean served) {
-        Tally ut = tally(userTallies, e.user().name(), "moses.policing.user.requests", "user");
+        Tally ut = tally(userTallies, e.user().name(), USER_REQUESTS, "user");
         Tally ct = tally(classTallies, e.user().serviceClass(), "moses.policing.class.requests", "class");
         (served ? ut.excess : ut.shed).increment();
         (served ? ct.excess : ct.shed).increment();

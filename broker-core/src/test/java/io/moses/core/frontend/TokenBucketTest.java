@@ -58,6 +58,21 @@ class TokenBucketTest {
     }
 
     @Test
+    void aUserNoLongerSubscribedLeavesNeitherCountersNorMetricSeriesBehind() {
+        var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        RatePolicing metered = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), registry, STOPPED, now::get);
+        User dora = new User("dora", "bronze", 4, "hash");
+        assertNull(metered.take(CARL));
+        assertNull(metered.take(dora));
+        assertEquals(4, registry.find("moses.policing.user.requests").tag("user", "dora").meters().size());
+        metered.update(List.of(CARL), 1); // dora cancelled
+        assertNull(metered.user("dora"));
+        assertTrue(registry.find("moses.policing.user.requests").tag("user", "dora").meters().isEmpty());
+        assertEquals(4, registry.find("moses.policing.user.requests").tag("user", "carl").meters().size(), "carl's series stay");
+        assertEquals(1, metered.user("carl").conforming());
+    }
+
+    @Test
     void anAgreedRateOfZeroLetsNothingThroughWhileOthersAreServed() {
         User none = new User("olga", "gold", 0, "hash");
         assertNotNull(policing.take(none));
