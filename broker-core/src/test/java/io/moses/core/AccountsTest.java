@@ -134,4 +134,34 @@ class AccountsTest {
         assertTrue(e.getMessage().contains("must hold one line NAME:PASSWORD"), e.getMessage());
         assertFalse(e.getMessage().contains("no-colon-here"), e.getMessage());
     }
+
+    @Test
+    void theOperatorCommandCreatesAnOperatorAndSetsItsPasswordWithNoBrokerRunning(@TempDir Path work) throws Exception {
+        Path secret = work.resolve("password");
+        Files.writeString(secret, "root-secret-1\n");
+        String db = work.resolve("kb").toString();
+        assertEquals("operator root created", operatorCommand(0, "set", "root", "--db", db, "--password-file", secret.toString()));
+        try (Broker b = started(inProcess(work))) {
+            assertEquals(200, admin(b.port(), "GET", "/admin/status", "root", "root-secret-1", null).statusCode());
+        }
+        Files.writeString(secret, "root-secret-2\n");
+        assertEquals("password of operator root set", operatorCommand(0, "set", "root", "--db", db, "--password-file", secret.toString()));
+        try (Broker b = started(inProcess(work))) {
+            assertEquals(401, admin(b.port(), "GET", "/admin/status", "root", "root-secret-1", null).statusCode());
+            assertEquals(200, admin(b.port(), "GET", "/admin/status", "root", "root-secret-2", null).statusCode());
+        }
+        Files.writeString(secret, "short\n");
+        assertTrue(operatorCommand(1, "set", "root", "--db", db, "--password-file", secret.toString())
+                .contains("password must be 8 to 200 characters"));
+    }
+
+    /** Runs {@code moses operator ARGS} in its own JVM, expects {@code exit}, returns its last line. */
+    static String operatorCommand(int exit, String... args) throws Exception {
+        try (ChildProcess p = new ChildProcess("io.moses.core.OperatorCommand", List.of(args))) {
+            assertTrue(p.process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "moses operator did not end: " + p.output());
+            String out = p.finalOutput().strip();
+            assertEquals(exit, p.process.exitValue(), out);
+            return out.substring(out.lastIndexOf('\n') + 1);
+        }
+    }
 }

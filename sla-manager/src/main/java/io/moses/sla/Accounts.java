@@ -96,20 +96,12 @@ public final class Accounts {
     public static FirstOperator ensureOperator(KnowledgeBase kb, String name, char[] password) {
         List<User> operators = kb.users().stream().filter(User::isOperator).toList();
         if (!operators.isEmpty()) return FirstOperator.EXISTS;
-        try {
-            requireValidName(name);
-            requireValidPassword(new String(password));
-        } catch (SlaException e) {
-            throw new IllegalArgumentException(e.getMessage());
-        }
+        requireValidOperator(name, password);
         if (kb.user(name).isPresent())
             throw new IllegalArgumentException("user '" + name + "' exists and is not an operator: choose another name, "
                     + "or have an operator change its role");
-        Optional<ServiceClass> cheapest = kb.serviceClasses().stream().min(Comparator.comparingDouble(ServiceClass::price));
-        String cls = cheapest.map(ServiceClass::name).orElse(OPERATORS_CLASS);
-        if (cheapest.isEmpty()) kb.putServiceClass(new ServiceClass(OPERATORS_CLASS, 3600, 0.01, 1e6, 0));
         try {
-            kb.addUser(new User(name, cls, 0, PasswordHasher.hash(password), Role.OPERATOR));
+            create(kb, name, password);
         } catch (KnowledgeBaseException e) {
             // another replica starting with the same file created it first
             if (e.kind() == KnowledgeBaseException.Kind.CONFLICT && kb.user(name).map(User::isOperator).orElse(false))
@@ -117,5 +109,44 @@ public final class Accounts {
             throw e;
         }
         return FirstOperator.CREATED;
+    }
+
+    /**
+     * Creates operator {@code name}, or sets its password if it exists (ending its console
+     * sessions): what an operator locked out does against the knowledge base, no broker needed.
+     *
+     * @return true when it was created
+     * @throws IllegalArgumentException for a bad name or password, or a user of that name who is not an operator
+     */
+    public static boolean setOperator(KnowledgeBase kb, String name, char[] password) {
+        requireValidOperator(name, password);
+        Optional<User> existing = kb.user(name);
+        if (existing.isEmpty()) {
+            create(kb, name, password);
+            return true;
+        }
+        if (!existing.get().isOperator())
+            throw new IllegalArgumentException("user '" + name + "' exists and is not an operator");
+        String hash = PasswordHasher.hash(password);
+        kb.updateUser(name, u -> new User(u.name(), u.serviceClass(), u.rate(), hash, u.role()));
+        kb.operatorSessions().closeAll(name);
+        return false;
+    }
+
+    private static void requireValidOperator(String name, char[] password) {
+        try {
+            requireValidName(name);
+            requireValidPassword(new String(password));
+        } catch (SlaException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    /** A new operator at rate 0 in the cheapest class, or in {@link #OPERATORS_CLASS} made for it when there is none. */
+    private static void create(KnowledgeBase kb, String name, char[] password) {
+        Optional<ServiceClass> cheapest = kb.serviceClasses().stream().min(Comparator.comparingDouble(ServiceClass::price));
+        String cls = cheapest.map(ServiceClass::name).orElse(OPERATORS_CLASS);
+        if (cheapest.isEmpty()) kb.putServiceClass(new ServiceClass(OPERATORS_CLASS, 3600, 0.01, 1e6, 0));
+        kb.addUser(new User(name, cls, 0, PasswordHasher.hash(password), Role.OPERATOR));
     }
 }
