@@ -79,7 +79,8 @@ public final class Main {
                             seed names (so a changed subscription, class or service of a seeded name reverts)
                   --set     a value for ${NAME} in the seed file
                   --operator-file  a file holding one line NAME:PASSWORD (a Docker secret): that operator is
-                            created at start while the knowledge base has none; then the file is not read
+                            created at start while the knowledge base has no operator (else the file is
+                            not read). Offline: moses operator set NAME --db SPEC
                   --replica this replica's name in a cluster (default host-pid-random); --lease: the
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
                             /health says DRAINING before the port closes (default 0; 2000 behind HAProxy);
