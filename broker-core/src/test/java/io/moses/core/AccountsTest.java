@@ -11,12 +11,10 @@ import io.moses.model.ServiceClass;
 import io.moses.model.User;
 import io.moses.sla.Accounts;
 import io.moses.sla.wsdl.sla.ChangePassword;
-import io.moses.sla.wsdl.sla.SlaFault_Exception;
 import io.moses.sla.wsdl.sla.SlaManagerPort;
 import io.moses.sla.wsdl.sla.SlaManagerService;
 import java.net.URI;
 import java.net.URL;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -27,18 +25,15 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Accounts secure by default: the seed goes into an empty knowledge base only (a restart keeps
- * what changed since; {@code --reseed} applies it again), and the first operator comes from a
- * secret file ({@link PasswordChangeTest}: how passwords change).
+ * what changed since; {@code --reseed} applies it again), the first operator comes from a
+ * secret file or {@code moses operator set} with no broker, and a changed password reaches the
+ * other replicas ({@link PasswordChangeTest}: the ways a password changes).
  */
 @Tag("e2e")
 class AccountsTest {
@@ -162,6 +157,45 @@ class AccountsTest {
             String out = p.finalOutput().strip();
             assertEquals(exit, p.process.exitValue(), out);
             return out.substring(out.lastIndexOf('\n') + 1);
+        }
+    }
+
+    /**
+     * Two replicas on one knowledge base: a password changed through one is refused by the
+     * other from its next refresh of the users (here every 100 ms), on the composite services and
+     * the admin API, and the new one is served there.
+     */
+    @Test
+    void aChangedPasswordReachesTheOtherReplicaAtItsNextRefresh(@TempDir Path work) throws Exception {
+        io.moses.management.ManagementClients.useJdkXPath();
+        Files.writeString(work.resolve("seed.yaml"), BrokerKnowledgeBaseTest.seed().replace("users:\n",
+                "users:\n  - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}\n"));
+        try (EchoPartner partner = new EchoPartner(0)) {
+            BrokerConfig config = BrokerConfig.defaults().withPort(0).withDb("mem:accounts-replicas").withAdaptation(Adaptation.off())
+                    .withRefreshMillis(100).withSeeds(List.of(work.resolve("seed.yaml"))).withVariables(Map.of("PARTNER", partner.url("")))
+                    .withDeployments(List.of(Path.of("src/test/resources/processes/echo-pair")));
+            try (Broker one = started(config.withWorkDir(work.resolve("one"))); Broker two = started(config.withWorkDir(work.resolve("two")))) {
+                assertEquals(200, BrokerKnowledgeBaseTest.call(two.port(), "alice", "alice-secret").statusCode());
+                assertEquals(200, admin(two.port(), "GET", "/admin/status", "olga", "olga-secret", null).statusCode());
+                SlaManagerPort sla = ManagementTestBroker.as(new SlaManagerService(new URL("http://127.0.0.1:" + one.port() + "/manage/sla?wsdl"))
+                        .getSlaManagerPort(), "alice", "alice-secret");
+                ChangePassword c = new ChangePassword();
+                c.setNewPassword("alice-new-secret");
+                sla.changePassword(c);
+                HttpResponse<String> r = admin(one.port(), "PUT", "/admin/users/olga/password", "olga", "olga-secret",
+                        "{\"password\":\"olga-new-secret\"}");
+                assertEquals(200, r.statusCode(), r.body());
+                // the old password passes on the other replica (from its memory) until it reloads the users
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (BrokerKnowledgeBaseTest.call(two.port(), "alice", "alice-secret").statusCode() == 200)
+                    assertTrue(System.nanoTime() < deadline, "replica two never dropped alice's old password");
+                assertEquals(200, BrokerKnowledgeBaseTest.call(two.port(), "alice", "alice-new-secret").statusCode());
+                while (admin(two.port(), "GET", "/admin/status", "olga", "olga-secret", null).statusCode() == 200)
+                    assertTrue(System.nanoTime() < deadline, "replica two never dropped olga's old password");
+                assertEquals(200, admin(two.port(), "GET", "/admin/status", "olga", "olga-new-secret", null).statusCode());
+                assertEquals(401, admin(two.port(), "GET", "/admin/status", "olga", "olga-secret", null).statusCode());
+                assertTrue(BrokerKnowledgeBaseTest.call(two.port(), "alice", "alice-secret").body().contains("unknown user or wrong password"));
+            }
         }
     }
 }
