@@ -116,7 +116,7 @@ start_galera() { # N
 
 start_replica() { # name port seed?
   local name="$1" port="$2" seed="$3" args=()
-  args=(--port "$port" --work "$DIR/$name" --db "$DB" --deploy "$ROOT/bpel-processes/trip-planner" --replica "$name" --drain "$DRAIN_MS")
+  args=(--port "$port" --work "$DIR/$name" --db "$DB" --deploy "$ROOT/bpel-processes/trip-planner" --replica "$name" --drain "$DRAIN_MS" --trusted-proxy 127.0.0.1)
   [[ $seed == yes ]] && args+=(--seed "$SEED" --set "STUBS=$STUBS_URL")
   [[ -n $BINDING ]] && args+=(--binding "$BINDING")
   MOSES_DB_USER="${DB_USER:-}" MOSES_DB_PASSWORD_FILE="${DB_PASSWORD_FILE:-}" \

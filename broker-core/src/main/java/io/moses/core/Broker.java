@@ -121,7 +121,7 @@ final class Broker implements AutoCloseable {
                 ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins);
-        engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads());
+        engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads(), config.maxInstancesPerUser());
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
                 config.overloadBound(), wall);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
@@ -149,6 +149,7 @@ final class Broker implements AutoCloseable {
         policing.overRates(knowledge.overRates());
         policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);
         policing.onEpisode(new OverRateEvents(kb, wall)::record);
+        http.throttleLogins(logins, io.moses.core.frontend.TrustedProxies.parse(config.trustedProxies()));
         http.police(policing, authenticator);
         http.trustHops(hops);
         metrics.policing(policing);

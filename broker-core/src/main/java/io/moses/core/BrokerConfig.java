@@ -27,6 +27,8 @@ import java.util.Map;
  * @param adaptation     monitors, rules and optimizer
  * @param openRegistration anyone may subscribe through the SLA Manager (else only operators)
  * @param registrationCap while registration is open, the users the knowledge base may hold before it refuses more
+ * @param maxInstancesPerUser conversations (instances of processes that correlate) one user may have under way (0: no limit)
+ * @param trustedProxies addresses of proxies whose {@code X-Forwarded-For} names the client (for the login throttle)
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
  * @param reseed         apply the seeds even to a knowledge base that already holds classes, users or services
  * @param operatorFile   a file holding {@code name:password}: the first operator, created at start while none exists (null: none)
@@ -35,11 +37,13 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
-                    io.moses.core.frontend.OverloadBound overloadBound, boolean reseed, Path operatorFile) {
+                    int maxInstancesPerUser, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound,
+                    boolean reseed, Path operatorFile) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
         seeds = List.copyOf(seeds);
+        trustedProxies = List.copyOf(trustedProxies);
         if (db == null) db = workDir.resolve("knowledge").toString();
     }
 
@@ -48,7 +52,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                 Duration.ofSeconds(30), Duration.ofSeconds(10), io.moses.core.frontend.OverloadBound.defaults().threads(), 16, 1 << 20,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
-                io.moses.core.frontend.OverloadBound.defaults(), false, null);
+                io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, List.of(), io.moses.core.frontend.OverloadBound.defaults(),
+                false, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -73,6 +78,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withAdaptation(Adaptation a) { return new Builder(this).adaptation(a).build(); }
     BrokerConfig withOpenRegistration(boolean open) { return new Builder(this).openRegistration(open).build(); }
     BrokerConfig withRegistrationCap(int cap) { return new Builder(this).registrationCap(cap).build(); }
+    BrokerConfig withTrustedProxies(List<String> p) { return new Builder(this).trustedProxies(p).build(); }
+    BrokerConfig withMaxInstancesPerUser(int n) { return new Builder(this).maxInstancesPerUser(n).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -82,15 +89,17 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         String host; int port; List<Path> deployments; Path workDir; String db; List<Path> seeds; Map<String, String> variables;
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
-        int registrationCap; io.moses.core.frontend.OverloadBound overloadBound; boolean reseed; Path operatorFile;
+        int registrationCap; int maxInstancesPerUser; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
+        boolean reseed; Path operatorFile;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
             variables = c.variables; requestTimeout = c.requestTimeout; invokeTimeout = c.invokeTimeout;
             httpThreads = c.httpThreads; engineThreads = c.engineThreads; maxBodyBytes = c.maxBodyBytes;
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
-            openRegistration = c.openRegistration; registrationCap = c.registrationCap; overloadBound = c.overloadBound;
-            reseed = c.reseed; operatorFile = c.operatorFile;
+            openRegistration = c.openRegistration; registrationCap = c.registrationCap; maxInstancesPerUser = c.maxInstancesPerUser;
+            trustedProxies = c.trustedProxies;
+            overloadBound = c.overloadBound; reseed = c.reseed; operatorFile = c.operatorFile;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -108,6 +117,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder adaptation(Adaptation v) { adaptation = v; return this; }
         Builder openRegistration(boolean v) { openRegistration = v; return this; }
         Builder registrationCap(int v) { registrationCap = v; return this; }
+        Builder trustedProxies(List<String> v) { trustedProxies = v; return this; }
+        Builder maxInstancesPerUser(int v) { maxInstancesPerUser = v; return this; }
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
         Builder reseed(boolean v) { reseed = v; return this; }
@@ -116,7 +127,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    registrationCap, overloadBound, reseed, operatorFile);
+                    registrationCap, maxInstancesPerUser, trustedProxies, overloadBound, reseed, operatorFile);
         }
     }
 }

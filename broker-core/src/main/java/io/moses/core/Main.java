@@ -67,7 +67,7 @@ public final class Main {
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS] [--advertise http://HOST:PORT]
-                                 [--registration open|closed] [--registration-cap N] [--max-in-flight N] [--max-queued N]
+                                 [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
                                  [--best-effort-share F]
@@ -93,6 +93,12 @@ public final class Main {
                   --registration  closed (default): only an operator subscribes new users;
                             open: anyone may Subscribe at /manage/sla while the knowledge base holds
                             fewer than --registration-cap users (default 1000)
+                  --max-instances-per-user  conversations (instances of processes that correlate,
+                            which wait for a next message) one user may have under way (default 1000;
+                            0: no limit): a message that would start one more gets a client fault
+                  --trusted-proxy  the IP address or network (172.28.0.0/16; several comma-separated;
+                            repeatable) of a proxy in front, such as HAProxy: its X-Forwarded-For names the client, whose failed
+                            logins are counted (after 20, its logins wait, 1 s doubling to 5 min)
                   --max-in-flight  composite requests run at once (default 64); --max-queued: how many
                             more wait up to 2 s for a turn (default 64); beyond, HTTP 503 with Retry-After
                             (the class worth least first; waiting requests served highest class first).
@@ -172,6 +178,17 @@ public final class Main {
                     c = c.withOpenRegistration(r.equals("open"));
                 }
                 case "--registration-cap" -> c = c.withRegistrationCap(intArg(args, ++i, a));
+                case "--max-instances-per-user" -> c = c.withMaxInstancesPerUser(intArg(args, ++i, a));
+                case "--trusted-proxy" -> {
+                    List<String> proxies = new ArrayList<>(c.trustedProxies());
+                    proxies.addAll(List.of(arg(args, ++i, a).split(",")));
+                    try {
+                        io.moses.core.frontend.TrustedProxies.parse(proxies);
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException("--trusted-proxy: " + e.getMessage());
+                    }
+                    c = c.withTrustedProxies(proxies);
+                }
                 case "--set" -> {
                     String kv = arg(args, ++i, a);
                     int eq = kv.indexOf('=');

@@ -76,6 +76,7 @@ class RatePolicingClusterTest {
                   - {name: bea, class: free, rate: 1, password: bea-secret}
                   - {name: gina, class: gold, rate: 100000, password: gina-secret}
                   - {name: olga, class: gold, rate: 0, password: olga-secret, role: operator}
+                  - {name: hana, class: gold, rate: 100, password: hana-secret}
                 services:
                   - {name: left-1, task: left.echo, endpoint: "${PARTNER}/left", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 200}
                   - {name: right-1, task: right.echo, endpoint: "${PARTNER}/right", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 200}
@@ -389,7 +390,7 @@ class RatePolicingClusterTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void whenAReplicaIsKilledTheOneLeftPolicesTheWholeRate() throws Exception {
         // once the other's heartbeat is older than the lease
         ChildProcess r2 = cluster.replicas.get("r2");
@@ -400,5 +401,27 @@ class RatePolicingClusterTest {
             assertTrue(System.nanoTime() < deadline, "r1 never took the whole rate" + cluster.logs());
             Thread.sleep(100);
         }
+    }
+
+    /**
+     * One client guessing at many names through the front is delayed by its own address, which
+     * HAProxy forwards for: each replica counts what it saw (at most 20 free failures each), and
+     * another client behind the same HAProxy still logs in.
+     */
+    @Test
+    @Order(6) // before a replica is killed: both count
+    void aClientGuessingThroughTheFrontIsDelayedByItsAddressNotHaProxys() throws Exception {
+        int port = java.net.URI.create(cluster.front()).getPort();
+        int failed = 0;
+        String last = "";
+        for (int i = 0; i < 2 * io.moses.model.auth.LoginThrottle.FREE_CLIENT_FAILURES + 1; i++) {
+            last = PasswordGuessingTest.from("127.0.0.2", port, "stranger" + i, "guess");
+            if (!last.contains("unknown user or wrong password")) break;
+            failed++;
+        }
+        assertTrue(last.contains("too many failed logins from 127.0.0.2: retry after"), "refused after " + failed + ":\n" + last);
+        assertTrue(failed >= io.moses.model.auth.LoginThrottle.FREE_CLIENT_FAILURES, "no replica refuses before its own 20: " + failed);
+        String other = PasswordGuessingTest.from("127.0.0.3", port, "hana", "hana-secret");
+        assertTrue(other.startsWith("HTTP/1.1 200"), "another client behind HAProxy logs in:\n" + other);
     }
 }

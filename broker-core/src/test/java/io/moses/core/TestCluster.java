@@ -52,7 +52,7 @@ final class TestCluster implements AutoCloseable {
             }
         });
         List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(name)), "--work", dir.resolve(name).toString(),
-                "--db", db, "--replica", name));
+                "--db", db, "--replica", name, "--trusted-proxy", "127.0.0.1")); // HAProxy, which says whom it forwards for
         args.addAll(List.of(more));
         ChildProcess p = new ChildProcess("io.moses.core.Main", args);
         replicas.put(name, p);

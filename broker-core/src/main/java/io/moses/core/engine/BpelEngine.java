@@ -43,7 +43,11 @@ import org.w3c.dom.Element;
 public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BpelEngine.class);
 
+    /** Conversations one user may have under way on this broker, by default. */
+    public static final int DEFAULT_MAX_INSTANCES_PER_USER = 1000;
+
     private final Path workDir;
+    private final int maxInstancesPerUser;
     private final LocalTransactions tx;
     private final InstanceOrderedScheduler scheduler;
     private final BpelServerImpl server;
@@ -79,6 +83,17 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      * @param jobThreads threads running process instances
      */
     public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads) {
+        this(workDir, handler, jobThreads, DEFAULT_MAX_INSTANCES_PER_USER);
+    }
+
+    /**
+     * @param maxInstancesPerUser the instances of processes that correlate (conversations, which
+     *                            wait for their next message) one user may have under way; a message
+     *                            that would start one more is refused (0: no limit)
+     */
+    public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser) {
+        if (maxInstancesPerUser < 0) throw new IllegalArgumentException("maxInstancesPerUser must be >= 0, was " + maxInstancesPerUser);
+        this.maxInstancesPerUser = maxInstancesPerUser;
         this.workDir = workDir;
         try {
             Files.createDirectories(workDir);
@@ -180,6 +195,18 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Told of the correlation values instances initiate and of instances that end (on the instance's thread). */
     public void onConversations(Conversations listener) {
         this.conversations = listener;
+    }
+
+    private boolean createsInstances(QName service, String operation) {
+        try {
+            tx.begin(); // ODE reads a process's model within a transaction
+            boolean creates = org.apache.ode.bpel.engine.IncomingCorrelation.createsInstances(server, service, operation);
+            tx.commit();
+            return creates;
+        } catch (Exception e) {
+            rollbackQuietly();
+            throw new IllegalStateException("cannot read the process's model: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -462,6 +489,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         } catch (IllegalArgumentException e) {
             return new CompositeFailure(e.getMessage(), true);
         }
+        // waiting instances hold memory until they end: one user may not start them without bound
+        int live = caller == null || !target.correlates() || maxInstancesPerUser == 0 ? 0 : callers.liveInstancesOf(caller);
+        if (maxInstancesPerUser > 0 && live >= maxInstancesPerUser && createsInstances(service, operation))
+            return new CompositeFailure("user '" + caller + "' has " + live + " conversations under way, the most one user may have"
+                    + " (--max-instances-per-user): end one first", true);
         long start = System.nanoTime();
         long number = requests.incrementAndGet();
         inFlight.add(number);

@@ -28,6 +28,8 @@ final class Callers implements BpelEventListener {
     /** The sender of each request that named a user, until its instance starts (or a minute, for one that starts none). */
     private final Map<String, Sender> senderByExchange = new ConcurrentHashMap<>();
     private final Map<Long, String> starterByInstance = new ConcurrentHashMap<>();
+    /** The instances each user started that have not ended (those of processes that correlate: they may wait). */
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> liveByUser = new ConcurrentHashMap<>();
     private static final long SENDER_KEPT_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
 
     private record Sender(String user, long atNanos) {}
@@ -91,6 +93,12 @@ final class Callers implements BpelEventListener {
         return starterByInstance.get(instanceId);
     }
 
+    /** The instances {@code user} started that have not ended yet. */
+    int liveInstancesOf(String user) {
+        java.util.concurrent.atomic.AtomicInteger n = liveByUser.get(user);
+        return n == null ? 0 : n.get();
+    }
+
     String classOf(Long instanceId) {
         return instanceId == null ? null : classByInstance.get(instanceId);
     }
@@ -112,12 +120,15 @@ final class Callers implements BpelEventListener {
     @Override
     public void onEvent(BpelEvent event) {
         if (event instanceof org.apache.ode.bpel.evt.ProcessInstanceStateChangeEvent s && s.getProcessInstanceId() != null
-                && org.apache.ode.bpel.common.ProcessState.isFinished(s.getNewState()))
-            starterByInstance.remove(s.getProcessInstanceId());
+                && org.apache.ode.bpel.common.ProcessState.isFinished(s.getNewState())) {
+            String starter = starterByInstance.remove(s.getProcessInstanceId());
+            if (starter != null) liveByUser.computeIfPresent(starter, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+        }
         if (event instanceof NewProcessInstanceEvent e && e.getMessageExchangeId() != null) {
             String mex = e.getMessageExchangeId();
             Sender sender = senderByExchange.remove(mex);
-            if (sender != null) starterByInstance.put(e.getProcessInstanceId(), sender.user());
+            if (sender != null && starterByInstance.put(e.getProcessInstanceId(), sender.user()) == null)
+                liveByUser.computeIfAbsent(sender.user(), k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
             if (!waiting.contains(mex)) return;
             instanceByExchange.put(mex, e.getProcessInstanceId());
             exchangeByInstance.put(e.getProcessInstanceId(), mex);

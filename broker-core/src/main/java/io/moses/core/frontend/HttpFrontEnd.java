@@ -38,6 +38,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     private final OverloadFilter overload;
     private final int maxInFlight;
     private final HeaderDeadline headerDeadline;
+    private final ClientAddressFilter clients = new ClientAddressFilter();
 
     /**
      * @param host         address to bind
@@ -89,6 +90,8 @@ public final class HttpFrontEnd implements AutoCloseable {
         holder.setInitParameter("hide-service-list-page", "true");
         holder.setInitOrder(1);
         context.addServlet(holder, "/services/*");
+        // first: every check of credentials below knows the client it is for
+        context.addFilter(new FilterHolder(clients), "/*", null);
         // before the overload bound: a request over its user's rate takes no place and waits in no queue
         this.policing = new PolicingFilter(wall);
         context.addFilter(new FilterHolder(policing), "/services/*", null);
@@ -134,6 +137,14 @@ public final class HttpFrontEnd implements AutoCloseable {
     public void police(RatePolicing rates, Authenticator authenticator) {
         overload.bestEffortPlaces(rates.policy().bestEffortPlaces(maxInFlight));
         policing.police(rates, authenticator);
+    }
+
+    /**
+     * Logins are throttled per client too: by the address of the connection, or the one a
+     * trusted proxy says it forwards for.
+     */
+    public void throttleLogins(io.moses.model.auth.LoginThrottle logins, TrustedProxies trustedProxies) {
+        clients.throttle(logins, trustedProxies);
     }
 
     /** Conversation messages another replica forwarded with a valid seal are not policed a second time. */

@@ -12,25 +12,43 @@ import java.util.function.LongSupplier;
  * Makes password guessing slow and cheap for the broker. After {@link #FREE_FAILURES} failed
  * logins in a row for one user name (known or not), every further attempt for that name is
  * refused at once, without hashing, for a delay that doubles with each failure (1 s, 2 s, 4 s
- * ... up to 5 minutes); a successful login clears the count. And the slow hashes themselves run
- * a few at a time: a login that cannot start its hash within a short wait is refused as busy, so
- * guesses at many names at once queue for a hashing place instead of taking every request thread.
- * Logins that are already known (a verified password kept in memory) never come here.
+ * ... up to 5 minutes); a successful login clears the count. One client address is held to the
+ * same rule after {@link #FREE_CLIENT_FAILURES} failures at any names (so that one client cannot
+ * try one password against many names), and a success does not clear its count (a client with
+ * one account of its own could otherwise reset it between guesses): it is forgotten after
+ * {@link #CLIENT_MEMORY_NANOS} without a failure. And the slow hashes themselves run a few at a
+ * time: a login that cannot start its hash within a short wait is refused as busy, so guesses at
+ * many names at once queue for a hashing place instead of taking every request thread. Logins
+ * that are already known (a verified password kept in memory) never come here.
+ *
+ * <p>The client is the one the current thread serves, named by {@link #fromClient} where the
+ * request arrives: the authenticators below see a request's credentials, not its connection.
  */
 public final class LoginThrottle {
     /** Failed logins in a row a user name gets before its attempts are delayed. */
     public static final int FREE_FAILURES = 5;
+    /** Failed logins, at any names, one client address gets before its attempts are delayed. */
+    public static final int FREE_CLIENT_FAILURES = 20;
     static final long FIRST_DELAY_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final long MAX_DELAY_NANOS = TimeUnit.MINUTES.toNanos(5);
-    /** Names tracked at most; past it, those whose delay is over are forgotten first. */
+    static final long CLIENT_MEMORY_NANOS = TimeUnit.MINUTES.toNanos(15);
+    /** Names (and client addresses) tracked at most; past it, those whose delay is over are forgotten first. */
     static final int MAX_TRACKED = 100_000;
 
     private final Semaphore hashing;
     private final long hashWaitNanos;
     private final LongSupplier nanos;
     private final Map<String, Failures> failures = new ConcurrentHashMap<>();
+    private final Map<String, Failures> clientFailures = new ConcurrentHashMap<>();
+    private final ThreadLocal<String> client = new ThreadLocal<>();
 
     private record Failures(int count, long lastNanos) {}
+
+    /** While open, the logins this thread checks are {@code address}'s; closing restores the one before. */
+    public interface ClientScope extends AutoCloseable {
+        @Override
+        void close();
+    }
 
     /** Refused without a check: too many failures for the name, or no hashing place in time. */
     public static final class Refused extends RuntimeException {
@@ -72,14 +90,12 @@ public final class LoginThrottle {
      */
     public boolean check(String user, BooleanSupplier check) {
         String name = user == null ? "" : user;
-        Failures f = failures.get(name);
-        if (f != null && f.count() >= FREE_FAILURES) {
-            long wait = f.lastNanos() + delayAfter(f.count()) - nanos.getAsLong();
-            if (wait > 0) {
-                long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait + 999_999_999L));
-                throw new Refused("too many failed logins for user '" + name + "': retry after " + seconds + " s", seconds);
-            }
-        }
+        String from = client.get();
+        long now = nanos.getAsLong();
+        long wait = from == null ? 0 : waitFor(clientFailures.get(from), FREE_CLIENT_FAILURES, now);
+        if (wait > 0) throw refused("too many failed logins from " + from, wait);
+        wait = waitFor(failures.get(name), FREE_FAILURES, now);
+        if (wait > 0) throw refused("too many failed logins for user '" + name + "'", wait);
         boolean placed;
         try {
             placed = hashing.tryAcquire(hashWaitNanos, TimeUnit.NANOSECONDS);
@@ -94,16 +110,46 @@ public final class LoginThrottle {
         } finally {
             hashing.release();
         }
-        if (ok) failures.remove(name);
-        else failed(name);
+        if (ok) {
+            failures.remove(name);
+        } else {
+            failed(failures, name, Long.MAX_VALUE);
+            if (from != null) failed(clientFailures, from, CLIENT_MEMORY_NANOS);
+        }
         return ok;
     }
 
-    private void failed(String name) {
+    /**
+     * Names the client whose logins this thread checks until the scope is closed (a request's
+     * address, where it arrives; null: none).
+     */
+    public ClientScope fromClient(String address) {
+        String before = client.get();
+        client.set(address);
+        return () -> {
+            if (before == null) client.remove();
+            else client.set(before);
+        };
+    }
+
+    /** Nanoseconds until {@code f}'s delay is over (0 or less: none). */
+    private static long waitFor(Failures f, int free, long now) {
+        if (f == null || f.count() < free) return 0;
+        return f.lastNanos() + delayAfter(f.count() - free + FREE_FAILURES) - now;
+    }
+
+    private static Refused refused(String what, long waitNanos) {
+        long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(waitNanos + 999_999_999L));
+        return new Refused(what + ": retry after " + seconds + " s", seconds);
+    }
+
+    /** Counts a failure for {@code key}; a count older than {@code memoryNanos} starts again. */
+    private void failed(Map<String, Failures> counts, String key, long memoryNanos) {
         long now = nanos.getAsLong();
-        if (failures.size() >= MAX_TRACKED) failures.values().removeIf(x -> now - x.lastNanos() > MAX_DELAY_NANOS);
-        if (failures.size() >= MAX_TRACKED) failures.clear(); // a flood of names: forget rather than grow
-        failures.merge(name, new Failures(1, now), (a, b) -> new Failures(a.count() + 1, now));
+        if (counts.size() >= MAX_TRACKED) counts.values().removeIf(x -> now - x.lastNanos() > MAX_DELAY_NANOS);
+        if (counts.size() >= MAX_TRACKED) counts.clear(); // a flood of names: forget rather than grow
+        counts.merge(key, new Failures(1, now),
+                (a, b) -> now - a.lastNanos() > memoryNanos ? new Failures(1, now) : new Failures(a.count() + 1, now));
     }
 
     /** The delay after {@code count} failures in a row (count at least FREE_FAILURES). */

@@ -47,6 +47,33 @@ class LoginThrottleTest {
     }
 
     @Test
+    void oneClientGuessingAtManyNamesIsDelayedAfterItsFreeFailuresWhileAnotherClientLogsIn() {
+        try (LoginThrottle.ClientScope c = throttle.fromClient("192.0.2.7")) {
+            for (int i = 0; i < LoginThrottle.FREE_CLIENT_FAILURES; i++) {
+                assertFalse(login("name" + i, false));
+                // a success of its own in between does not clear the client's count
+                if (i == LoginThrottle.FREE_CLIENT_FAILURES / 2) assertTrue(login("own-account", true));
+            }
+            int hashed = hashes.get();
+            LoginThrottle.Refused r = assertThrows(LoginThrottle.Refused.class, () -> login("fresh-name", true));
+            assertEquals("too many failed logins from 192.0.2.7: retry after 1 s", r.getMessage());
+            assertEquals(hashed, hashes.get(), "refused without hashing");
+        }
+        try (LoginThrottle.ClientScope c = throttle.fromClient("192.0.2.8")) {
+            assertTrue(login("fresh-name", true), "another client is not delayed");
+        }
+        assertTrue(login("fresh-name", true), "nor is a login with no client named");
+        try (LoginThrottle.ClientScope c = throttle.fromClient("192.0.2.7")) {
+            advance(1000);
+            assertFalse(login("another-name", false)); // the delay over, and wrong again: 2 s
+            assertEquals(2, assertThrows(LoginThrottle.Refused.class, () -> login("fresh-name", true)).retryAfterSeconds());
+            advance(TimeUnit.NANOSECONDS.toMillis(LoginThrottle.CLIENT_MEMORY_NANOS) + 1);
+            for (int i = 0; i < LoginThrottle.FREE_CLIENT_FAILURES; i++)
+                assertFalse(login("later" + i, false), "15 minutes without a failure: the client's count starts again");
+        }
+    }
+
+    @Test
     void theDelayStopsGrowingAtFiveMinutes() {
         assertEquals(TimeUnit.SECONDS.toNanos(1), LoginThrottle.delayAfter(LoginThrottle.FREE_FAILURES));
         assertEquals(TimeUnit.SECONDS.toNanos(8), LoginThrottle.delayAfter(LoginThrottle.FREE_FAILURES + 3));

@@ -86,6 +86,20 @@ public final class IncomingCorrelation {
                 : new Keys(model.getQName().toString(), List.copyOf(keys), mustMatch, List.copyOf(starts));
     }
 
+    /** Whether {@code operation} of {@code service} may create an instance of the service's active process. */
+    public static boolean createsInstances(BpelServerImpl server, QName service, String operation) {
+        BpelProcess process = activeProcessOf((BpelEngineImpl) server.getEngine(), service);
+        OProcess model = process == null ? null : process.getOProcess();
+        if (model == null) return false;
+        for (var provide : process.getConf().getProvideEndpoints().entrySet()) {
+            if (!provide.getValue().serviceName.equals(service)) continue;
+            OPartnerLink link = model.getPartnerLink(provide.getKey());
+            Operation op = link == null || !link.hasMyRole() ? null : link.getMyRoleOperation(operation);
+            if (op != null && link.isCreateInstanceOperation(op)) return true;
+        }
+        return false;
+    }
+
     /** The key in the form the knowledge base stores, for a key ODE wrote on an instance. */
     public static String canonical(CorrelationKey key) {
         return new CorrelationKey(key.getCorrelationSetName(), key.getValues()).toCanonicalString();
