@@ -28,11 +28,9 @@ import io.moses.mdal.Credentials;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.PasswordHasher;
-import io.moses.mdal.Seed;
 import io.moses.model.ConcreteService;
 import io.moses.model.TaskRef;
 import jakarta.servlet.http.HttpServlet;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -121,12 +119,8 @@ final class Broker implements AutoCloseable {
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
         kb = Mdal.open(config.db(), Credentials.fromEnvironment());
         log.info("knowledge base: {}", kb.description());
-        for (Path file : config.seeds()) {
-            Seed seed = Seed.load(file, config.variables());
-            seed.applyTo(kb);
-            log.info("seed {} loaded: {} classes, {} users, {} concrete services", file,
-                    seed.classes().size(), seed.users().size(), seed.services().size());
-        }
+        FirstStart.seed(config, kb);
+        FirstStart.firstOperator(config.operatorFile(), kb);
         ServiceCallLog outcomes = new ServiceCallLog(1 << 16);
         binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of(),
                 AdaptiveBinding.Options.defaults().withClocks(nanos, wall));
@@ -180,13 +174,15 @@ final class Broker implements AutoCloseable {
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),
                 Duration.ofMillis(Math.max(10_000, 3 * cluster.lease().toMillis())));
         operatorActions = new OperatorActions(kb.operatorSwitches(), () -> camel, loop, leaderRequests);
-        Console console = new Console(authenticator, kb.operatorSessions(), wall);
+        // a changed password holds on this replica from the reply on, on the others from their next refresh
+        io.moses.sla.Accounts accounts = new io.moses.sla.Accounts(kb, user -> knowledge.refresh());
+        Console console = new Console(authenticator, kb.operatorSessions(), wall, accounts);
         http.filter("/admin/*", console.admin(new OperatorFilter(authenticator)));
         http.mount("/admin/*", new AdminApi(binding::plan, kb, loop, operatorActions, policing, wall).servlet());
         http.filter("/console/*", console.guard());
         http.mount("/console/*", console.servlet());
         http.mount("/favicon.ico", io.moses.core.console.Console.noIcon());
-        Management.start(http, kb, config, leaderRequests.planning(), wall, logins);
+        Management.start(http, kb, config, leaderRequests.planning(), wall, logins, accounts);
         HttpServlet processesServlet = processes.servlet();
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);

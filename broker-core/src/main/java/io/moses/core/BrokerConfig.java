@@ -33,13 +33,15 @@ import java.util.Map;
  * @param overloadBound  composite requests run at once and queued; beyond, 503 (front-end threads follow)
  * @param tlsCert        PEM certificate chain to serve HTTPS with (it may hold the key too), or null: plain HTTP
  * @param tlsKey         PEM PKCS#8 private key of {@code tlsCert}, or null when it is in that file
+ * @param reseed         apply the seeds even to a knowledge base that already holds classes, users or services
+ * @param operatorFile   a file holding {@code name:password}: the first operator, created at start while none exists (null: none)
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
                     int maxInstancesPerUser, boolean usersInMetrics, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound,
-                    Path tlsCert, Path tlsKey) {
+                    Path tlsCert, Path tlsKey, boolean reseed, Path operatorFile) {
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -54,7 +56,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
                 io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, false, List.of(), io.moses.core.frontend.OverloadBound.defaults(),
-                null, null);
+                null, null, false, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -68,6 +70,8 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     }
     BrokerConfig withDb(String d) { return new Builder(this).db(d).build(); }
     BrokerConfig withSeeds(List<Path> s) { return new Builder(this).seeds(s).build(); }
+    BrokerConfig withReseed(boolean r) { return new Builder(this).reseed(r).build(); }
+    BrokerConfig withOperatorFile(Path f) { return new Builder(this).operatorFile(f).build(); }
     BrokerConfig withVariables(Map<String, String> v) { return new Builder(this).variables(v).build(); }
     BrokerConfig withTimeouts(Duration request, Duration invoke) { return new Builder(this).timeouts(request, invoke).build(); }
     BrokerConfig withMaxBodyBytes(long m) { return new Builder(this).maxBodyBytes(m).build(); }
@@ -91,7 +95,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
         int registrationCap; int maxInstancesPerUser; boolean usersInMetrics; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
-        Path tlsCert; Path tlsKey;
+        Path tlsCert; Path tlsKey; boolean reseed; Path operatorFile;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
@@ -100,7 +104,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
             readDeadline = c.readDeadline; refreshMillis = c.refreshMillis; staticBinding = c.staticBinding; adaptation = c.adaptation;
             openRegistration = c.openRegistration; registrationCap = c.registrationCap; maxInstancesPerUser = c.maxInstancesPerUser;
             usersInMetrics = c.usersInMetrics; trustedProxies = c.trustedProxies;
-            overloadBound = c.overloadBound; tlsCert = c.tlsCert; tlsKey = c.tlsKey;
+            overloadBound = c.overloadBound; tlsCert = c.tlsCert; tlsKey = c.tlsKey; reseed = c.reseed; operatorFile = c.operatorFile;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -124,11 +128,13 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder overloadBound(io.moses.core.frontend.OverloadBound v) { overloadBound = v; return this; }
         Builder httpThreads(int v) { httpThreads = v; return this; }
         Builder tls(Path cert, Path key) { tlsCert = cert; tlsKey = key; return this; }
+        Builder reseed(boolean v) { reseed = v; return this; }
+        Builder operatorFile(Path v) { operatorFile = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey);
+                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey, reseed, operatorFile);
         }
     }
 }

@@ -60,7 +60,8 @@ public final class Main {
 
     static String usage() {
         return """
-                usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]...
+                usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]... [--reseed]
+                                 [--operator-file FILE]
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
                                  [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
@@ -73,7 +74,13 @@ public final class Main {
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
+                  --seed    classes, users and services loaded into an empty knowledge base (one without
+                            classes, users and concrete services); --reseed: into any, replacing what the
+                            seed names (so a changed subscription, class or service of a seeded name reverts)
                   --set     a value for ${NAME} in the seed file
+                  --operator-file  a file holding one line NAME:PASSWORD (a Docker secret): that operator is
+                            created at start while the knowledge base has no operator (else the file is
+                            not read). Offline: moses operator set NAME --db SPEC
                   --replica this replica's name in a cluster (default host-pid-random); --lease: the
                             optimizer leader's lease (default 3000 ms); --drain: after SIGTERM, how long
                             /health says DRAINING before the port closes (default 0; 2000 behind HAProxy);
@@ -133,6 +140,8 @@ public final class Main {
                 case "--work" -> c = c.withWorkDir(Path.of(arg(args, ++i, a)));
                 case "--db" -> c = c.withDb(arg(args, ++i, a));
                 case "--seed" -> seeds.add(Path.of(arg(args, ++i, a)));
+                case "--reseed" -> c = c.withReseed(true);
+                case "--operator-file" -> c = c.withOperatorFile(Path.of(arg(args, ++i, a)));
                 case "--request-timeout" -> request = Duration.ofMillis(intArg(args, ++i, a));
                 case "--invoke-timeout" -> invoke = Duration.ofMillis(intArg(args, ++i, a));
                 case "--max-body" -> c = c.withMaxBodyBytes(intArg(args, ++i, a));

@@ -22,15 +22,16 @@ final class Management {
     /**
      * The SLA Manager at /manage/sla (admission on its own optimizer instance: it works with the
      * loop's off too) and /admin/subscriptions (JSON, for the console), the Service Manager (the
-     * register of concrete services) at /manage/services and /admin/services (JSON), the classes at /admin/classes.
+     * register of concrete services) at /manage/services and /admin/services (JSON), the classes at /admin/classes,
+     * passwords at /admin/users/USER/password.
      */
     static void start(HttpFrontEnd http, KnowledgeBase kb, BrokerConfig config, Planning planning, java.time.Clock wall,
-                      io.moses.model.auth.LoginThrottle logins) {
+                      io.moses.model.auth.LoginThrottle logins, io.moses.sla.Accounts accounts) {
         OptimizationEngine admission = new OptimizationEngine(OptimizationEngine.SolverChoice.parse(config.adaptation().solver()));
         ManagementAuthenticator callers = new ManagementAuthenticator(kb, logins);
         SlaManager sla = new SlaManager(kb, admission, planning,
                 config.openRegistration() ? SlaManager.Registration.OPEN : SlaManager.Registration.CLOSED, config.registrationCap(), wall);
-        http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
+        http.publishManagement("/sla", new SlaManagerEndpoint(sla, callers, accounts), SlaManagerEndpoint.WSDL, SlaManagerEndpoint.SERVICE,
                 SlaManagerEndpoint.PORT);
         ServiceManager services = new ServiceManager(kb, planning);
         http.publishManagement("/services", new ServiceManagerEndpoint(services, callers), ServiceManagerEndpoint.WSDL,
@@ -45,5 +46,7 @@ final class Management {
         http.mount("/admin/classes/*", classesServlet);
         http.mount("/admin/subscriptions", subscriptionsServlet); // the SLA Manager's Subscribe and ChangeSubscription, for the console
         http.mount("/admin/subscriptions/*", subscriptionsServlet);
+        http.mount("/admin/users/*", new io.moses.sla.http.UsersServlet(accounts,
+                req -> (io.moses.model.User) req.getAttribute(OperatorFilter.USER_ATTRIBUTE))); // PUT .../USER/password
     }
 }

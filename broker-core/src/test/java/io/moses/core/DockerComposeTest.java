@@ -50,8 +50,11 @@ class DockerComposeTest {
             assertTrue(cmd.contains("\"--advertise\",\"http://" + b + ":8080\""), cmd);
             assertEquals("moses", s.path("environment").path("MOSES_DB_USER").asText());
         }
-        assertTrue(services.path("broker-1").path("command").toString().contains("--seed"), "broker-1 seeds");
-        assertTrue(!services.path("broker-2").path("command").toString().contains("--seed"), "only broker-1 seeds");
+        // no demo users in a deployment: the first operator comes from a secret file
+        for (String b : List.of("broker-1", "broker-2"))
+            assertTrue(!services.path(b).path("command").toString().contains("--seed"), b + " loads no seed");
+        assertTrue(services.path("broker-1").path("command").toString().contains("\"--operator-file\",\"/run/secrets/moses_operator\""));
+        assertEquals("[\"moses_operator\"]", services.path("broker-1").path("secrets").toString());
         assertEquals("service_healthy", services.path("broker-2").path("depends_on").path("broker-1").path("condition").asText());
         JsonNode haproxy = services.path("haproxy");
         assertEquals("service_healthy", haproxy.path("depends_on").path("broker-1").path("condition").asText());
@@ -74,6 +77,8 @@ class DockerComposeTest {
             String text = Files.readString(ROOT.resolve(file));
             assertTrue(!text.contains("change-me") && !Pattern.compile("PASSWORD:-").matcher(text).find(), file + " gives a password a default");
             assertTrue(text.contains("${MOSES_DB_PASSWORD:?"), file + " requires the database password");
+            assertTrue(text.contains("file: ${MOSES_OPERATOR_FILE:?"), file + " requires the first operator's secret file");
+            assertTrue(!text.contains("seed.yaml\","), file + " loads no demo seed");
         }
     }
 

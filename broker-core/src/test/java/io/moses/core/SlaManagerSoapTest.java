@@ -132,7 +132,7 @@ class SlaManagerSoapTest {
     @Order(1)
     void thePublishedWsdlIsTheOneTheClientWasGeneratedFrom() throws Exception {
         String wsdl = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/manage/sla?wsdl")).build(), HttpResponse.BodyHandlers.ofString()).body();
-        for (String op : List.of("GetClasses", "Subscribe", "ChangeSubscription", "Cancel"))
+        for (String op : List.of("GetClasses", "Subscribe", "ChangeSubscription", "Cancel", "ChangePassword"))
             assertTrue(wsdl.contains("<wsdl:operation name=\"" + op + "\">"), op);
         assertTrue(wsdl.contains("location=\"" + base + "/manage/sla\""), "the address is the broker's");
         GetClassesResponse classes = client(null, null).getClasses(new GetClasses());

@@ -25,16 +25,19 @@ public final class AdminCommand {
               monitor NAME on|off          switch a monitor (qos-monitor, ws-monitor) on or off
               service NAME out|in          take a concrete service out of the plans, or put it back in
               status | concrete-services | compliance | composites | events   read the admin API (JSON)
-              processes                    the deployment units, each replica's version of each (JSON)""";
+              processes                    the deployment units, each replica's version of each (JSON)
+              users password NAME [--password-file F]   reset NAME's password (asked twice, or the first line of F)""";
 
     public static void main(String[] args) {
         String broker = "http://127.0.0.1:8080";
         String user = System.getenv("MOSES_USER");
+        String passwordFile = null;
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--broker" -> broker = value(args, ++i, "--broker needs a URL");
                 case "--user" -> user = value(args, ++i, "--user needs a name");
+                case "--password-file" -> passwordFile = value(args, ++i, "--password-file needs a file");
                 case "-h", "--help" -> {
                     System.out.println(USAGE);
                     return;
@@ -64,12 +67,19 @@ public final class AdminCommand {
                 method = "GET";
                 path = "/admin/" + rest.get(0);
             }
+            case "users" -> {
+                if (rest.size() != 3 || !rest.get(1).equals("password")) fail("users password NAME\n" + USAGE);
+                method = "PUT";
+                path = "/admin/users/" + rest.get(2) + "/password";
+                if (!path.matches("/admin/[A-Za-z0-9._@/-]+")) fail("a user name has characters a name cannot have: " + rest.get(2));
+                body = "{\"password\":" + jsonString(CommandLine.newPassword(passwordFile, rest.get(2), USAGE)) + "}";
+            }
             default -> {
                 fail("unknown action " + rest.get(0) + "\n" + USAGE);
                 return;
             }
         }
-        if (!path.matches("/admin/[A-Za-z0-9._/-]+")) fail("a service or monitor name has characters a name cannot have: " + path);
+        if (!path.matches("/admin/[A-Za-z0-9._@/-]+")) fail("a service or monitor name has characters a name cannot have: " + path);
         try {
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(broker.replaceAll("/+$", "") + path)).timeout(Duration.ofSeconds(10))
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
@@ -87,6 +97,16 @@ public final class AdminCommand {
         } catch (Exception e) {
             fail("cannot reach the broker at " + broker + ": " + e);
         }
+    }
+
+    private static String jsonString(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        return b.append('"').toString();
     }
 
     private static String value(String[] args, int i, String missing) {

@@ -93,6 +93,30 @@ final class CommandLine {
         ((BindingProvider) port).getRequestContext().put(BindingProvider.PASSWORD_PROPERTY, password);
     }
 
+    /**
+     * A new password: the first line of {@code file} (a secret file; null: asked twice on the
+     * terminal, not echoed). Never from the command line, where {@code ps} shows it.
+     */
+    static String newPassword(String file, String who, String usage) {
+        if (file != null) {
+            try {
+                String text = java.nio.file.Files.readString(java.nio.file.Path.of(file));
+                String line = text.lines().findFirst().orElse("");
+                if (line.isEmpty()) fail(usage, "--password-file " + file + " is empty");
+                return line;
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                fail(usage, "--password-file " + file + ": cannot read (" + e.getClass().getSimpleName() + ")");
+                return null;
+            }
+        }
+        java.io.Console console = System.console();
+        if (console == null) fail(usage, "no terminal to ask the new password on: give --password-file FILE");
+        String first = new String(console.readPassword("new password of %s: ", who));
+        String again = new String(console.readPassword("new password of %s, again: ", who));
+        if (!first.equals(again)) fail(usage, "the two new passwords differ");
+        return first;
+    }
+
     static void fail(String usage, String message) {
         System.err.println(message);
         System.err.println(usage);

@@ -2,6 +2,7 @@ package io.moses.cli;
 
 import io.moses.management.ManagementClients;
 import io.moses.sla.wsdl.sla.Cancel;
+import io.moses.sla.wsdl.sla.ChangePassword;
 import io.moses.sla.wsdl.sla.ChangeSubscription;
 import io.moses.sla.wsdl.sla.CounterOffer;
 import io.moses.sla.wsdl.sla.GetClasses;
@@ -25,6 +26,8 @@ public final class SlaCommand {
                                                         (the operator's password from MOSES_OPERATOR_PASSWORD)
               change [--for USER] [--class K] [--rate R] change your subscription (an operator may name --for USER)
               cancel [--for USER]                       end your subscription
+              password [--for USER] [--password-file F] change your password (asked twice, or the first line of F);
+                                                        an operator may reset --for USER's
             credentials: --user NAME (or MOSES_USER), password in MOSES_PASSWORD (never on the command line)
             --broker  the broker's base URL (default MOSES_BROKER or http://127.0.0.1:8080)
             exit status: 0 done or accepted, 1 refused or rejected (with the counter-offers), 2 bad usage""";
@@ -32,7 +35,7 @@ public final class SlaCommand {
     private SlaCommand() {}
 
     public static void main(String[] args) {
-        CommandLine cli = CommandLine.parse(args, Set.of("--broker", "--user", "--class", "--rate", "--for", "--as"), USAGE);
+        CommandLine cli = CommandLine.parse(args, Set.of("--broker", "--user", "--class", "--rate", "--for", "--as", "--password-file"), USAGE);
         ManagementClients.useJdkXPath();
         String broker = cli.broker();
         SlaManagerPort port;
@@ -86,6 +89,14 @@ public final class SlaCommand {
                     c.setUser(cli.option("--for"));
                     var r = port.cancel(c);
                     System.out.println("cancelled: " + r.getUser() + ", plan " + r.getPlanVersion());
+                }
+                case "password" -> {
+                    cli.authenticate(port, USAGE, true); // with the current password
+                    ChangePassword c = new ChangePassword();
+                    c.setUser(cli.option("--for"));
+                    String who = cli.option("--for", cli.option("--user", System.getenv("MOSES_USER")));
+                    c.setNewPassword(CommandLine.newPassword(cli.option("--password-file"), who, USAGE));
+                    System.out.println("password changed: " + port.changePassword(c).getUser());
                 }
                 default -> CommandLine.fail(USAGE, "unknown command '" + cli.command + "'");
             }

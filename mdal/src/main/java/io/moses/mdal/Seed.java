@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A seed file (YAML, or JSON, which is YAML too): service classes, users, concrete services,
- * which tasks are idempotent and optionally an initial plan, loaded at start ({@code ./moses run --seed FILE}). The format is
+ * which tasks are idempotent and optionally an initial plan, loaded at start into an empty
+ * knowledge base ({@code ./moses run --seed FILE}; {@code --reseed}: into any). The format is
  * documented by example in {@code bpel-processes/trip-planner/seed.yaml}.
  *
  * <p>String values may contain {@code ${NAME}}, replaced by the caller's variables (for example

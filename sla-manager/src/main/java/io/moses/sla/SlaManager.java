@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +32,6 @@ public final class SlaManager {
     private static final Logger log = LoggerFactory.getLogger(SlaManager.class);
     /** Above this a rate is a typo, not a subscription. */
     public static final double MAX_RATE = 1e6;
-    private static final Pattern USER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,99}");
-    private static final int MIN_PASSWORD = 8;
-    private static final int MAX_PASSWORD = 200;
     private static final int ATTEMPTS = 5;
 
     /** Whether anybody may subscribe, or only operators (on behalf of new users). */
@@ -128,11 +124,8 @@ public final class SlaManager {
         if (registration == Registration.CLOSED && (caller == null || !caller.isOperator()))
             throw new SlaException(caller == null ? SlaException.Code.UNAUTHENTICATED : SlaException.Code.FORBIDDEN,
                     "registration is closed: an operator subscribes new users");
-        if (name == null || !USER_NAME.matcher(name).matches())
-            throw new SlaException(SlaException.Code.INVALID, "user must be 1 to 100 letters, digits, '.', '_', '@' or '-', "
-                    + "starting with a letter or digit, was '" + name + "'");
-        if (password == null || password.length() < MIN_PASSWORD || password.length() > MAX_PASSWORD)
-            throw new SlaException(SlaException.Code.INVALID, "password must be " + MIN_PASSWORD + " to " + MAX_PASSWORD + " characters");
+        Accounts.requireValidName(name);
+        Accounts.requireValidPassword(password);
         checkRate(rate);
         ServiceClass k = knownClass(serviceClass);
         if (lookup(name).isPresent()) throw new SlaException(SlaException.Code.DUPLICATE_USER, "user '" + name + "' already exists");

@@ -43,6 +43,8 @@ public final class Console {
 
     private final Authenticator authenticator;
     private final ConsoleSessions sessions;
+    /** Changes an operator's own password ({@code /console/password}); null: not offered. */
+    private final io.moses.sla.Accounts accounts;
 
     /**
      * @param authenticator checks an operator's name and password (as HTTP Basic would)
@@ -50,12 +52,18 @@ public final class Console {
      * @param wall          the broker's wall clock, which a session's idle time is measured on
      */
     public Console(Authenticator authenticator, OperatorSessions sessions, java.time.Clock wall) {
-        this(authenticator, sessions, 8 * 3600_000L, wall);
+        this(authenticator, sessions, 8 * 3600_000L, wall, null);
     }
 
-    Console(Authenticator authenticator, OperatorSessions sessions, long idleMillis, java.time.Clock wall) {
+    /** @param accounts where {@code /console/password} changes the operator's own password */
+    public Console(Authenticator authenticator, OperatorSessions sessions, java.time.Clock wall, io.moses.sla.Accounts accounts) {
+        this(authenticator, sessions, 8 * 3600_000L, wall, accounts);
+    }
+
+    Console(Authenticator authenticator, OperatorSessions sessions, long idleMillis, java.time.Clock wall, io.moses.sla.Accounts accounts) {
         this.authenticator = authenticator;
         this.sessions = new ConsoleSessions(sessions, idleMillis, wall::millis);
+        this.accounts = accounts;
     }
 
     /**
@@ -205,6 +213,10 @@ public final class Console {
                     res.sendRedirect("/console/login");
                     return;
                 }
+                if (path.equals("/password") && accounts != null) {
+                    passwordPage(res, 200, null);
+                    return;
+                }
                 String name = path.equals("/") ? "index.html" : path.substring(1);
                 if (!RESOURCE.matcher(name).matches()) {
                     notFound(res, path);
@@ -240,6 +252,10 @@ public final class Console {
                     }
                     res.addHeader("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" + secure(req));
                     res.sendRedirect("/console/login");
+                    return;
+                }
+                if (path.equals("/password") && accounts != null) {
+                    changePassword(req, res);
                     return;
                 }
                 if (!path.equals("/login")) {
@@ -283,6 +299,41 @@ public final class Console {
                 res.sendRedirect("/console/");
             }
         };
+    }
+
+    /**
+     * The operator's own new password, from the form at {@code /console/password}: the current
+     * password is asked again (a session alone, perhaps left open on a shared screen, does not
+     * change it). Every session of the operator ends, this one too: it logs in with the new one.
+     */
+    private void changePassword(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        User u = (User) req.getAttribute(OperatorFilter.USER_ATTRIBUTE); // the guard let only an operator through
+        String current = req.getParameter("current");
+        String password = req.getParameter("password");
+        if (current == null || current.isEmpty() || password == null || !password.equals(req.getParameter("confirm"))) {
+            passwordPage(res, 400, "Enter your current password, and the new one twice, the same.");
+            return;
+        }
+        try {
+            authenticator.userOf("Basic " + Base64.getEncoder().encodeToString((u.name() + ":" + current).getBytes(StandardCharsets.UTF_8)));
+        } catch (AuthenticationException e) {
+            log.info("console password change of {} refused: {}", u.name(), e.getMessage());
+            passwordPage(res, e.getMessage().startsWith("too many") ? 429 : 403, "The current password is wrong.");
+            return;
+        }
+        try {
+            accounts.changePassword(u, u.name(), password);
+        } catch (io.moses.sla.SlaException e) {
+            passwordPage(res, e.code().httpStatus(), e.getMessage().substring(0, 1).toUpperCase(java.util.Locale.ROOT)
+                    + e.getMessage().substring(1) + ".");
+            return;
+        }
+        res.addHeader("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" + secure(req));
+        page(res, "/console/login.html", 200, "<p class=\"notice\" id=\"password-changed\">Password changed: log in with the new one.</p>");
+    }
+
+    private static void passwordPage(HttpServletResponse res, int status, String error) throws IOException {
+        page(res, "/console/password.html", status, error == null ? "" : "<p class=\"error\" id=\"password-error\">" + escape(error) + "</p>");
     }
 
     /**
@@ -336,15 +387,20 @@ public final class Console {
     }
 
     private static void loginPage(HttpServletResponse res, int status, String error) throws IOException {
+        page(res, "/console/login.html", status, error == null ? "" : "<p class=\"error\" id=\"login-error\">" + escape(error) + "</p>");
+    }
+
+    /** A form page with {@code message} (HTML, escaped by the caller) in place of its {@code <!--error-->}. */
+    private static void page(HttpServletResponse res, String resource, int status, String message) throws IOException {
         securityHeaders(res);
         res.setStatus(status);
         res.setHeader("Cache-Control", "no-store");
         res.setContentType("text/html; charset=utf-8");
         String page;
-        try (InputStream in = Console.class.getResourceAsStream("/console/login.html")) {
+        try (InputStream in = Console.class.getResourceAsStream(resource)) {
             page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        res.getWriter().write(page.replace("<!--error-->", error == null ? "" : "<p class=\"error\" id=\"login-error\">" + escape(error) + "</p>"));
+        res.getWriter().write(page.replace("<!--error-->", message));
     }
 
     /** A name from a form as it may appear in a log line: one line, not too long. */

@@ -74,7 +74,8 @@ public final class Demo {
                     "--deploy", home.resolve("bpel-processes/trip-planner").toString(),
                     "--seed", home.resolve("bpel-processes/trip-planner/seed.yaml").toString(),
                     "--set", "STUBS=http://127.0.0.1:" + stubPort));
-            if (db != null) brokerArgs.addAll(List.of("--db", db));
+            // a knowledge base of an earlier demo gets the seed again: the stubs' port changed
+            if (db != null) brokerArgs.addAll(List.of("--db", db, "--reseed"));
             // JVM options ./moses gives brokers (its AOT cache, or the recording that makes it)
             List<String> brokerJvm = System.getProperty("moses.broker.jvm", "").isBlank() ? List.of()
                     : List.of(System.getProperty("moses.broker.jvm").trim().split("\\s+"));

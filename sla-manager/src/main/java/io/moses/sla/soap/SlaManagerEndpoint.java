@@ -2,11 +2,14 @@ package io.moses.sla.soap;
 
 import io.moses.model.ServiceClass;
 import io.moses.model.User;
+import io.moses.sla.Accounts;
 import io.moses.sla.ManagementAuthenticator;
 import io.moses.sla.SlaException;
 import io.moses.sla.SlaManager;
 import io.moses.sla.wsdl.sla.Cancel;
 import io.moses.sla.wsdl.sla.CancelResponse;
+import io.moses.sla.wsdl.sla.ChangePassword;
+import io.moses.sla.wsdl.sla.ChangePasswordResponse;
 import io.moses.sla.wsdl.sla.ChangeSubscription;
 import io.moses.sla.wsdl.sla.ChangeSubscriptionResponse;
 import io.moses.sla.wsdl.sla.CounterOffer;
@@ -35,12 +38,14 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
 
     private final SlaManager manager;
     private final ManagementAuthenticator authenticator;
+    private final Accounts accounts;
     @Resource
     private WebServiceContext context;
 
-    public SlaManagerEndpoint(SlaManager manager, ManagementAuthenticator authenticator) {
+    public SlaManagerEndpoint(SlaManager manager, ManagementAuthenticator authenticator, Accounts accounts) {
         this.manager = manager;
         this.authenticator = authenticator;
+        this.accounts = accounts;
     }
 
     @Override
@@ -91,6 +96,16 @@ public final class SlaManagerEndpoint implements SlaManagerPort {
             CancelResponse r = new CancelResponse();
             r.setPlanVersion(manager.cancel(caller, p.getUser()));
             r.setUser(user);
+            return r;
+        });
+    }
+
+    @Override
+    public ChangePasswordResponse changePassword(ChangePassword p) throws SlaFault_Exception {
+        return call(() -> {
+            User caller = SoapCalls.caller(authenticator, context);
+            ChangePasswordResponse r = new ChangePasswordResponse();
+            r.setUser(accounts.changePassword(caller, p.getUser(), p.getNewPassword()));
             return r;
         });
     }
