@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
  */
 class DockerComposeTest {
     static final Path ROOT = Path.of("..");
-    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** Strict about a key given twice (YAML parsers differ: compose refuses such a file, others keep the last). */
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     static JsonNode compose() throws Exception {
         return YAML.readTree(ROOT.resolve("docker-compose.yml").toFile());
@@ -49,7 +51,11 @@ class DockerComposeTest {
             // the others forward conversations to the name they reach it by, not to 127.0.0.1 (itself)
             assertTrue(cmd.contains("\"--advertise\",\"http://" + b + ":8080\""), cmd);
             assertEquals("moses", s.path("environment").path("MOSES_DB_USER").asText());
+            // failed logins are counted per client: HAProxy, at its fixed address, says whom it forwards for
+            assertTrue(cmd.contains("\"--trusted-proxy\",\"172.28.0.10\""), cmd);
         }
+        assertEquals("172.28.0.10", services.path("haproxy").path("networks").path("default").path("ipv4_address").asText());
+        assertEquals("172.28.0.0/16", compose().path("networks").path("default").path("ipam").path("config").path(0).path("subnet").asText());
         // no demo users in a deployment: the first operator comes from a secret file
         for (String b : List.of("broker-1", "broker-2"))
             assertTrue(!services.path(b).path("command").toString().contains("--seed"), b + " loads no seed");
