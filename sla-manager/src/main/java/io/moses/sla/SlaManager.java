@@ -77,6 +77,9 @@ public final class SlaManager {
     private final Clock wall;
     /** One admission at a time on this replica (across replicas the version check decides). */
     private final Object admission = new Object();
+    private final Object offering = new Object();
+    /** The last answer of {@link #classes}, null once this replica admitted a change after it. */
+    private volatile Offers offers;
 
     public SlaManager(KnowledgeBase kb, OptimizationEngine optimizer, Planning planning, Registration registration, Clock wall) {
         this(kb, optimizer, planning, registration, DEFAULT_REGISTRATION_CAP, wall);
@@ -98,12 +101,33 @@ public final class SlaManager {
         return registration;
     }
 
-    /** Every class with its SLA and the rate it can still admit. */
+    /**
+     * Every class with its SLA and the rate it can still admit. Anyone may ask, and each answer
+     * costs about ten solves per class: one answer serves every caller for
+     * {@link #OFFERS_FRESH_MILLIS}, or until this replica admits a change (another replica's
+     * shows within that time; Subscribe decides on what is known then, whatever the offer said).
+     */
     public List<ClassOffer> classes() {
-        PlanningInput in = input();
-        List<ClassOffer> out = new ArrayList<>();
-        for (ServiceClass k : in.classes()) out.add(new ClassOffer(k, AdmissibleRate.of(optimizer, in, k.name())));
-        return out;
+        Offers o = offers;
+        if (o != null && o.freshAt(wall.millis())) return o.offers();
+        synchronized (offering) { // callers arriving meanwhile wait for this answer instead of computing their own
+            o = offers;
+            if (o != null && o.freshAt(wall.millis())) return o.offers();
+            PlanningInput in = input();
+            List<ClassOffer> out = new ArrayList<>();
+            for (ServiceClass k : in.classes()) out.add(new ClassOffer(k, AdmissibleRate.of(optimizer, in, k.name())));
+            offers = new Offers(wall.millis(), List.copyOf(out));
+            return offers.offers();
+        }
+    }
+
+    /** How long one answer of {@link #classes} serves. */
+    static final long OFFERS_FRESH_MILLIS = 1000;
+
+    private record Offers(long atMillis, List<ClassOffer> offers) {
+        boolean freshAt(long now) {
+            return now >= atMillis && now - atMillis < OFFERS_FRESH_MILLIS;
+        }
     }
 
     /** A subscription by its user's name. */
@@ -141,6 +165,7 @@ public final class SlaManager {
                 if (!d.accepted()) return refused(name, null, 0, k.name(), rate, d, in);
                 try {
                     kb.subscribe(new User(name, k.name(), rate, hash, Role.USER), version);
+                    offers = null;
                 } catch (KnowledgeBaseException e) {
                     if (e.kind() == KnowledgeBaseException.Kind.CONFLICT && lookup(name).isPresent())
                         throw new SlaException(SlaException.Code.DUPLICATE_USER, "user '" + name + "' already exists");
@@ -184,6 +209,7 @@ public final class SlaManager {
                 if (!d.accepted()) return refused(u.name(), current.serviceClass(), current.rate(), cls, newRate, d, without);
                 try {
                     kb.changeSubscription(u.name(), cls, newRate, version);
+                    offers = null;
                 } catch (KnowledgeBaseException e) {
                     if (retry(e, attempt)) continue;
                     throw translate(e);
@@ -211,6 +237,7 @@ public final class SlaManager {
             boolean removed;
             try {
                 removed = kb.removeUser(u.name());
+                offers = null;
             } catch (KnowledgeBaseException e) {
                 throw translate(e);
             }

@@ -139,4 +139,39 @@ class AdmissionRetryTest {
         assertEquals(1, p.reads.get());
         assertEquals(5.0, kb.user("dave").orElseThrow().rate());
     }
+
+    @Test
+    void oneAnswerOfTheClassesServesEveryCallerForASecondOrUntilAChangeIsAdmitted() throws Exception {
+        Racing p = new Racing(() -> {});
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(WALL.toEpochMilli());
+        Clock moving = new Clock() {
+            @Override public java.time.ZoneId getZone() { return ZoneOffset.UTC; }
+            @Override public Clock withZone(java.time.ZoneId zone) { return this; }
+            @Override public java.time.Instant instant() { return java.time.Instant.ofEpochMilli(now.get()); }
+        };
+        SlaManager m = new SlaManager(kb, new OptimizationEngine(OptimizationEngine.SolverChoice.OJALGO), p, SlaManager.Registration.OPEN,
+                SlaManager.DEFAULT_REGISTRATION_CAP, moving);
+        // anonymous callers asking at once: one computation
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            java.util.List<java.util.concurrent.Future<java.util.List<SlaManager.ClassOffer>>> asked = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++) asked.add(callers.submit(m::classes));
+            for (var f : asked) assertEquals(1, f.get(60, java.util.concurrent.TimeUnit.SECONDS).size());
+        } finally {
+            callers.shutdownNow();
+        }
+        assertEquals(1, p.reads.get(), "one planning input read for all of them");
+        double before = m.classes().get(0).admissibleRate();
+        now.addAndGet(SlaManager.OFFERS_FRESH_MILLIS - 1);
+        m.classes();
+        assertEquals(1, p.reads.get(), "still fresh");
+        m.subscribe(null, "erin", "secret-password", "gold", 1);
+        int afterSubscribe = p.reads.get();
+        double after = m.classes().get(0).admissibleRate();
+        assertEquals(afterSubscribe + 1, p.reads.get(), "an admitted change is answered anew at once");
+        assertTrue(after < before, "the offer shows the new subscription: " + before + " -> " + after);
+        now.addAndGet(SlaManager.OFFERS_FRESH_MILLIS);
+        m.classes();
+        assertEquals(afterSubscribe + 2, p.reads.get(), "a second later, anew");
+    }
 }
