@@ -299,6 +299,13 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         unitVersions.computeIfAbsent(unit.name, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).addAll(confs);
         log.info("deployed {} ({} process(es), services {})", unit.name, confs.size(),
                 services.stream().map(s -> s.service().getLocalPart()).toList());
+        // Apache ODE keeps the instances of a process whose deploy.xml does not say in-memory in
+        // its database; here every instance is in memory: say so rather than drop it silently
+        List<String> durable = confs.stream().filter(c -> !c.info().isSetInMemory() || !c.info().getInMemory())
+                .map(c -> c.getType().getLocalPart()).toList();
+        if (!durable.isEmpty())
+            log.warn("{}: deploy.xml asks for durable instances of {} (no <in-memory>true</in-memory>); this broker keeps every "
+                    + "instance in memory, and a restart or a replica's death loses those waiting for a message or a timer", unit.name, durable);
         return d;
     }
 
