@@ -76,9 +76,14 @@ public final class LoginThrottle {
         this.nanos = nanos;
     }
 
-    /** Half the cores hash at once (at least one: the other half serves requests), waiting up to 5 s for a place. */
+    /**
+     * Half the cores hash at once, at least two, waiting up to 10 s for a place. A hash takes a
+     * few hundred ms of a core at 600,000 iterations (more on a loaded machine), and only a
+     * user's first login on a replica needs one: on two cores, with one place and 5 s, four
+     * users' first logins at once on a loaded machine were refused as busy (ClusterTest, in CI).
+     */
     public static LoginThrottle defaults() {
-        return new LoginThrottle(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), Duration.ofSeconds(5), System::nanoTime);
+        return new LoginThrottle(Math.max(2, Runtime.getRuntime().availableProcessors() / 2), Duration.ofSeconds(10), System::nanoTime);
     }
 
     /**
@@ -103,7 +108,12 @@ public final class LoginThrottle {
             Thread.currentThread().interrupt();
             placed = false;
         }
-        if (!placed) throw new Refused("too many logins are being checked at once: retry after 1 s", 1);
+        if (!placed) {
+            // it held a request thread while it waited: a client sending many such logins is
+            // delayed as one that guesses, or it could hold the threads without ever failing
+            if (from != null) failed(clientFailures, from, CLIENT_MEMORY_NANOS);
+            throw new Refused("too many logins are being checked at once: retry after 1 s", 1);
+        }
         boolean ok;
         try {
             ok = check.getAsBoolean();

@@ -97,6 +97,13 @@ class LoginThrottleTest {
         LoginThrottle.Refused busy = assertThrows(LoginThrottle.Refused.class, () -> login("second", true));
         assertEquals("too many logins are being checked at once: retry after 1 s", busy.getMessage());
         assertEquals(0, hashes.get(), "the second login did not hash");
+        // a client refused as busy again and again is delayed as a guesser is (it held a thread each time)
+        try (LoginThrottle.ClientScope c = throttle.fromClient("192.0.2.9")) {
+            for (int i = 0; i < LoginThrottle.FREE_CLIENT_FAILURES; i++)
+                assertThrows(LoginThrottle.Refused.class, () -> login("second", true));
+            assertEquals("too many failed logins from 192.0.2.9: retry after 1 s",
+                    assertThrows(LoginThrottle.Refused.class, () -> login("second", true)).getMessage());
+        }
         finish.countDown();
         slow.join(60_000);
         assertTrue(login("second", true), "a place again once the first hash is done");
