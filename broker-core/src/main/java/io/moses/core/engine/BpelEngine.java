@@ -198,14 +198,20 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     private boolean createsInstances(QName service, String operation) {
+        return readingModel(() -> org.apache.ode.bpel.engine.IncomingCorrelation.createsInstances(server, service, operation),
+                "cannot read the process's model");
+    }
+
+    /** {@code read} within a transaction, as ODE reads a process's model; a failure is {@code failure}: its message. */
+    private <T> T readingModel(java.util.concurrent.Callable<T> read, String failure) {
         try {
-            tx.begin(); // ODE reads a process's model within a transaction
-            boolean creates = org.apache.ode.bpel.engine.IncomingCorrelation.createsInstances(server, service, operation);
+            tx.begin();
+            T result = read.call();
             tx.commit();
-            return creates;
+            return result;
         } catch (Exception e) {
             rollbackQuietly();
-            throw new IllegalStateException("cannot read the process's model: " + e.getMessage(), e);
+            throw new IllegalStateException(failure + ": " + e.getMessage(), e);
         }
     }
 
@@ -225,15 +231,9 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         } catch (IllegalArgumentException e) {
             return null;
         }
-        try {
-            tx.begin(); // ODE reads a process's model within a transaction
-            var keys = org.apache.ode.bpel.engine.IncomingCorrelation.of(server, service, operation, message);
-            tx.commit();
-            return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch(), keys.starts());
-        } catch (Exception e) {
-            rollbackQuietly();
-            throw new IllegalStateException("cannot compute the correlation values: " + e.getMessage(), e);
-        }
+        var keys = readingModel(() -> org.apache.ode.bpel.engine.IncomingCorrelation.of(server, service, operation, message),
+                "cannot compute the correlation values");
+        return keys == null ? null : new Conversations.Keys(keys.process(), keys.keys(), keys.mustMatch(), keys.starts());
     }
 
     public boolean isRunning() {

@@ -110,11 +110,6 @@ public final class RatePolicing {
     /** Whether any class is policed, kept with the class policies: the request path reads it on every request. */
     private volatile boolean polices;
 
-    /** With the per-class counters in {@code registry} and per-user ones too. */
-    public RatePolicing(RatePolicy policy, MeterRegistry registry, java.time.Clock wall, LongSupplier nanos) {
-        this(policy, registry, true, wall, nanos);
-    }
-
     /**
      * @param registry      where the per-class counters go (null: none)
      * @param usersInMetrics whether the per-user counters go there too (their series name users,

@@ -22,7 +22,7 @@ class PolicingFilterTest {
     static final Instant WALL = Instant.parse("2026-01-01T00:00:00Z");
     static final String CARL = "Basic Y2FybDpjYXJsLXNlY3JldA==";
     final HopSeal hops = new HopSeal(HopSealTest.KEY, "r1");
-    final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, Clock.fixed(WALL, ZoneOffset.UTC),
+    final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, false, Clock.fixed(WALL, ZoneOffset.UTC),
             System::nanoTime);
     final PolicingFilter filter = new PolicingFilter(Clock.fixed(WALL, ZoneOffset.UTC));
 

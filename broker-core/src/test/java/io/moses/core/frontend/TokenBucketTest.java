@@ -15,7 +15,7 @@ class TokenBucketTest {
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
     private static final java.time.Instant WALL = java.time.Instant.parse("2026-01-01T00:00:00Z");
     private static final java.time.Clock STOPPED = java.time.Clock.fixed(WALL, java.time.ZoneOffset.UTC);
-    private final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, STOPPED, now::get);
+    private final RatePolicing policing = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), null, false, STOPPED, now::get);
     private static final User CARL = new User("carl", "bronze", 4, "hash");
 
     private int conforming(User u, int tries) {
@@ -60,7 +60,7 @@ class TokenBucketTest {
     @Test
     void aUserNoLongerSubscribedLeavesNeitherCountersNorMetricSeriesBehind() {
         var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        RatePolicing metered = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), registry, STOPPED, now::get);
+        RatePolicing metered = new RatePolicing(new RatePolicy(RatePolicy.OverRate.REJECT, 2), registry, true, STOPPED, now::get);
         User dora = new User("dora", "bronze", 4, "hash");
         assertNull(metered.take(CARL));
         assertNull(metered.take(dora));
@@ -103,7 +103,7 @@ class TokenBucketTest {
         assertEquals(100, conforming(free, 100), "a class whose policy is off is not policed");
         assertEquals(null, policing.user("fred"), "nor counted");
         assertTrue(policing.polices());
-        RatePolicing off = new RatePolicing(RatePolicy.OFF, null, STOPPED, now::get);
+        RatePolicing off = new RatePolicing(RatePolicy.OFF, null, false, STOPPED, now::get);
         assertTrue(!off.polices());
         off.overRates(java.util.Map.of("bronze", io.moses.model.OverRate.BEST_EFFORT));
         assertTrue(off.polices(), "one class's policy polices with the broker's default off");
