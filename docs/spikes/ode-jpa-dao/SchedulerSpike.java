@@ -12,8 +12,8 @@ import org.apache.ode.scheduler.simple.JdbcDelegate;
 import org.apache.ode.scheduler.simple.SimpleScheduler;
 import org.h2.jdbcx.JdbcDataSource;
 
-/** usage: SchedTest schedule|run|both <h2url>  — ODE SimpleScheduler + JdbcDelegate on H2 (table ODE_JOB). */
-public class SchedTest {
+/** usage: SchedulerSpike schedule|run|both <h2url>  — ODE SimpleScheduler + JdbcDelegate on H2 (table ODE_JOB). */
+public class SchedulerSpike {
     // ODE 1.3.x simplesched DDL (schema v6), CHAR(64) -> VARCHAR(64) to avoid CHAR padding surprises
     static final String DDL = "CREATE TABLE IF NOT EXISTS ODE_JOB (jobid VARCHAR(64) NOT NULL DEFAULT '', ts BIGINT NOT NULL DEFAULT 0,"
         + " nodeid VARCHAR(64), scheduled INT NOT NULL DEFAULT 0, transacted INT NOT NULL DEFAULT 0, instanceId BIGINT,"
