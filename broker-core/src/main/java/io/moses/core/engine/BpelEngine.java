@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -71,8 +72,20 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private volatile Conversations conversations;
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
 
-    /** A deployed unit: its processes' files and the services they provide. */
-    public record Deployment(String name, Path dir, Map<QName, Path> processes, List<ProvidedService> services) {}
+    /**
+     * A deployed unit: its processes' files, the services they provide, and which of its
+     * processes are durable (their instances kept in the knowledge base; the others run in memory).
+     */
+    public record Deployment(String name, Path dir, Map<QName, Path> processes, List<ProvidedService> services, Set<QName> durable) {
+        public Deployment {
+            durable = Set.copyOf(durable);
+        }
+
+        /** "durable" or "in-memory", as deploy.xml's {@code <in-memory>} decides (absent: durable, ODE's rule). */
+        public String mode(QName process) {
+            return durable.contains(process) ? "durable" : "in-memory";
+        }
+    }
 
     /** @param correlates whether its process declares correlation sets (only then can a message belong to another replica's instance) */
     private record Provided(ProvidedService service, SoapBinding binding, boolean correlates) {}
@@ -294,19 +307,21 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                     && c.getProvideEndpoints().values().stream().anyMatch(ep -> ep.serviceName.equals(ps.service())));
             provided.put(ps.service(), new Provided(ps, SoapBinding.of(def, ps.service(), ps.port()), correlates));
         }
-        Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
+        Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services), durableTypes(confs));
         deployments.add(d);
         unitVersions.computeIfAbsent(unit.name, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).addAll(confs);
-        log.info("deployed {} ({} process(es), services {})", unit.name, confs.size(),
+        log.info("deployed {} ({}, services {})", unit.name, modes(confs),
                 services.stream().map(s -> s.service().getLocalPart()).toList());
-        // Apache ODE keeps the instances of a process whose deploy.xml does not say in-memory in
-        // its database; here every instance is in memory: say so rather than drop it silently
-        List<String> durable = confs.stream().filter(c -> !c.info().isSetInMemory() || !c.info().getInMemory())
-                .map(c -> c.getType().getLocalPart()).toList();
-        if (!durable.isEmpty())
-            log.warn("{}: deploy.xml asks for durable instances of {} (no <in-memory>true</in-memory>); this broker keeps every "
-                    + "instance in memory, and a restart or a replica's death loses those waiting for a message or a timer", unit.name, durable);
         return d;
+    }
+
+    private static Set<QName> durableTypes(List<ProcessConfiguration> confs) {
+        return confs.stream().filter(c -> !c.isTransient()).map(ProcessConfiguration::getType).collect(java.util.stream.Collectors.toSet());
+    }
+
+    /** Each process and its mode, for the deploy's log line: "OrderProcess durable, Audit in-memory". */
+    private static String modes(List<ProcessConfiguration> confs) {
+        return String.join(", ", confs.stream().map(c -> c.getType().getLocalPart() + (c.isTransient() ? " in-memory" : " durable")).toList());
     }
 
     /**
@@ -376,11 +391,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
         provided.putAll(next);
         for (ProcessConfiguration conf : confs) conf.activate();
-        Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services));
+        Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services), durableTypes(confs));
         deployments.replaceAll(x -> x.name().equals(name) ? d : x);
         for (ProcessConfiguration c : olderConfs) retired.put(c, requests.get());
         unitVersions.put(name, new java.util.concurrent.CopyOnWriteArrayList<>(confs));
-        log.info("redeployed {} as version {} ({} process(es)); running requests finish on the old version", name, unit.version, confs.size());
+        log.info("redeployed {} as version {} ({}); running requests finish on the old version", name, unit.version, modes(confs));
         return d;
     }
 

@@ -31,8 +31,9 @@ import org.w3c.dom.Node;
  * ODE's view of one deployed process. Our own implementation (ODE's lives in its JPA-backed
  * process store, which we do not use).
  *
- * <p>Every process runs in memory, whatever its deploy.xml says: the broker keeps no
- * long-running instances, and in-memory execution keeps the database off the request path.
+ * <p>deploy.xml decides where instances live, with ODE's rule: {@code <in-memory>true</in-memory>}
+ * runs them in memory (no database call on the request path); absent or false keeps them in the
+ * knowledge base, so that they outlive a restart.
  * A partner failure faults the invoke (ODE's default would park the instance waiting for an
  * operator), unless deploy.xml sets its own failure handling.
  */
@@ -103,7 +104,8 @@ final class ProcessConfiguration implements ProcessConf {
     @Override public QName getProcessId() { return pid; }
     @Override public QName getType() { return type; }
     @Override public long getVersion() { return unit.version; }
-    @Override public boolean isTransient() { return true; }
+    /** ODE's rule: in memory only when deploy.xml says {@code <in-memory>true</in-memory>}; absent or false is durable. */
+    @Override public boolean isTransient() { return info.isSetInMemory() && info.getInMemory(); }
 
     @Override
     public InputStream getCBPInputStream() {
