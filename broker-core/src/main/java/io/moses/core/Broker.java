@@ -130,7 +130,8 @@ final class Broker implements AutoCloseable {
                 ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins);
-        engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads(), config.maxInstancesPerUser());
+        engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads(), config.maxInstancesPerUser(),
+                kb.processDatabase().orElse(null), cluster.replica());
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
                 config.overloadBound(), wall, tls);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
@@ -188,6 +189,7 @@ final class Broker implements AutoCloseable {
         http.mount("/admin/processes/*", processesServlet);
         http.start();
         processes.deployAtStart(config.deployments()); // --deploy directories and the knowledge base's units
+        engine.resumeDurable(); // their processes registered: the durable jobs this replica owns run now
         camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("moses");
         camel.addRoutes(new BrokerRoutes(config, lease, knowledge, classWorth, policing, presence, processes, operatorActions,

@@ -40,8 +40,11 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final OperatorSessionStore operatorSessions;
     private final OperatorSwitchStore operatorSwitches;
 
+    private final ProcessDatabase processDatabase;
+
     JdbcKnowledgeBase(HikariDataSource dataSource, String description, boolean h2InMemory) {
         this.db = new Database(dataSource, description, h2InMemory);
+        this.processDatabase = ProcessDatabase.of(dataSource, description);
         this.composites = new CompositeStore(db);
         this.services = new ConcreteServiceStore(db);
         this.classes = new ServiceClassStore(db);
@@ -179,6 +182,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
 
     @Override public boolean isAvailable() { return db.isAvailable(); }
     @Override public String description() { return db.description(); }
+    @Override public java.util.Optional<ProcessDatabase> processDatabase() { return java.util.Optional.of(processDatabase); }
+
     @Override public void close() { db.close(); }
 
     @Override

@@ -256,4 +256,12 @@ public interface KnowledgeBase extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * The database as the BPEL engine's durable process store reaches it (ODE's own DAO and
+     * scheduler tables, migrated with the others), where there is one.
+     */
+    default Optional<ProcessDatabase> processDatabase() {
+        return Optional.empty();
+    }
 }

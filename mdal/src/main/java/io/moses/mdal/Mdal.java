@@ -113,7 +113,11 @@ public final class Mdal {
             Flyway.configure()
                     .dataSource(ds)
                     .locations("classpath:io/moses/mdal/migration")
-                    .placeholders(Map.of("tableOptions", t.mysql() ? MYSQL_TABLE_OPTIONS : ""))
+                    .placeholders(Map.of("tableOptions", t.mysql() ? MYSQL_TABLE_OPTIONS : "",
+                            // MySQL's BLOB and TEXT hold 64 KB: a process's state and variables hold more
+                            "blob", t.mysql() ? "LONGBLOB" : "BLOB",
+                            "clob", t.mysql() ? "LONGTEXT" : "CLOB",
+                            "timestamp", t.mysql() ? "DATETIME" : "TIMESTAMP"))
                     // versions are handed out to parallel changes, which merge in any order: a
                     // database already past a version applies it late instead of refusing to open
                     .outOfOrder(true)

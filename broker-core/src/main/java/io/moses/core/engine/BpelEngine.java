@@ -50,6 +50,9 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private final Path workDir;
     private final int maxInstancesPerUser;
     private final LocalTransactions tx;
+    /** Durable processes' instances and jobs, or null: all processes run in memory. */
+    private final DurableStore durable;
+    private final org.apache.ode.scheduler.simple.SplitJobStore jobStore;
     private final InstanceOrderedScheduler scheduler;
     private final BpelServerImpl server;
     private final ExecutorService jobThreads;
@@ -105,6 +108,16 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      *                            that would start one more is refused (0: no limit)
      */
     public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser) {
+        this(workDir, handler, jobThreads, maxInstancesPerUser, null, "moses");
+    }
+
+    /**
+     * @param store where durable processes keep their instances and jobs (the knowledge base's
+     *              database), or null: every process runs in memory, whatever its deploy.xml says
+     * @param node  this replica's name, which owns the durable jobs it schedules
+     */
+    public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser, io.moses.mdal.ProcessDatabase store,
+                      String node) {
         if (maxInstancesPerUser < 0) throw new IllegalArgumentException("maxInstancesPerUser must be >= 0, was " + maxInstancesPerUser);
         this.maxInstancesPerUser = maxInstancesPerUser;
         this.workDir = workDir;
@@ -124,7 +137,10 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         // message, so it retries for about a minute, longer than a request waits for its reply.
         props.setProperty("ode.scheduler.immediateTransactionRetryInterval", "1");
         props.setProperty("ode.scheduler.immediateTransactionRetryLimit", "60000");
-        this.scheduler = new InstanceOrderedScheduler("moses", new org.apache.ode.scheduler.simple.InMemoryJobStore(), props);
+        this.durable = store == null ? null : new DurableStore(store, tx);
+        var memoryJobs = new org.apache.ode.scheduler.simple.InMemoryJobStore();
+        this.jobStore = durable == null ? null : new org.apache.ode.scheduler.simple.SplitJobStore(memoryJobs, durable.jobs(), node);
+        this.scheduler = new InstanceOrderedScheduler(node, jobStore == null ? memoryJobs : jobStore, props);
         scheduler.setTransactionManager(tx);
         AtomicInteger n = new AtomicInteger();
         this.jobThreads = Executors.newFixedThreadPool(jobThreads, r -> {
@@ -137,7 +153,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         server.setConfigProperties(props);
         // ODE's in-memory store, with the broker's variable store and the look-up of instances by
         // correlation key it lacks (the DAO chain: io.moses.ode's package-info)
-        server.setDaoConnectionFactory(daos[0] = new InMemoryProcesses(scheduler));
+        daos[0] = new InMemoryProcesses(scheduler);
+        server.setDaoConnectionFactory(durable == null ? daos[0] : durable.dao());
         server.setInMemDaoConnectionFactory(daos[1] = new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);
@@ -178,12 +195,30 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      *         broker that quietly ran several times slower would mislead every measurement)
      */
     public void start() {
-        requireOwnVariableStore(daos);
+        if (durable == null) requireOwnVariableStore(daos);
+        else requireOwnVariableStore(daos[1]);
         server.init();
         server.start();
         scheduler.start();
         running = true;
-        log.info("BPEL engine started (Apache ODE 1.3.7, in-memory processes, variables in {})", VariableStore.class.getName());
+        log.info("BPEL engine started (Apache ODE 1.3.7, {}, in-memory variables in {})",
+                durable == null ? "every process in memory" : "durable processes in the knowledge base", VariableStore.class.getName());
+    }
+
+    /**
+     * Starts running the durable jobs this replica owns (timers that fell due while it was down,
+     * messages and replies its instances had not yet taken): after the units were deployed at
+     * start, since ODE abandons a job whose process is not registered.
+     */
+    public void resumeDurable() {
+        if (jobStore == null || jobStore.open()) return;
+        scheduler.loadJobsNow();
+        log.info("durable jobs resumed");
+    }
+
+    /** Whether durable processes keep their instances in the knowledge base (else they run in memory). */
+    public boolean durableStore() {
+        return durable != null;
     }
 
     /** Probes each DAO factory the way ODE's engine reaches a variable, in a transaction rolled back. */
@@ -274,7 +309,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         List<ProvidedService> services = new ArrayList<>();
         List<ProcessConfiguration> confs = new ArrayList<>();
         for (TDeployment.Process p : unit.descriptor.getDeploy().getProcessArray()) {
-            ProcessConfiguration conf = new ProcessConfiguration(unit, p);
+            ProcessConfiguration conf = new ProcessConfiguration(unit, p, durable != null);
             for (Endpoint ep : conf.getProvideEndpoints().values()) {
                 Definition def = conf.getDefinitionForService(ep.serviceName);
                 SoapBinding binding = SoapBinding.of(def, ep.serviceName, ep.portName);
@@ -354,7 +389,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         Map<QName, Provided> next = new java.util.LinkedHashMap<>();
         List<ProvidedService> services = new ArrayList<>();
         for (TDeployment.Process p : unit.descriptor.getDeploy().getProcessArray()) {
-            ProcessConfiguration conf = new ProcessConfiguration(unit, p);
+            ProcessConfiguration conf = new ProcessConfiguration(unit, p, durable != null);
             ProcessConfiguration previous = null;
             for (ProcessConfiguration c : olderConfs) if (c.type().equals(conf.type())) previous = c;
             if (previous == null) throw new DeploymentException("process " + conf.type() + " is not part of '" + name
@@ -438,7 +473,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                 ProcessConfiguration conf = e.getKey();
                 QName pid = conf.getProcessId();
                 if (oldest != null && oldest <= e.getValue()) continue; // a request started before the switch may still create an instance
-                if (daos[0].instances(pid) + daos[1].instances(pid) > 0) continue;
+                // a durable version's instances may wait for days: it stays registered (until the next start)
+                if (!conf.isTransient() || daos[0].instances(pid) + daos[1].instances(pid) > 0) continue;
                 unregisterQuietly(pid);
                 for (InMemoryProcesses dao : daos) dao.forget(pid);
                 retired.remove(conf);
@@ -639,6 +675,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
         jobThreads.shutdownNow();
         replyThreads.shutdownNow();
+        if (durable != null) durable.close();
         log.info("BPEL engine stopped");
     }
 }

@@ -12,15 +12,19 @@ import javax.transaction.Synchronization;
 import javax.transaction.SystemException;
 import javax.transaction.Transaction;
 import javax.transaction.TransactionManager;
+import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transactions ODE's engine and scheduler ask for, when every process runs in memory: a
- * transaction is a list of synchronizations run at its end on the thread that began it. No
- * resources enlist (no database, no XA), so there is nothing to prepare, log or recover, which
- * is all a full transaction manager would add per engine job.
+ * The transactions ODE's engine and scheduler ask for: a transaction is a list of
+ * synchronizations run at its end on the thread that began it. An in-memory process's job
+ * enlists no resource, so there is nothing to prepare, log or recover, which is all a full
+ * transaction manager would add per engine job. A durable process's job enlists the one
+ * database connection of its store (its pool enlists it), committed in one phase: with a single
+ * resource, one phase is atomic, and nothing needs a log to recover.
  *
  * <p>Like a JTA manager, the transaction stays associated with its thread while its
  * synchronizations' {@code afterCompletion} run; the association ends when commit or rollback
@@ -98,10 +102,22 @@ final class LocalTransactions implements TransactionManager {
         return t;
     }
 
-    /** One transaction: its synchronizations, run in order of registration. */
+    private static final java.util.concurrent.atomic.AtomicLong XIDS = new java.util.concurrent.atomic.AtomicLong();
+
+    /** A transaction's id, as XA resources want one. */
+    private record LocalXid(long number) implements Xid {
+        @Override public int getFormatId() { return 0x4d4f5345; } // "MOSE"
+        @Override public byte[] getGlobalTransactionId() { return java.nio.ByteBuffer.allocate(8).putLong(number).array(); }
+        @Override public byte[] getBranchQualifier() { return new byte[] {1}; }
+    }
+
+    /** One transaction: its synchronizations, run in order of registration, and its resources, if any. */
     private static final class Local implements Transaction {
         private final List<Synchronization> synchronizations = new ArrayList<>(4);
         private int status = Status.STATUS_ACTIVE;
+        /** Enlisted resources (a durable store's connection), null while there are none: the in-memory case. */
+        private List<XAResource> resources;
+        private Xid xid;
 
         @Override
         public void registerSynchronization(Synchronization sync) throws RollbackException {
@@ -133,13 +149,44 @@ final class LocalTransactions implements TransactionManager {
                 if (failed != null) e.initCause(failed);
                 throw e;
             }
+            if (resources != null) {
+                status = Status.STATUS_COMMITTING;
+                for (int i = 0; i < resources.size(); i++) {
+                    try {
+                        resources.get(i).end(xid, XAResource.TMSUCCESS);
+                        resources.get(i).commit(xid, true);
+                    } catch (XAException e) {
+                        // only the first can fail atomically (one resource is all a store enlists)
+                        for (int j = i + 1; j < resources.size(); j++) rollback(resources.get(j), true);
+                        status = Status.STATUS_ROLLEDBACK;
+                        afterCompletion();
+                        RollbackException r = new RollbackException("the database refused the commit: " + e + " (XA code " + e.errorCode + ")");
+                        r.initCause(e);
+                        throw r;
+                    }
+                }
+            }
             status = Status.STATUS_COMMITTED;
             afterCompletion();
         }
 
         void undo() {
             status = Status.STATUS_ROLLEDBACK;
+            if (resources != null) for (XAResource r : resources) rollback(r, true);
             afterCompletion();
+        }
+
+        private void rollback(XAResource r, boolean end) {
+            try {
+                if (end) r.end(xid, XAResource.TMFAIL);
+            } catch (XAException e) {
+                // ended already (delisted): roll it back all the same
+            }
+            try {
+                r.rollback(xid);
+            } catch (XAException e) {
+                log.warn("rollback of a database connection failed: {} (XA code {})", e, e.errorCode);
+            }
         }
 
         private void afterCompletion() {
@@ -173,13 +220,29 @@ final class LocalTransactions implements TransactionManager {
         }
 
         @Override
-        public boolean enlistResource(XAResource resource) {
-            throw new UnsupportedOperationException("in-memory transactions take no resources");
+        public boolean enlistResource(XAResource resource) throws RollbackException, SystemException {
+            if (status == Status.STATUS_MARKED_ROLLBACK) throw new RollbackException("transaction is marked for rollback");
+            if (status != Status.STATUS_ACTIVE && status != Status.STATUS_PREPARING)
+                throw new IllegalStateException("transaction is no longer active (status " + status + ")");
+            if (resources == null) {
+                resources = new ArrayList<>(1);
+                xid = new LocalXid(XIDS.incrementAndGet());
+            }
+            for (XAResource r : resources) if (r == resource) return true;
+            try {
+                resource.start(xid, XAResource.TMNOFLAGS);
+            } catch (XAException e) {
+                SystemException s = new SystemException("cannot enlist a database connection: " + e + " (XA code " + e.errorCode + ")");
+                s.initCause(e);
+                throw s;
+            }
+            resources.add(resource);
+            return true;
         }
 
         @Override
         public boolean delistResource(XAResource resource, int flag) {
-            return false;
+            return resources != null && resources.contains(resource); // ended at commit or rollback
         }
     }
 }

@@ -49,10 +49,13 @@ final class ProcessConfiguration implements ProcessConf {
     private final Map<QName, Node> properties = new HashMap<>();
     /** Whether the process declares correlation sets: only then are the values it writes told (for other replicas). */
     private final boolean correlates;
+    private final boolean inMemory;
 
-    ProcessConfiguration(DeploymentUnit unit, TDeployment.Process info) {
+    /** @param durableStore whether the engine keeps durable instances (without, every process runs in memory) */
+    ProcessConfiguration(DeploymentUnit unit, TDeployment.Process info, boolean durableStore) {
         this.unit = unit;
         this.info = info;
+        this.inMemory = !durableStore || info.isSetInMemory() && info.getInMemory();
         this.type = info.getType() != null ? info.getType() : info.getName();
         this.pid = new QName(info.getName().getNamespaceURI(), info.getName().getLocalPart() + "-" + unit.version);
         for (TProvide p : info.getProvideArray()) {
@@ -104,8 +107,12 @@ final class ProcessConfiguration implements ProcessConf {
     @Override public QName getProcessId() { return pid; }
     @Override public QName getType() { return type; }
     @Override public long getVersion() { return unit.version; }
-    /** ODE's rule: in memory only when deploy.xml says {@code <in-memory>true</in-memory>}; absent or false is durable. */
-    @Override public boolean isTransient() { return info.isSetInMemory() && info.getInMemory(); }
+    /**
+     * ODE's rule: in memory only when deploy.xml says {@code <in-memory>true</in-memory>}; absent or
+     * false is durable, where the engine has a durable store (an engine without one, as in unit
+     * tests, runs every process in memory).
+     */
+    @Override public boolean isTransient() { return inMemory; }
 
     @Override
     public InputStream getCBPInputStream() {

@@ -124,6 +124,11 @@ public final class InstanceOrderedScheduler extends SimpleScheduler {
         if (next[0] != null) super.runJob(next[0]);
     }
 
+    /** Loads the jobs due now from the job table at once, instead of at the next periodic load. */
+    public void loadJobsNow() {
+        doLoadImmediate();
+    }
+
     /** Jobs that waited for an earlier job of their instance, since start. */
     public long jobsQueued() {
         return queued.get();

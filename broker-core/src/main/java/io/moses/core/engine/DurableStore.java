@@ -1,0 +1,88 @@
+package io.moses.core.engine;
+
+import io.moses.mdal.ProcessDatabase;
+import java.util.Properties;
+import javax.sql.DataSource;
+import javax.transaction.TransactionManager;
+import org.apache.commons.dbcp2.DataSourceConnectionFactory;
+import org.apache.commons.dbcp2.PoolableConnection;
+import org.apache.commons.dbcp2.managed.LocalXAConnectionFactory;
+import org.apache.commons.dbcp2.managed.ManagedDataSource;
+import org.apache.commons.dbcp2.managed.PoolableManagedConnectionFactory;
+import org.apache.commons.pool2.impl.GenericObjectPool;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.apache.ode.dao.jpa.BPELDAOConnectionFactoryImpl;
+import org.apache.ode.scheduler.simple.JdbcDelegate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where durable process instances live: Apache ODE's own JPA DAO (ode-dao-jpa, OpenJPA 1.2.3)
+ * and its scheduler's job table, in the knowledge base's database (their tables come with MDAL's
+ * migrations). Both write through one pool whose connections join the engine's transaction, so
+ * that an engine job's instance state, messages and next jobs commit together or not at all.
+ *
+ * <p>The connections are local transactions enlisted as one-phase XA resources (dbcp2's
+ * {@code LocalXAConnectionFactory}): no XA on the database's side, which Galera does not offer.
+ * Without an enlisting pool OpenJPA's managed mode would auto-commit every statement (a rollback
+ * would undo nothing) and say nothing of it.
+ */
+final class DurableStore implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DurableStore.class);
+    /** OpenJPA 1.2.3's MySQL dictionary writes "TYPE=InnoDB", which MariaDB refuses, and 64 KB LOBs: too small for a process's state. */
+    private static final String MYSQL_DICTIONARY = "mysql(TableType=,BlobTypeName=LONGBLOB,ClobTypeName=LONGTEXT)";
+
+    private final GenericObjectPool<PoolableConnection> pool;
+    private final DataSource managed;
+    private final BPELDAOConnectionFactoryImpl dao;
+    private final String description;
+
+    DurableStore(ProcessDatabase db, TransactionManager tm) {
+        this.description = db.description();
+        LocalXAConnectionFactory xa = new LocalXAConnectionFactory(tm, new DataSourceConnectionFactory(db.connections()));
+        PoolableManagedConnectionFactory connections = new PoolableManagedConnectionFactory(xa, null);
+        connections.setValidationQueryTimeout(2);
+        connections.setDefaultReadOnly(false);
+        GenericObjectPoolConfig<PoolableConnection> cfg = new GenericObjectPoolConfig<>();
+        cfg.setMaxTotal(16);
+        cfg.setMaxIdle(16);
+        cfg.setMaxWaitMillis(10_000);
+        // a database restarted, or a Galera node killed, leaves dead connections in the pool
+        cfg.setTestOnBorrow(true);
+        cfg.setJmxEnabled(false);
+        this.pool = new GenericObjectPool<>(connections, cfg);
+        connections.setPool(pool);
+        this.managed = new ManagedDataSource<>(pool, xa.getTransactionRegistry());
+        this.dao = new BPELDAOConnectionFactoryImpl();
+        dao.setDataSource(managed);
+        dao.setTransactionManager(tm);
+        dao.setDBDictionary(db.mysql() ? MYSQL_DICTIONARY : "h2");
+        Properties p = new Properties();
+        // the schema is MDAL's (migrations): OpenJPA checks nothing and creates nothing
+        p.put("openjpa.jdbc.SynchronizeMappings", "false");
+        // OpenJPA's id sequence commits on its own connection, outside the engine's transaction
+        p.put("openjpa.ConnectionFactory2", db.connections());
+        dao.init(p);
+        log.info("durable processes in {} (Apache ODE's JPA DAO and job table)", description);
+    }
+
+    /** ODE's DAO for the durable processes (BpelServerImpl's persistent DAO factory). */
+    BPELDAOConnectionFactoryImpl dao() {
+        return dao;
+    }
+
+    /** ODE's job table over the same connections. */
+    JdbcDelegate jobs() {
+        return new JdbcDelegate(managed);
+    }
+
+    @Override
+    public void close() {
+        try {
+            dao.shutdown();
+        } catch (RuntimeException e) {
+            log.warn("closing ODE's JPA DAO: {}", e.toString());
+        }
+        pool.close();
+    }
+}
