@@ -25,10 +25,10 @@ class ShippedProcessesTest {
     private static final Path SCRATCH = Units.moduleDir().resolve("target/compiled-processes");
 
     @Test
-    void bothProcessesAreShipped() throws Exception {
+    void everyExampleProcessIsShipped() throws Exception {
         Set<String> names = new TreeSet<>();
         for (Path unit : Units.shipped()) names.add(unit.getFileName().toString());
-        assertTrue(names.containsAll(Set.of("trip-planner", "order-check")), "shipped units: " + names);
+        assertTrue(names.containsAll(Set.of("trip-planner", "order-check", "order-confirmation")), "shipped units: " + names);
     }
 
     @TestFactory
@@ -89,6 +89,35 @@ class ShippedProcessesTest {
         assertEquals("shipping", Units.all(branch, BPEL, "invoke").get(0).getAttribute("partnerLink"));
         assertEquals(Map.of("urn:moses:task:inventory", "http://localhost:9090/stubs/inventory",
                 "urn:moses:task:shipping", "http://localhost:9090/stubs/shipping"), partnerAddresses(unit, "urn:moses:task:"));
+    }
+
+    @Test
+    void orderConfirmationIsADurableConversationThatExpires() throws Exception {
+        Path unit = Units.moduleDir().resolve("order-confirmation");
+        Element process = Units.parse(unit.resolve("OrderConfirmation.bpel")).getDocumentElement();
+        assertEquals("urn:moses:order-confirmation", process.getAttribute("targetNamespace"));
+        assertEquals(Set.of("inventory.reserve"), tasks(process));
+
+        // placeOrder starts the instance and initiates the correlation set on the orderId
+        Element start = Units.all(process, BPEL, "receive").get(0);
+        assertEquals("placeOrder", start.getAttribute("operation"));
+        assertEquals("yes", start.getAttribute("createInstance"));
+        assertEquals("yes", Units.all(start, BPEL, "correlation").get(0).getAttribute("initiate"));
+
+        // then confirm, correlated, or the order's own expiry, whichever comes first
+        Element pick = Units.all(process, BPEL, "pick").get(0);
+        Element confirm = Units.children(pick, BPEL, "onMessage").get(0);
+        assertEquals("confirm", confirm.getAttribute("operation"));
+        assertEquals("no", Units.all(confirm, BPEL, "correlation").get(0).getAttribute("initiate"));
+        assertEquals(1, Units.all(confirm, BPEL, "reply").size(), "confirm is request-response");
+        Element alarm = Units.children(pick, BPEL, "onAlarm").get(0);
+        assertEquals("$order.body/ocf:expiresAfter", Units.children(alarm, BPEL, "for").get(0).getTextContent().trim());
+        Element status = Units.all(process, BPEL, "onEvent").get(0);
+        assertEquals("status", status.getAttribute("operation"));
+
+        Element deploy = Units.parse(unit.resolve("deploy.xml")).getDocumentElement();
+        assertEquals("false", Units.all(deploy, Units.DD, "in-memory").get(0).getTextContent().trim(), "meant to be durable");
+        assertEquals(Map.of("urn:moses:task:inventory", "http://localhost:9090/stubs/inventory"), partnerAddresses(unit, "urn:moses:task:"));
     }
 
     /** partnerLink.operation of every invoke. */
