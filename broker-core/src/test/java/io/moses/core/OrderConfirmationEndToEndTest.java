@@ -70,7 +70,7 @@ class OrderConfirmationEndToEndTest {
                 .withDb("mem:order-confirmation").withSeeds(List.of(UNIT.resolve("seed.yaml")))
                 .withVariables(Map.of("STUBS", "http://127.0.0.1:" + inventory.getAddress().getPort()))
                 .withTimeouts(REQUEST_TIMEOUT, Duration.ofSeconds(10))
-                .withDeployments(List.of(inMemoryCopy(UNIT, work.resolve("unit"))));
+                .withDeployments(List.of(UNIT));
         broker = new Broker(config);
         broker.start();
         base = "http://127.0.0.1:" + broker.port();

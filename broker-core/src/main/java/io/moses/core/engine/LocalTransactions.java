@@ -132,7 +132,8 @@ final class LocalTransactions implements TransactionManager {
                 undo();
                 throw new RollbackException("transaction was marked for rollback");
             }
-            status = Status.STATUS_PREPARING;
+            // JTA keeps a transaction ACTIVE while its beforeCompletion steps run: OpenJPA flushes
+            // there, and the pool hands out its enlisted connection only to an active transaction
             RuntimeException failed = null;
             // By index: a beforeCompletion may register further synchronizations.
             for (int i = 0; i < synchronizations.size() && failed == null; i++) {
