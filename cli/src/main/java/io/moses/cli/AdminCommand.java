@@ -10,7 +10,8 @@ import java.util.List;
  * {@code moses admin [--broker URL] [--user OPERATOR] ACTION}: the operator's actions and reads
  * on a running broker, through the same admin API the console uses. The password comes from
  * {@code MOSES_PASSWORD} (not the command line, where {@code ps} shows it); the name from
- * {@code --user} or {@code MOSES_USER}. Prints the API's JSON answer.
+ * {@code --user} or {@code MOSES_USER}. Prints the API's JSON answer; {@code processes deploy},
+ * {@code redeploy} and {@code undeploy} are {@link ProcessesCommand}'s.
  */
 public final class AdminCommand {
     private AdminCommand() {}
@@ -26,7 +27,7 @@ public final class AdminCommand {
                                            NAME, DIR's name; waits until every replica applied it (--timeout SECONDS,
                                            default 60), then prints its services' WSDL URLs and each process's mode
               processes redeploy DIR       the same for a new version of the deployed unit named as DIR
-              processes undeploy NAME      undeploy unit NAME and wait until every replica has
+              processes undeploy NAME      undeploy unit NAME, waiting until every replica has applied that
               users password NAME [--password-file F]   reset NAME's password (asked twice, or the first line of F)""";
 
     public static void main(String[] args) {
