@@ -206,6 +206,7 @@ function renderManagement() {
   // each unit with its stored version and every replica's: the cluster has converged when they agree
   fill('processes', state.processes.map(d => el('tr', { 'data-unit': d.name }, td(d.name),
     td(d.version == null ? 'this replica\'s --deploy' : d.version + (d.state === 'undeployed' ? ' (undeployed)' : '')),
+    td(el('div', {}, ...Object.entries(d.modes || {}).map(([p, m]) => el('div', {}, el('code', {}, p.replace(/^\{.*\}/, '')), ' ' + m)))),
     td(el('div', {}, ...d.services.map(s => el('div', {}, el('code', {}, s))))),
     td(el('div', {}, ...Object.entries(d.replicas || {}).map(([r, v]) =>
       el('div', {}, r + ': ' + v.version + ' ', v.error ? badge('failed', 'broken') : badge('applied', 'up'), v.error ? ' ' + v.error : '')))))));

@@ -1,43 +1,47 @@
 package io.moses.cli;
 
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 
 /**
  * {@code moses admin [--broker URL] [--user OPERATOR] ACTION}: the operator's actions and reads
  * on a running broker, through the same admin API the console uses. The password comes from
  * {@code MOSES_PASSWORD} (not the command line, where {@code ps} shows it); the name from
- * {@code --user} or {@code MOSES_USER}. Prints the API's JSON answer.
+ * {@code --user} or {@code MOSES_USER}. Prints the API's JSON answer; {@code processes deploy},
+ * {@code redeploy} and {@code undeploy} are {@link ProcessesCommand}'s.
  */
 public final class AdminCommand {
     private AdminCommand() {}
 
     static final String USAGE = """
-            usage: moses admin [--broker URL] [--user OPERATOR] ACTION   (password from MOSES_PASSWORD)
+            usage: moses admin [--broker URL] [--user OPERATOR] [--timeout SECONDS] ACTION   (password from MOSES_PASSWORD)
               replan [REASON]              ask the optimizer for a new plan now
               monitor NAME on|off          switch a monitor (qos-monitor, ws-monitor) on or off
               service NAME out|in          take a concrete service out of the plans, or put it back in
               status | concrete-services | compliance | composites | events   read the admin API (JSON)
-              processes                    the deployment units, each replica's version of each (JSON)
+              processes                    the deployment units, each replica's version of each, each process's mode (JSON)
+              processes deploy DIR         zip the deployment unit DIR (deploy.xml, .bpel, WSDLs) and deploy it as unit
+                                           NAME, DIR's name; waits until every replica applied it (--timeout SECONDS,
+                                           default 60), then prints its services' WSDL URLs and each process's mode
+              processes redeploy DIR       the same for a new version of the deployed unit named as DIR
+              processes undeploy NAME      undeploy unit NAME, waiting until every replica has applied that
               users password NAME [--password-file F]   reset NAME's password (asked twice, or the first line of F)""";
 
     public static void main(String[] args) {
         String broker = "http://127.0.0.1:8080";
         String user = System.getenv("MOSES_USER");
         String passwordFile = null;
+        Duration timeout = Duration.ofSeconds(60);
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--broker" -> broker = value(args, ++i, "--broker needs a URL");
                 case "--user" -> user = value(args, ++i, "--user needs a name");
                 case "--password-file" -> passwordFile = value(args, ++i, "--password-file needs a file");
+                case "--timeout" -> timeout = seconds(value(args, ++i, "--timeout needs seconds"));
                 case "-h", "--help" -> {
                     System.out.println(USAGE);
                     return;
@@ -46,6 +50,10 @@ public final class AdminCommand {
             }
         }
         if (rest.isEmpty()) fail("no action\n" + USAGE);
+        if (rest.get(0).equals("processes") && rest.size() > 1) {
+            System.exit(ProcessesCommand.run(api(broker, user), rest.subList(1, rest.size()), timeout));
+            return;
+        }
         String method = "POST", path, body = null;
         switch (rest.get(0)) {
             case "replan" -> {
@@ -81,22 +89,23 @@ public final class AdminCommand {
         }
         if (!path.matches("/admin/[A-Za-z0-9._@/-]+")) fail("a service or monitor name has characters a name cannot have: " + path);
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(broker.replaceAll("/+$", "") + path)).timeout(Duration.ofSeconds(10))
-                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                    .header("Content-Type", "application/json");
-            if (user != null) {
-                String password = System.getenv("MOSES_PASSWORD");
-                if (password == null) fail("--user " + user + ": set MOSES_PASSWORD to the operator's password");
-                request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
-            }
-            HttpResponse<String> r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build()
-                    .send(request.build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 401) fail("the admin API needs an operator: --user NAME (or MOSES_USER) and MOSES_PASSWORD; broker said " + r.body());
+            HttpResponse<String> r = api(broker, user).send(method, path,
+                    body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body), "application/json",
+                    Duration.ofSeconds(10));
+            if (r.statusCode() == 401) fail(NEEDS_OPERATOR + r.body());
             if (r.statusCode() != 200) fail("broker answered HTTP " + r.statusCode() + ": " + r.body());
             System.out.println(r.body());
         } catch (Exception e) {
             fail("cannot reach the broker at " + broker + ": " + e);
         }
+    }
+
+    static final String NEEDS_OPERATOR = "the admin API needs an operator: --user NAME (or MOSES_USER) and MOSES_PASSWORD; broker said ";
+
+    private static AdminApi api(String broker, String user) {
+        String password = System.getenv("MOSES_PASSWORD");
+        if (user != null && password == null) fail("--user " + user + ": set MOSES_PASSWORD to the operator's password");
+        return new AdminApi(broker, user, password);
     }
 
     private static String jsonString(String s) {
@@ -107,6 +116,17 @@ public final class AdminCommand {
             else b.append(c);
         }
         return b.append('"').toString();
+    }
+
+    private static Duration seconds(String s) {
+        try {
+            long n = Long.parseLong(s);
+            if (n > 0) return Duration.ofSeconds(n);
+        } catch (NumberFormatException ignored) {
+            // said below
+        }
+        fail("--timeout takes whole seconds above 0, was " + s);
+        return null;
     }
 
     private static String value(String[] args, int i, String missing) {

@@ -90,7 +90,8 @@ final class DeploymentUnit {
         String out = reason == null ? "" : reason;
         for (Path d : dirs) {
             Path abs = d.toAbsolutePath().normalize();
-            out = out.replace(abs.toUri().toString(), name + "/").replace(abs.toString(), name);
+            // ODE's compiler names a file by its URI, "file:/work/x-1/P.bpel:21: error: ...": the user gets "x/P.bpel:21: ..."
+            out = out.replace(abs.toUri().toString(), name + "/").replace("file:" + abs + "/", name + "/").replace(abs.toString(), name);
             if (!d.toString().equals(abs.toString())) out = out.replace(d.toString(), name);
         }
         return out;

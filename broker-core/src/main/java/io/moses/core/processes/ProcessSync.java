@@ -298,9 +298,17 @@ final class ProcessSync {
         m.put("replica", replica);
         m.put("processes", d == null ? List.of() : d.processes().keySet().stream().map(Object::toString).toList());
         m.put("services", d == null ? List.of() : d.services().stream().map(ProvidedService::path).map(p -> "/services" + p).toList());
+        m.put("modes", d == null ? Map.of() : modes(d));
         Outcome o = outcomes.get(m.get("name"));
         if (o != null && o.error() != null) m.put("error", o.error());
         return m;
+    }
+
+    /** Each process (named as in "processes") and its mode, "durable" or "in-memory", as deploy.xml says. */
+    private static Map<String, String> modes(BpelEngine.Deployment d) {
+        Map<String, String> modes = new TreeMap<>();
+        for (javax.xml.namespace.QName p : d.processes().keySet()) modes.put(p.toString(), d.mode(p));
+        return modes;
     }
 
     private boolean deployedHere(String name) {
