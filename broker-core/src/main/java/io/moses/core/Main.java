@@ -23,12 +23,12 @@ public final class Main {
         io.moses.core.frontend.ClassWorth worth;
         try {
             ClusterSettings.Parsed c = ClusterSettings.parse(args);
-            cluster = c.settings();
             io.moses.core.frontend.RatePolicy.Parsed r = io.moses.core.frontend.RatePolicy.parse(c.rest());
             rates = r.policy();
             io.moses.core.frontend.ClassWorth.Parsed w = io.moses.core.frontend.ClassWorth.parse(r.rest());
             worth = w.worth();
             config = parse(w.rest());
+            cluster = c.settings(config.workDir(), config.db());
         } catch (IllegalArgumentException e) {
             System.err.println("moses run: " + e.getMessage());
             System.err.println(usage());

@@ -36,14 +36,17 @@ public record ClusterSettings(String replica, Duration lease, Duration drain, ja
 
     /** A name that differs between processes and between brokers in one process. */
     public static ClusterSettings defaults() {
-        String host;
-        try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            host = "localhost";
-        }
+        String host = hostName();
         String suffix = HexFormat.of().toHexDigits((short) ThreadLocalRandom.current().nextInt());
         return new ClusterSettings(host + "-" + ProcessHandle.current().pid() + "-" + suffix, Duration.ofSeconds(3), Duration.ZERO);
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "localhost";
+        }
     }
 
     /**
@@ -52,21 +55,43 @@ public record ClusterSettings(String replica, Duration lease, Duration drain, ja
      */
     public static Parsed parse(String[] args) {
         ClusterSettings c = defaults();
+        boolean named = false;
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--replica" -> c = new ClusterSettings(value(args, ++i, a), c.lease, c.drain, c.advertise);
+                case "--replica" -> {
+                    c = new ClusterSettings(value(args, ++i, a), c.lease, c.drain, c.advertise);
+                    named = true;
+                }
                 case "--lease" -> c = new ClusterSettings(c.replica, Duration.ofMillis(millis(args, ++i, a)), c.drain, c.advertise);
                 case "--drain" -> c = new ClusterSettings(c.replica, c.lease, Duration.ofMillis(millis(args, ++i, a)), c.advertise);
                 case "--advertise" -> c = new ClusterSettings(c.replica, c.lease, c.drain, uri(value(args, ++i, a)));
                 default -> rest.add(a);
             }
         }
-        return new Parsed(c, rest.toArray(String[]::new));
+        return new Parsed(c, rest.toArray(String[]::new), named);
     }
 
-    public record Parsed(ClusterSettings settings, String[] rest) {}
+    public record Parsed(ClusterSettings settings, String[] rest, boolean named) {
+        /**
+         * The settings, with a default name that is the same each time a broker starts on the same
+         * work directory and knowledge base: a broker restarted with the same command line owns
+         * what its predecessor owned (its durable jobs, its conversations' routes).
+         */
+        public ClusterSettings settings(java.nio.file.Path workDir, String db) {
+            if (named) return settings;
+            String host = hostName();
+            try {
+                byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(
+                        (workDir.toAbsolutePath().normalize() + "\n" + db).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                return new ClusterSettings(host + "-" + HexFormat.of().formatHex(h).substring(0, 8), settings.lease, settings.drain,
+                        settings.advertise);
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
 
     private static String value(String[] args, int i, String option) {
         if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");

@@ -163,7 +163,10 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             if (l != null) return mayContinue(l.user(), caller) ? null : notYours(service);
         }
         if (hop) return null; // the replica it reached found the owner here, and checked it against the owner's record
-        long deadline = System.nanoTime() + (keys.mustMatch() ? grace.toNanos() : 0);
+        // a durable instance is in the knowledge base: when no replica has claimed it (a restart
+        // forgets its routes), the engine here finds it or says at once that there is none
+        boolean durable = engine.durable(service.service());
+        long deadline = System.nanoTime() + (keys.mustMatch() && !durable ? grace.toNanos() : 0);
         long pause = 10; // ms, doubled up to 200: a registration usually lands within milliseconds
         while (true) {
             Optional<ConversationOwner> owner;
@@ -175,7 +178,8 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             }
             if (owner.isPresent()) {
                 if (!mayContinue(owner.get().user(), caller)) return notYours(service);
-                return owner.get().replica().equals(replica) ? null : forwardTo(owner.get(), service, body, headers);
+                if (owner.get().replica().equals(replica)) return null;
+                return forwardTo(owner.get(), service, body, headers, durable);
             }
             for (String k : keys.keys()) {
                 Local l = local.get(keys.process() + " " + k);
@@ -246,7 +250,8 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         return ownerGone.sum();
     }
 
-    private Relayed forwardTo(ConversationOwner owner, ProvidedService service, Element body, Map<String, List<String>> headers) {
+    private Relayed forwardTo(ConversationOwner owner, ProvidedService service, Element body, Map<String, List<String>> headers,
+                              boolean durable) {
         String ns = service.soap12() ? SOAP12 : SOAP11;
         String envelope = "<soap:Envelope xmlns:soap=\"" + ns + "\"><soap:Body>" + (body == null ? "" : xml(body))
                 + "</soap:Body></soap:Envelope>";
@@ -274,10 +279,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         try {
             res = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (ConnectException e) {
+            if (durable) return takeOver(owner);
             ownerGone.increment();
             log.info("conversation of {} lives on replica {}, which is gone", service.service().getLocalPart(), owner.replica());
             return Relayed.fault(gone(owner));
         } catch (java.io.IOException e) {
+            if (durable) return takeOver(owner);
             ownerGone.increment();
             return Relayed.fault(gone(owner) + " (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
@@ -286,6 +293,22 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         }
         forwarded.increment();
         return relayed(res, owner);
+    }
+
+    /**
+     * A durable conversation whose replica is gone continues here: its instance is in the
+     * knowledge base, and its routes now name this replica, so the next messages come here too.
+     */
+    private Relayed takeOver(ConversationOwner gone) {
+        log.info("conversation of instance {} continues on this replica: its replica {} is gone and the instance is durable",
+                gone.instanceId(), gone.replica());
+        try {
+            kb.registerConversation(new ConversationOwner(gone.process(), gone.correlationKey(), gone.instanceId(), replica, address.get(),
+                    gone.user()));
+        } catch (RuntimeException e) {
+            log.warn("cannot move the route of instance {} to this replica: {}", gone.instanceId(), e.getMessage());
+        }
+        return null;
     }
 
     private static String gone(ConversationOwner owner) {

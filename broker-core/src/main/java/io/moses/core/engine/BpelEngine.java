@@ -91,7 +91,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     /** @param correlates whether its process declares correlation sets (only then can a message belong to another replica's instance) */
-    private record Provided(ProvidedService service, SoapBinding binding, boolean correlates) {}
+    /** @param durable whether its process keeps its instances in the knowledge base (any replica can reach them) */
+    private record Provided(ProvidedService service, SoapBinding binding, boolean correlates, boolean durable) {}
 
     /**
      * @param workDir    where deployment units are copied and compiled
@@ -268,6 +269,12 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      * will compute them when it routes the message; null when that operation correlates nothing
      * (or the message lacks the values: the engine then refuses it with its reason).
      */
+    /** Whether {@code service}'s process is durable: its instances are in the knowledge base, within every replica's reach. */
+    public boolean durable(QName service) {
+        Provided p = provided.get(service);
+        return p != null && p.durable();
+    }
+
     public Conversations.Keys correlationOf(QName service, String operation, Element body) {
         Provided target = provided.get(service);
         if (target == null || !target.correlates()) return null; // the common case costs one look-up
@@ -340,7 +347,9 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             // the processes of a unit may share one WSDL: what correlates is the process that provides the service
             boolean correlates = confs.stream().anyMatch(c -> c.correlates()
                     && c.getProvideEndpoints().values().stream().anyMatch(ep -> ep.serviceName.equals(ps.service())));
-            provided.put(ps.service(), new Provided(ps, SoapBinding.of(def, ps.service(), ps.port()), correlates));
+            boolean durableService = confs.stream().anyMatch(c -> !c.isTransient()
+                    && c.getProvideEndpoints().values().stream().anyMatch(ep -> ep.serviceName.equals(ps.service())));
+            provided.put(ps.service(), new Provided(ps, SoapBinding.of(def, ps.service(), ps.port()), correlates, durableService));
         }
         Deployment d = new Deployment(unit.name, unit.dir, unit.sources, List.copyOf(services), durableTypes(confs));
         deployments.add(d);
@@ -402,6 +411,9 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             for (ProcessConfiguration c : olderConfs) if (c.type().equals(conf.type())) previous = c;
             if (previous == null) throw new DeploymentException("process " + conf.type() + " is not part of '" + name
                     + "': a new version must redeploy the same processes (undeploy and deploy instead)");
+            if (!conf.isTransient() && conf.getProcessId().equals(previous.getProcessId()))
+                throw new DeploymentException("process " + conf.type() + " of '" + name + "' is unchanged: the new version's files are"
+                        + " the deployed version's, so there is nothing to redeploy");
             conf.succeed(previous);
             for (Endpoint ep : conf.getProvideEndpoints().values()) {
                 Definition def = conf.getDefinitionForService(ep.serviceName);
@@ -410,7 +422,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                     ProvidedService ps = new ProvidedService(conf.getType().getLocalPart(), ep.serviceName, ep.portName,
                             wsdlFile(unit, def).toUri().toURL(), binding.operations().keySet(), binding.soap12);
                     services.add(ps);
-                    next.put(ep.serviceName, new Provided(ps, binding, conf.correlates()));
+                    next.put(ep.serviceName, new Provided(ps, binding, conf.correlates(), !conf.isTransient()));
                 } catch (Exception e) {
                     throw new DeploymentException("cannot locate the WSDL of " + ep.serviceName + ": " + e.getMessage());
                 }

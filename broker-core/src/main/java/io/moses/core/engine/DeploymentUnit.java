@@ -47,9 +47,12 @@ final class DeploymentUnit {
     final Map<QName, Path> compiled;
     /** Process type -> its .bpel file. */
     final Map<QName, Path> sources;
+    /** The unit's files, hashed: the same unit deployed after a restart has the same one (a durable process's id). */
+    final String digest;
 
     private DeploymentUnit(String name, Path dir, long version, DeployDocument descriptor, DocumentRegistry wsdls,
-                           Map<QName, Path> compiled, Map<QName, Path> sources) {
+                           Map<QName, Path> compiled, Map<QName, Path> sources, String digest) {
+        this.digest = digest;
         this.name = name;
         this.dir = dir;
         this.version = version;
@@ -103,6 +106,7 @@ final class DeploymentUnit {
         } catch (IOException e) {
             throw new DeploymentException("cannot copy " + source + " to " + dir + ": " + e.getMessage());
         }
+        String digest = digest(dir);
         DeployDocument dd = readDescriptor(dir.resolve("deploy.xml"));
         Map<QName, Path> sources = new HashMap<>();
         Map<QName, Path> compiled = new HashMap<>();
@@ -110,6 +114,7 @@ final class DeploymentUnit {
         if (bpels.isEmpty()) throw new DeploymentException(source + " contains no .bpel process");
         for (Path bpel : bpels) {
             QName type = compile(dir, bpel, version);
+            stampGuid(cbpOf(bpel), digest);
             sources.put(type, bpel);
             compiled.put(type, cbpOf(bpel));
         }
@@ -119,7 +124,22 @@ final class DeploymentUnit {
                 throw new DeploymentException("deploy.xml names process " + type + " but no .bpel in " + source
                         + " defines it (found " + compiled.keySet() + ")");
         }
-        return new DeploymentUnit(name, dir, version, dd, readWsdls(dir), Map.copyOf(compiled), Map.copyOf(sources));
+        return new DeploymentUnit(name, dir, version, dd, readWsdls(dir), Map.copyOf(compiled), Map.copyOf(sources), digest);
+    }
+
+    /** SHA-256 of the unit's files (relative names and contents, in name order; compiled files left out), 12 hex digits. */
+    private static String digest(Path dir) {
+        try (var files = Files.walk(dir)) {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            for (Path f : files.filter(Files::isRegularFile).filter(f -> !f.toString().endsWith(".cbp")).sorted().toList()) {
+                sha.update(dir.relativize(f).toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+                sha.update(Files.readAllBytes(f));
+            }
+            return java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 12);
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            throw new DeploymentException("cannot read " + dir + ": " + e.getMessage());
+        }
     }
 
     private static DeployDocument readDescriptor(Path file) {
@@ -157,6 +177,29 @@ final class DeploymentUnit {
             throw new DeploymentException("invalid BPEL " + dir.relativize(bpel) + ": " + e);
         }
         return CompiledProcess.typeOf(cbpOf(bpel));
+    }
+
+    /**
+     * Gives the compiled process the unit's digest as its GUID. ODE's compiler makes a new GUID at
+     * every compile, and ODE keeps a durable process's instances under the process row of its GUID:
+     * the same unit compiled again after a restart must be the same process, not a new one.
+     */
+    private static void stampGuid(Path cbp, String digest) {
+        try {
+            org.apache.ode.bpel.o.OProcess process;
+            long compiled;
+            try (var in = Files.newInputStream(cbp)) {
+                org.apache.ode.bpel.o.Serializer read = new org.apache.ode.bpel.o.Serializer(in);
+                compiled = read.compileTime;
+                process = read.readOProcess();
+            }
+            process.guid = "moses-" + digest + "-" + process.getName();
+            try (var out = Files.newOutputStream(cbp)) {
+                new org.apache.ode.bpel.o.Serializer(compiled).writeOProcess(process, out);
+            }
+        } catch (IOException | ClassNotFoundException e) {
+            throw new DeploymentException("cannot read the compiled process " + cbp.getFileName() + ": " + e.getMessage());
+        }
     }
 
     private static Path cbpOf(Path bpel) {

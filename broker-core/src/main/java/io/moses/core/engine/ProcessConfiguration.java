@@ -57,7 +57,9 @@ final class ProcessConfiguration implements ProcessConf {
         this.info = info;
         this.inMemory = !durableStore || info.isSetInMemory() && info.getInMemory();
         this.type = info.getType() != null ? info.getType() : info.getName();
-        this.pid = new QName(info.getName().getNamespaceURI(), info.getName().getLocalPart() + "-" + unit.version);
+        // a durable process's id outlives the broker: its instances, routes and jobs name it, and the
+        // same unit deployed after a restart must find them (the version counter starts again at 1)
+        this.pid = new QName(info.getName().getNamespaceURI(), info.getName().getLocalPart() + "-" + (inMemory ? unit.version : unit.digest));
         for (TProvide p : info.getProvideArray()) {
             if (p.getService() == null)
                 throw new DeploymentException("deploy.xml: <provide partnerLink=\"" + p.getPartnerLink() + "\"> names no service");
