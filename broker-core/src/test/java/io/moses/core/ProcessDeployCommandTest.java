@@ -111,8 +111,8 @@ class ProcessDeployCommandTest {
         Run run = admin("processes", "deploy", unit("echo-pair").toString());
         assertEquals(0, run.exit(), run.output());
         assertTrue(run.output().contains("echo-pair version ") && run.output().contains(" deployed, applied by 1 replica"), run.output());
-        // echo-pair's deploy.xml says nothing of <in-memory>: durable, ODE's rule
-        assertTrue(run.lines().contains("process EchoPair (urn:moses:test:echo-pair): durable"), run.output());
+        // echo-pair's deploy.xml says <in-memory>true</in-memory>
+        assertTrue(run.lines().contains("process EchoPair (urn:moses:test:echo-pair): in-memory"), run.output());
         Matcher wsdl = Pattern.compile("^service EchoPairService: (\\S+)$", Pattern.MULTILINE).matcher(run.output());
         assertTrue(wsdl.find(), run.output());
         assertEquals(base() + "/services/EchoPairService?wsdl", wsdl.group(1));
@@ -122,7 +122,7 @@ class ProcessDeployCommandTest {
                 && served.body().contains("EchoPairService"), served.body());
 
         JsonNode unit = listed("echo-pair");
-        assertEquals("durable", unit.path("modes").path(ECHO_PAIR).asText(), unit.toString());
+        assertEquals("in-memory", unit.path("modes").path(ECHO_PAIR).asText(), unit.toString());
         assertEquals(ECHO_PAIR, unit.path("processes").path(0).asText(), "the fields that were there stay: " + unit);
         firstVersion = unit.path("version").asLong();
     }
@@ -172,17 +172,19 @@ class ProcessDeployCommandTest {
 
     @Test
     @Order(4)
-    void redeployOfAnInMemoryVersionPrintsAndListsItsNewMode() throws Exception {
+    void redeployOfADurableVersionPrintsAndListsItsNewMode() throws Exception {
         Path dir = units.resolve("echo-pair");
         Path descriptor = dir.resolve("deploy.xml");
-        Files.writeString(descriptor, Files.readString(descriptor).replace("<active>true</active>",
-                "<active>true</active>\n    <in-memory>true</in-memory>"));
+        String before = Files.readString(descriptor);
+        assertTrue(before.contains("<in-memory>true</in-memory>"), before);
+        // without the element: durable, ODE's rule
+        Files.writeString(descriptor, before.replace("<in-memory>true</in-memory>", ""));
         Run run = admin("processes", "redeploy", dir.toString());
         assertEquals(0, run.exit(), run.output());
         assertTrue(run.output().contains(" redeployed, applied by 1 replica"), run.output());
-        assertTrue(run.lines().contains("process EchoPair (urn:moses:test:echo-pair): in-memory"), run.output());
+        assertTrue(run.lines().contains("process EchoPair (urn:moses:test:echo-pair): durable"), run.output());
         JsonNode unit = listed("echo-pair");
-        assertEquals("in-memory", unit.path("modes").path(ECHO_PAIR).asText(), unit.toString());
+        assertEquals("durable", unit.path("modes").path(ECHO_PAIR).asText(), unit.toString());
         assertTrue(unit.path("version").asLong() > firstVersion, unit.toString());
         HttpResponse<String> call = BrokerKnowledgeBaseTest.call(broker.port(), "alice", "alice-secret");
         assertEquals(200, call.statusCode(), call.body());
@@ -194,6 +196,9 @@ class ProcessDeployCommandTest {
     void aReplicaThatDoesNotApplyTheVersionIsNamedWhenTheWaitTimesOut() throws Exception {
         broker.knowledgeBase().processUnits().recordApplied("killed-replica", "echo-pair", firstVersion, null);
         try {
+            // a new version (a durable process's version is its files: the same files are no new version)
+            Path descriptor = units.resolve("echo-pair").resolve("deploy.xml");
+            Files.writeString(descriptor, Files.readString(descriptor) + "<!-- a new version -->\n");
             Run run = admin("--timeout", "2", "processes", "redeploy", units.resolve("echo-pair").toString());
             assertEquals(1, run.exit(), run.output());
             assertTrue(run.output().contains("waiting for killed-replica to apply echo-pair version"), run.output());

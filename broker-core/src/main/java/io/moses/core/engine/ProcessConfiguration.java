@@ -58,8 +58,9 @@ final class ProcessConfiguration implements ProcessConf {
         this.inMemory = !durableStore || info.isSetInMemory() && info.getInMemory();
         this.type = info.getType() != null ? info.getType() : info.getName();
         // a durable process's id outlives the broker: its instances, routes and jobs name it, and the
-        // same unit deployed after a restart must find them (the version counter starts again at 1)
-        this.pid = new QName(info.getName().getNamespaceURI(), info.getName().getLocalPart() + "-" + (inMemory ? unit.version : unit.digest));
+        // same unit deployed after a restart must find them (the version counter starts again at 1);
+        // an int, as ODE reads the part after the last '-' as one when it redeploys (28 bits of the digest)
+        this.pid = new QName(info.getName().getNamespaceURI(), info.getName().getLocalPart() + "-" + (inMemory ? unit.version : Integer.parseInt(unit.digest.substring(0, 7), 16)));
         for (TProvide p : info.getProvideArray()) {
             if (p.getService() == null)
                 throw new DeploymentException("deploy.xml: <provide partnerLink=\"" + p.getPartnerLink() + "\"> names no service");
