@@ -217,6 +217,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         log.info("durable jobs resumed");
     }
 
+    /** Connections the durable store has handed out (0 without one): an in-memory request takes none. */
+    long durableStoreConnections() {
+        return durable == null ? 0 : durable.connectionsTaken();
+    }
+
     /** Whether durable processes keep their instances in the knowledge base (else they run in memory). */
     public boolean durableStore() {
         return durable != null;

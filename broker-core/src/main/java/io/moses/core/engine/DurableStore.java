@@ -36,6 +36,8 @@ final class DurableStore implements AutoCloseable {
     private final DataSource managed;
     private final BPELDAOConnectionFactoryImpl dao;
     private final String description;
+    /** Connections handed to ODE's DAO and job table: what an in-memory request must never take. */
+    private final java.util.concurrent.atomic.LongAdder taken = new java.util.concurrent.atomic.LongAdder();
 
     DurableStore(ProcessDatabase db, TransactionManager tm) {
         this.description = db.description();
@@ -52,7 +54,7 @@ final class DurableStore implements AutoCloseable {
         cfg.setJmxEnabled(false);
         this.pool = new GenericObjectPool<>(connections, cfg);
         connections.setPool(pool);
-        this.managed = new ManagedDataSource<>(pool, xa.getTransactionRegistry());
+        this.managed = counting(new ManagedDataSource<>(pool, xa.getTransactionRegistry()));
         this.dao = new BPELDAOConnectionFactoryImpl();
         dao.setDataSource(managed);
         dao.setTransactionManager(tm);
@@ -61,9 +63,26 @@ final class DurableStore implements AutoCloseable {
         // the schema is MDAL's (migrations): OpenJPA checks nothing and creates nothing
         p.put("openjpa.jdbc.SynchronizeMappings", "false");
         // OpenJPA's id sequence commits on its own connection, outside the engine's transaction
-        p.put("openjpa.ConnectionFactory2", db.connections());
+        p.put("openjpa.ConnectionFactory2", counting(db.connections()));
         dao.init(p);
         log.info("durable processes in {} (Apache ODE's JPA DAO and job table)", description);
+    }
+
+    /** Connections taken from the store since it opened (statements of the durable processes, their jobs, their ids). */
+    long connectionsTaken() {
+        return taken.sum();
+    }
+
+    private DataSource counting(DataSource ds) {
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) taken.increment();
+                    try {
+                        return method.invoke(ds, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     /** ODE's DAO for the durable processes (BpelServerImpl's persistent DAO factory). */
