@@ -123,7 +123,7 @@ class DeploymentLifecycleTest {
     }
 
     /** {@code <outer><inner>text</inner></outer>} in namespace {@code ns}. */
-    private static Element element(String ns, String outer, String inner, String text) {
+    static Element element(String ns, String outer, String inner, String text) {
         try {
             Document doc = DocumentBuilderFactory.newDefaultNSInstance().newDocumentBuilder().newDocument();
             Element o = doc.createElementNS(ns, outer);

@@ -3,6 +3,7 @@ package io.moses.core.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.moses.core.engine.DeploymentLifecycleTest.element;
 
 import io.moses.adaptation.InvokeOutcome;
 import io.moses.mdal.KnowledgeBase;
@@ -12,10 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import javax.xml.namespace.QName;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 
 /**
@@ -73,19 +72,5 @@ class InMemoryHotPathTest {
             }
         }
         return dir;
-    }
-
-    private static Element element(String ns, String outer, String inner, String text) {
-        try {
-            Document doc = DocumentBuilderFactory.newDefaultNSInstance().newDocumentBuilder().newDocument();
-            Element o = doc.createElementNS(ns, outer);
-            Element i = doc.createElementNS(ns, inner);
-            i.setTextContent(text);
-            o.appendChild(i);
-            doc.appendChild(o);
-            return o;
-        } catch (javax.xml.parsers.ParserConfigurationException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
