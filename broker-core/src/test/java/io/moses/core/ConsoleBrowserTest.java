@@ -480,8 +480,8 @@ class ConsoleBrowserTest {
         waitUpTo(60).until(d -> text("#composites").contains("EchoPair") && rows("#processes tr[data-unit='echo-pair']") == 1);
         assertTrue(text("#bundle-result").startsWith("Deployed echo-pair"), text("#bundle-result"));
         assertTrue(text("#processes").contains("/services/EchoPairService"), text("#processes"));
-        // echo-pair's deploy.xml has no <in-memory>: durable, ODE's rule
-        assertTrue(text("#processes tr[data-unit='echo-pair']").contains("EchoPair durable"), text("#processes"));
+        // echo-pair's deploy.xml says <in-memory>true</in-memory>
+        assertTrue(text("#processes tr[data-unit='echo-pair']").contains("EchoPair in-memory"), text("#processes"));
         assertTrue(text("#composites tbody").contains("left.echo") && text("#composites tbody").contains("right.echo"), text("#composites"));
         ((JavascriptExecutor) driver).executeScript("document.getElementById('deploy-bundle').scrollIntoView()");
         screenshot("13-bundle-deployed");
