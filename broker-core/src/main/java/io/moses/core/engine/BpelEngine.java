@@ -39,7 +39,8 @@ import org.w3c.dom.Element;
 /**
  * The embedded Apache ODE 1.3.7 engine, behind an API with no ODE types: deploy a deployment
  * unit, invoke one of its provided services. Partner invokes go to the {@link InvokeHandler}.
- * Processes run in memory; ODE's scheduler keeps its jobs in memory too.
+ * A process runs in memory, or durable (its instances and jobs in the knowledge base, through a
+ * {@link DurableStore}) as its deploy.xml says.
  */
 public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BpelEngine.class);
@@ -90,8 +91,10 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
     }
 
-    /** @param correlates whether its process declares correlation sets (only then can a message belong to another replica's instance) */
-    /** @param durable whether its process keeps its instances in the knowledge base (any replica can reach them) */
+    /**
+     * @param correlates whether its process declares correlation sets (only then can a message belong to another replica's instance)
+     * @param durable    whether its process keeps its instances in the knowledge base (any replica can reach them)
+     */
     private record Provided(ProvidedService service, SoapBinding binding, boolean correlates, boolean durable) {}
 
     /**
@@ -222,11 +225,6 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         return durable == null ? 0 : durable.connectionsTaken();
     }
 
-    /** Whether durable processes keep their instances in the knowledge base (else they run in memory). */
-    public boolean durableStore() {
-        return durable != null;
-    }
-
     /** Probes each DAO factory the way ODE's engine reaches a variable, in a transaction rolled back. */
     private void requireOwnVariableStore(org.apache.ode.bpel.dao.BpelDAOConnectionFactory... factories) {
         try {
@@ -269,17 +267,17 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
     }
 
-    /**
-     * The correlation values a message for {@code operation} of {@code service} carries, as ODE
-     * will compute them when it routes the message; null when that operation correlates nothing
-     * (or the message lacks the values: the engine then refuses it with its reason).
-     */
     /** Whether {@code service}'s process is durable: its instances are in the knowledge base, within every replica's reach. */
     public boolean durable(QName service) {
         Provided p = provided.get(service);
         return p != null && p.durable();
     }
 
+    /**
+     * The correlation values a message for {@code operation} of {@code service} carries, as ODE
+     * will compute them when it routes the message; null when that operation correlates nothing
+     * (or the message lacks the values: the engine then refuses it with its reason).
+     */
     public Conversations.Keys correlationOf(QName service, String operation, Element body) {
         Provided target = provided.get(service);
         if (target == null || !target.correlates()) return null; // the common case costs one look-up
