@@ -40,7 +40,9 @@ import org.w3c.dom.Node;
  * credentials and SOAPAction, marked with {@link ConversationForwarding#HOP_HEADER} so it is
  * never forwarded twice, and sealed ({@link HopSeal}) so the owner does not police it against the
  * caller's agreed rate a second time), and the owner's answer is the caller's. An owner that is gone
- * answers with a SOAP fault at once: its instances died with it. A conversation belongs to the
+ * answers with a SOAP fault at once: its in-memory instances died with it. A durable instance is in
+ * the knowledge base: its message continues on the replica it reached, which takes its route over.
+ * A conversation belongs to the
  * user whose message started its instance: another user's message for it (to continue it, or to
  * start a competing instance on its correlation value) is refused with a client fault, on the
  * replica it reaches and on the owner alike.

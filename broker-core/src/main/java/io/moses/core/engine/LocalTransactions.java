@@ -158,7 +158,7 @@ final class LocalTransactions implements TransactionManager {
                         resources.get(i).commit(xid, true);
                     } catch (XAException e) {
                         // only the first can fail atomically (one resource is all a store enlists)
-                        for (int j = i + 1; j < resources.size(); j++) rollback(resources.get(j), true);
+                        for (int j = i + 1; j < resources.size(); j++) rollback(resources.get(j));
                         status = Status.STATUS_ROLLEDBACK;
                         afterCompletion();
                         RollbackException r = new RollbackException("the database refused the commit: " + e + " (XA code " + e.errorCode + ")");
@@ -173,13 +173,13 @@ final class LocalTransactions implements TransactionManager {
 
         void undo() {
             status = Status.STATUS_ROLLEDBACK;
-            if (resources != null) for (XAResource r : resources) rollback(r, true);
+            if (resources != null) for (XAResource r : resources) rollback(r);
             afterCompletion();
         }
 
-        private void rollback(XAResource r, boolean end) {
+        private void rollback(XAResource r) {
             try {
-                if (end) r.end(xid, XAResource.TMFAIL);
+                r.end(xid, XAResource.TMFAIL);
             } catch (XAException e) {
                 // ended already (delisted): roll it back all the same
             }
