@@ -47,9 +47,7 @@ class ConversationClusterTest {
     static final MariaDbServer MARIADB = new MariaDbServer();
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     static final String NS = ConformanceEndToEndTest.NS;
-    static final Path CONFORMANCE = Path.of("src/test/resources/processes/conformance");
-    /** The conformance unit run in memory: what a killed replica's in-memory conversations become is what this class checks. */
-    static Path UNITS;
+    static final Path UNITS = Path.of("src/test/resources/processes/conformance");
 
     @TempDir static Path dir;
     static TestCluster cluster;
@@ -58,23 +56,9 @@ class ConversationClusterTest {
     /** Partner path ("/ScopeCase") -> notify calls: an instance says it waits for its close. */
     static final Map<String, AtomicInteger> notified = new ConcurrentHashMap<>();
 
-    /** A copy of {@code unit} whose processes run in memory. */
-    static Path inMemory(Path unit, Path copy) throws java.io.IOException {
-        Files.createDirectories(copy);
-        try (var files = Files.list(unit)) {
-            for (Path f : files.toList()) if (Files.isRegularFile(f)) Files.copy(f, copy.resolve(f.getFileName()));
-        }
-        Path dd = copy.resolve("deploy.xml");
-        String text = Files.readString(dd);
-        if (text.contains("<in-memory>")) throw new IllegalStateException(unit + "'s deploy.xml already says where its instances live");
-        Files.writeString(dd, text.replace("<active>true</active>", "<active>true</active><in-memory>true</in-memory>"));
-        return copy;
-    }
-
     @BeforeAll
     static void startCluster() throws Exception {
         TestCluster.requireHaProxy();
-        UNITS = inMemory(CONFORMANCE, dir.resolve("conformance"));
         signal = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
         signal.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * SOAP: an order is placed and confirmed, or left to expire; a message for an order that has no
  * instance (expired, or never placed) is answered with a SOAP fault, not left hanging.
  *
- * <p>It runs in memory (see {@link #inMemoryCopy}). Its one partner, inventory.reserve, is bound by the unit's own seed.yaml to an HTTP server
+ * <p>It runs in memory (see {@link #inMemoryCopy}; DurableRestartTest runs it durable). Its one partner, inventory.reserve, is bound by the unit's own seed.yaml to an HTTP server
  * here that answers as the inventory stub does.
  */
 @Tag("e2e")
@@ -70,16 +70,16 @@ class OrderConfirmationEndToEndTest {
                 .withDb("mem:order-confirmation").withSeeds(List.of(UNIT.resolve("seed.yaml")))
                 .withVariables(Map.of("STUBS", "http://127.0.0.1:" + inventory.getAddress().getPort()))
                 .withTimeouts(REQUEST_TIMEOUT, Duration.ofSeconds(10))
-                .withDeployments(List.of(UNIT));
+                .withDeployments(List.of(inMemoryCopy(UNIT, work.resolve("unit"))));
         broker = new Broker(config);
         broker.start();
         base = "http://127.0.0.1:" + broker.port();
     }
 
     /**
-     * The unit in {@code dir}, run in memory: its deploy.xml asks for durable instances, which
-     * this broker cannot run yet (ODE's durable path serializes the instance, and the broker's
-     * in-memory store refuses: "In-memory instances are never serialized").
+     * The unit in {@code dir}, run in memory: its deploy.xml asks for durable instances, where a
+     * message sent right after a reply (a confirm right after "placed") does not yet reliably reach
+     * the instance; DurableRestartTest runs it durable, with messages for instances that wait.
      */
     static Path inMemoryCopy(Path unit, Path dir) throws Exception {
         Files.createDirectories(dir);
