@@ -361,7 +361,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                 services.stream().map(s -> s.service().getLocalPart()).toList());
         if (durable == null) {
             // without a durable store ODE's rule cannot hold: say so rather than drop it silently
-            List<String> asked = confs.stream().filter(c -> !c.info().isSetInMemory() || !c.info().getInMemory())
+            List<String> asked = confs.stream().filter(c -> ProcessConfiguration.asksDurable(c.info()))
                     .map(c -> c.getType().getLocalPart()).toList();
             if (!asked.isEmpty())
                 log.warn("{}: deploy.xml asks for durable instances of {}; this engine has no durable store and keeps them in memory",

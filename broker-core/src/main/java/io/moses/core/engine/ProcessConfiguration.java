@@ -55,7 +55,7 @@ final class ProcessConfiguration implements ProcessConf {
     ProcessConfiguration(DeploymentUnit unit, TDeployment.Process info, boolean durableStore) {
         this.unit = unit;
         this.info = info;
-        this.inMemory = !durableStore || info.isSetInMemory() && info.getInMemory();
+        this.inMemory = !durableStore || !asksDurable(info);
         this.type = info.getType() != null ? info.getType() : info.getName();
         // a durable process's id outlives the broker: its instances, routes and jobs name it, and the
         // same unit deployed after a restart must find them (the version counter starts again at 1);
@@ -84,6 +84,11 @@ final class ProcessConfiguration implements ProcessConf {
         Path source = unit.sources.get(type);
         this.correlates = source == null ? unit.sources.values().stream().anyMatch(ProcessConfiguration::declaresCorrelationSets)
                 : declaresCorrelationSets(source);
+    }
+
+    /** ODE's rule: deploy.xml asks for durable instances unless it says {@code <in-memory>true</in-memory>}. */
+    static boolean asksDurable(TDeployment.Process info) {
+        return !(info.isSetInMemory() && info.getInMemory());
     }
 
     private static boolean declaresCorrelationSets(Path bpel) {

@@ -14,7 +14,7 @@ import java.util.List;
  * unassigned for any node to take, but an instance must run on one replica at a time, the one
  * that owns it. And no replica is ever told of another (no node ids): ODE's scheduler would take
  * the jobs of every node it hears no heartbeat from, and nothing sends heartbeats; the broker
- * decides takeovers from its replicas' presence instead, through {@link #reassign}.
+ * must decide takeovers from its replicas' presence instead (not built yet: {@link #updateReassign} is what it would call).
  *
  * <p>In ODE's package because the scheduler's Job type is package-private.
  */
@@ -87,11 +87,6 @@ public final class SplitJobStore implements DatabaseDelegate {
         boolean was = open;
         open = true;
         return was;
-    }
-
-    /** Moves a dead replica's durable jobs to this one (inside the caller's transaction). */
-    public int reassign(String deadNode) throws DatabaseException {
-        return durable.updateReassign(deadNode, node);
     }
 
     @Override
