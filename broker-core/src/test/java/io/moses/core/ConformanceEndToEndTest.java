@@ -46,6 +46,11 @@ class ConformanceEndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
+        start(Path.of("src/test/resources/processes/conformance"), "mem:conformance");
+    }
+
+    /** Starts the broker with {@code unit} (the conformance unit, or a copy of it) on the knowledge base {@code db}. */
+    static void start(Path unit, String db) throws Exception {
         signal = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
         signal.createContext("/", exchange -> {
             String action = exchange.getRequestHeaders().getFirst("SOAPAction");
@@ -89,10 +94,10 @@ class ConformanceEndToEndTest {
                     services:
                       - {name: %s-waiting, task: signal.notify, endpoint: "${PARTNER}/%s", responseTime: 0.1, availability: 0.99, cost: 1, maxRate: 100}
                     """.formatted(composite, composite, composite));
-        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb("mem:conformance")
+        BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb(db)
                 .withSeeds(List.of(work.resolve("seed.yaml"), work.resolve("seed-catch.yaml"),
                         work.resolve("seed-ScopeCase.yaml"), work.resolve("seed-PickCase.yaml"))).withVariables(Map.of("PARTNER", partner))
-                .withDeployments(List.of(Path.of("src/test/resources/processes/conformance")));
+                .withDeployments(List.of(unit));
         broker = new Broker(config);
         broker.start();
     }

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Conversations through HAProxy with two replicas (issue 21): a case opened by a one-way
  * message lives in the replica that took it; its close, sent through the front, reaches it
  * whichever replica HAProxy picks, taken by a receive in a scope (ScopeCase) or by a pick
- * (PickCase). When the owner is killed, the close is answered at once with a fault that says so.
+ * (PickCase). When the owner of an in-memory instance is killed, the close is answered at once
+ * with a fault that says so.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Tag("e2e")
@@ -47,7 +48,9 @@ class ConversationClusterTest {
     static final MariaDbServer MARIADB = new MariaDbServer();
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     static final String NS = ConformanceEndToEndTest.NS;
-    static final Path UNITS = Path.of("src/test/resources/processes/conformance");
+    static final Path CONFORMANCE = Path.of("src/test/resources/processes/conformance");
+    /** An in-memory copy of the conformance unit: its instances die with their replica. */
+    static Path UNITS;
 
     @TempDir static Path dir;
     static TestCluster cluster;
@@ -59,6 +62,7 @@ class ConversationClusterTest {
     @BeforeAll
     static void startCluster() throws Exception {
         TestCluster.requireHaProxy();
+        UNITS = InMemoryUnits.copy(CONFORMANCE, dir.resolve("in-memory"));
         signal = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
         signal.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();

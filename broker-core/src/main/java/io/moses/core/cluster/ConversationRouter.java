@@ -165,10 +165,10 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             if (l != null) return mayContinue(l.user(), caller) ? null : notYours(service);
         }
         if (hop) return null; // the replica it reached found the owner here, and checked it against the owner's record
-        // a durable instance is in the knowledge base: when no replica has claimed it (a restart
-        // forgets its routes), the engine here finds it or says at once that there is none
+        // a durable instance runs where it started too: its request's reply reaches the caller on the
+        // replica that runs it, so its messages wait for its owner's registration as in-memory ones do
         boolean durable = engine.durable(service.service());
-        long deadline = System.nanoTime() + (keys.mustMatch() && !durable ? grace.toNanos() : 0);
+        long deadline = System.nanoTime() + (keys.mustMatch() ? grace.toNanos() : 0);
         long pause = 10; // ms, doubled up to 200: a registration usually lands within milliseconds
         while (true) {
             Optional<ConversationOwner> owner;

@@ -132,15 +132,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
         this.tx = new LocalTransactions();
         io.moses.ode.LiteralParsing.install(); // before the job threads make their parsers
+        // How the scheduler retries a job whose instance is busy: InstanceOrderedScheduler.execTransaction
         Properties props = new Properties();
-        // The jobs of one instance run in order (InstanceOrderedScheduler), so they rarely meet
-        // ODE's instance lock taken; when they do (a request arriving for a running instance),
-        // retry soon and long rather than ODE's default of dropping the job after short retries.
-        // Such a job routes a message to an instance waiting for it while the instance runs
-        // another job (an event handler, a flow's other branch): dropping it would lose the
-        // message, so it retries for about a minute, longer than a request waits for its reply.
-        props.setProperty("ode.scheduler.immediateTransactionRetryInterval", "1");
-        props.setProperty("ode.scheduler.immediateTransactionRetryLimit", "60000");
         this.durable = store == null ? null : new DurableStore(store, tx);
         var memoryJobs = new org.apache.ode.scheduler.simple.InMemoryJobStore();
         this.jobStore = durable == null ? null : new org.apache.ode.scheduler.simple.SplitJobStore(memoryJobs, durable.jobs(), node);
@@ -179,6 +172,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
     private void runJob(org.apache.ode.bpel.iapi.Scheduler.JobInfo job) {
         try {
+            scheduler.holdCorrelationKeys(org.apache.ode.bpel.engine.IncomingCorrelation.heldByJob(server, job.jobDetail));
             if (org.apache.ode.bpel.engine.RunningConversations.queueForRunningInstance(server, job.jobDetail)) return;
             server.onScheduledJob(job);
         } catch (RuntimeException e) { // JobProcessorException included

@@ -1,10 +1,12 @@
 package io.moses.core.engine;
 
 import io.moses.mdal.ProcessDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Properties;
 import javax.sql.DataSource;
-import javax.transaction.TransactionManager;
-import org.apache.commons.dbcp2.DataSourceConnectionFactory;
 import org.apache.commons.dbcp2.PoolableConnection;
 import org.apache.commons.dbcp2.managed.LocalXAConnectionFactory;
 import org.apache.commons.dbcp2.managed.ManagedDataSource;
@@ -32,6 +34,8 @@ final class DurableStore implements AutoCloseable {
     /** OpenJPA 1.2.3's MySQL dictionary writes "TYPE=InnoDB", which MariaDB refuses, and 64 KB LOBs: too small for a process's state. */
     private static final String MYSQL_DICTIONARY = "mysql(TableType=,BlobTypeName=LONGBLOB,ClobTypeName=LONGTEXT)";
 
+    private static final int MAX_CONNECTIONS = 48;
+
     private final GenericObjectPool<PoolableConnection> pool;
     private final DataSource managed;
     private final BPELDAOConnectionFactoryImpl dao;
@@ -39,15 +43,18 @@ final class DurableStore implements AutoCloseable {
     /** Connections handed to ODE's DAO and job table: what an in-memory request must never take. */
     private final java.util.concurrent.atomic.LongAdder taken = new java.util.concurrent.atomic.LongAdder();
 
-    DurableStore(ProcessDatabase db, TransactionManager tm) {
+    DurableStore(ProcessDatabase db, LocalTransactions tm) {
         this.description = db.description();
-        LocalXAConnectionFactory xa = new LocalXAConnectionFactory(tm, new DataSourceConnectionFactory(db.connections()));
+        // the pool's steps at a transaction's end are interposed (LocalTransactions says why)
+        DataSource raw = db.connections();
+        LocalXAConnectionFactory xa = new LocalXAConnectionFactory(tm, tm, () -> readCommittedOnce(raw.getConnection()));
         PoolableManagedConnectionFactory connections = new PoolableManagedConnectionFactory(xa, null);
         connections.setValidationQueryTimeout(2);
         connections.setDefaultReadOnly(false);
         GenericObjectPoolConfig<PoolableConnection> cfg = new GenericObjectPoolConfig<>();
-        cfg.setMaxTotal(16);
-        cfg.setMaxIdle(16);
+        // every engine thread, reply thread and front-end request may hold one in its transaction
+        cfg.setMaxTotal(MAX_CONNECTIONS);
+        cfg.setMaxIdle(MAX_CONNECTIONS);
         cfg.setMaxWaitMillis(10_000);
         // a database restarted, or a Galera node killed, leaves dead connections in the pool
         cfg.setTestOnBorrow(true);
@@ -66,6 +73,27 @@ final class DurableStore implements AutoCloseable {
         p.put("openjpa.ConnectionFactory2", counting(db.connections()));
         dao.init(p);
         log.info("durable processes in {} (Apache ODE's JPA DAO and job table)", description);
+    }
+
+    /**
+     * The connection at READ COMMITTED (what OpenJPA and ODE's job table ask for), and deaf to
+     * being asked again: H2 commits the open transaction at every {@code setTransactionIsolation},
+     * even to the level it has, and both set it on every connection they take within a
+     * transaction. Each such call committed a job's work half done (a job's row deleted while its
+     * message was never delivered, an instance deleted without its routes).
+     */
+    private static Connection readCommittedOnce(Connection c) throws SQLException {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        int level = c.getTransactionIsolation();
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("setTransactionIsolation") && (int) args[0] == level) return null;
+                    try {
+                        return method.invoke(c, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     /** Connections taken from the store since it opened (statements of the durable processes, their jobs, their ids). */

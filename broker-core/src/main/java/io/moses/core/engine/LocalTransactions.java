@@ -12,6 +12,7 @@ import javax.transaction.Synchronization;
 import javax.transaction.SystemException;
 import javax.transaction.Transaction;
 import javax.transaction.TransactionManager;
+import javax.transaction.TransactionSynchronizationRegistry;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
@@ -28,9 +29,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Like a JTA manager, the transaction stays associated with its thread while its
  * synchronizations' {@code afterCompletion} run; the association ends when commit or rollback
- * returns.
+ * returns. Interposed synchronizations (the store's pool registers one per connection handle)
+ * run as JTA orders them: their {@code beforeCompletion} after every other, their
+ * {@code afterCompletion} before every other. The pool needs that order: when OpenJPA closed a
+ * handle between two of the pool's own steps, the handle gave back the connection it shared,
+ * still enlisted, and another thread's transaction took it.
  */
-final class LocalTransactions implements TransactionManager {
+final class LocalTransactions implements TransactionManager, TransactionSynchronizationRegistry {
     private static final Logger log = LoggerFactory.getLogger(LocalTransactions.class);
 
     private final ThreadLocal<Local> current = new ThreadLocal<>();
@@ -96,6 +101,40 @@ final class LocalTransactions implements TransactionManager {
         if (tx != null) current.set((Local) tx);
     }
 
+    @Override
+    public Object getTransactionKey() {
+        return current.get();
+    }
+
+    @Override
+    public void putResource(Object key, Object value) {
+        active().resources().put(key, value);
+    }
+
+    @Override
+    public Object getResource(Object key) {
+        return active().resources().get(key);
+    }
+
+    @Override
+    public void registerInterposedSynchronization(Synchronization sync) {
+        try {
+            active().register(sync, true);
+        } catch (RollbackException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public int getTransactionStatus() {
+        return getStatus();
+    }
+
+    @Override
+    public boolean getRollbackOnly() {
+        return active().status == Status.STATUS_MARKED_ROLLBACK;
+    }
+
     private Local active() {
         Local t = current.get();
         if (t == null) throw new IllegalStateException("no transaction on this thread");
@@ -111,9 +150,20 @@ final class LocalTransactions implements TransactionManager {
         @Override public byte[] getBranchQualifier() { return new byte[] {1}; }
     }
 
+    /** An exception and its causes, on one line: an XAException says little more than its code. */
+    static String describe(Exception e) {
+        StringBuilder b = new StringBuilder(e.toString());
+        if (e instanceof XAException x) b.append(" (XA code ").append(x.errorCode).append(')');
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) b.append("; caused by ").append(c);
+        return b.toString();
+    }
+
     /** One transaction: its synchronizations, run in order of registration, and its resources, if any. */
     private static final class Local implements Transaction {
         private final List<Synchronization> synchronizations = new ArrayList<>(4);
+        /** Interposed synchronizations, null while there are none: the in-memory case. */
+        private List<Synchronization> interposed;
+        private java.util.Map<Object, Object> resourceMap;
         private int status = Status.STATUS_ACTIVE;
         /** Enlisted resources (a durable store's connection), null while there are none: the in-memory case. */
         private List<XAResource> resources;
@@ -121,10 +171,19 @@ final class LocalTransactions implements TransactionManager {
 
         @Override
         public void registerSynchronization(Synchronization sync) throws RollbackException {
+            register(sync, false);
+        }
+
+        void register(Synchronization sync, boolean interposedSync) throws RollbackException {
             if (status == Status.STATUS_MARKED_ROLLBACK) throw new RollbackException("transaction is marked for rollback");
             if (status != Status.STATUS_ACTIVE && status != Status.STATUS_PREPARING)
                 throw new IllegalStateException("transaction is no longer active (status " + status + ")");
-            synchronizations.add(sync);
+            if (!interposedSync) synchronizations.add(sync);
+            else (interposed == null ? interposed = new ArrayList<>(4) : interposed).add(sync);
+        }
+
+        java.util.Map<Object, Object> resources() {
+            return resourceMap == null ? resourceMap = new java.util.HashMap<>() : resourceMap;
         }
 
         void complete() throws RollbackException {
@@ -134,15 +193,8 @@ final class LocalTransactions implements TransactionManager {
             }
             // JTA keeps a transaction ACTIVE while its beforeCompletion steps run: OpenJPA flushes
             // there, and the pool hands out its enlisted connection only to an active transaction
-            RuntimeException failed = null;
-            // By index: a beforeCompletion may register further synchronizations.
-            for (int i = 0; i < synchronizations.size() && failed == null; i++) {
-                try {
-                    synchronizations.get(i).beforeCompletion();
-                } catch (RuntimeException e) {
-                    failed = e;
-                }
-            }
+            RuntimeException failed = beforeCompletion(synchronizations);
+            if (failed == null && interposed != null) failed = beforeCompletion(interposed);
             if (failed != null || status == Status.STATUS_MARKED_ROLLBACK) {
                 undo();
                 RollbackException e = new RollbackException("rolled back before completion"
@@ -156,12 +208,12 @@ final class LocalTransactions implements TransactionManager {
                     try {
                         resources.get(i).end(xid, XAResource.TMSUCCESS);
                         resources.get(i).commit(xid, true);
-                    } catch (XAException e) {
+                    } catch (XAException | RuntimeException e) {
                         // only the first can fail atomically (one resource is all a store enlists)
                         for (int j = i + 1; j < resources.size(); j++) rollback(resources.get(j));
                         status = Status.STATUS_ROLLEDBACK;
                         afterCompletion();
-                        RollbackException r = new RollbackException("the database refused the commit: " + e + " (XA code " + e.errorCode + ")");
+                        RollbackException r = new RollbackException("the database refused the commit: " + describe(e));
                         r.initCause(e);
                         throw r;
                     }
@@ -169,6 +221,18 @@ final class LocalTransactions implements TransactionManager {
             }
             status = Status.STATUS_COMMITTED;
             afterCompletion();
+        }
+
+        /** By index: a beforeCompletion may register further synchronizations. */
+        private static RuntimeException beforeCompletion(List<Synchronization> syncs) {
+            for (int i = 0; i < syncs.size(); i++) {
+                try {
+                    syncs.get(i).beforeCompletion();
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            }
+            return null;
         }
 
         void undo() {
@@ -180,20 +244,26 @@ final class LocalTransactions implements TransactionManager {
         private void rollback(XAResource r) {
             try {
                 r.end(xid, XAResource.TMFAIL);
-            } catch (XAException e) {
+            } catch (XAException | RuntimeException e) {
                 // ended already (delisted): roll it back all the same
             }
             try {
                 r.rollback(xid);
-            } catch (XAException e) {
-                log.warn("rollback of a database connection failed: {} (XA code {})", e, e.errorCode);
+            } catch (XAException | RuntimeException e) {
+                // the synchronizations must run all the same: they release the instance's lock and the connection
+                log.warn("rollback of a database connection failed: {}", describe(e));
             }
         }
 
         private void afterCompletion() {
-            for (int i = 0; i < synchronizations.size(); i++) {
+            if (interposed != null) afterCompletion(interposed);
+            afterCompletion(synchronizations);
+        }
+
+        private void afterCompletion(List<Synchronization> syncs) {
+            for (int i = 0; i < syncs.size(); i++) {
                 try {
-                    synchronizations.get(i).afterCompletion(status);
+                    syncs.get(i).afterCompletion(status);
                 } catch (RuntimeException e) {
                     log.warn("after-completion step failed: {}", e.toString());
                 }
@@ -233,7 +303,7 @@ final class LocalTransactions implements TransactionManager {
             try {
                 resource.start(xid, XAResource.TMNOFLAGS);
             } catch (XAException e) {
-                SystemException s = new SystemException("cannot enlist a database connection: " + e + " (XA code " + e.errorCode + ")");
+                SystemException s = new SystemException("cannot enlist a database connection: " + describe(e));
                 s.initCause(e);
                 throw s;
             }

@@ -205,15 +205,21 @@ final class ProcessConfiguration implements ProcessConf {
 
     @Override public Map<String, String> getEndpointProperties(EndpointReference epr) { return Map.of(); }
 
-    /** Finished in-memory instances leave nothing behind. */
+    /**
+     * Finished in-memory instances leave nothing behind. A finished durable instance stays, with
+     * its variables and messages, for the operator to look at until the engine purges it after
+     * its retention: ODE's rule when deploy.xml sets no cleanup. Deleting it as it completes
+     * also raced with the delivery of another instance's message: ODE's JPA store then read a
+     * message route of the deleted instance and failed on it.
+     */
     @Override
     public boolean isCleanupCategoryEnabled(boolean instanceSucceeded, CLEANUP_CATEGORY category) {
-        return true;
+        return inMemory;
     }
 
     @Override
     public Set<CLEANUP_CATEGORY> getCleanupCategories(boolean instanceSucceeded) {
-        return EnumSet.allOf(CLEANUP_CATEGORY.class);
+        return inMemory ? EnumSet.allOf(CLEANUP_CATEGORY.class) : EnumSet.noneOf(CLEANUP_CATEGORY.class);
     }
 
     @Override public List<CronJob> getCronJobs() { return List.of(); }

@@ -140,6 +140,25 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
         }
     }
 
+    /**
+     * A durable instance's receive holds its correlation keys until its route is committed
+     * ({@code InstanceOrderedScheduler.holdCorrelationKeys} says why).
+     */
+    @Override
+    public void select(org.apache.ode.bpel.runtime.channels.PickResponseChannel pickResponseChannel, java.util.Date timeout,
+                       boolean createInstance, org.apache.ode.bpel.runtime.Selector[] selectors) throws FaultException {
+        if (!_bpelProcess.isInMemory()
+                && _bpelProcess._engine._contexts.scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s) {
+            java.util.List<String> keys = new java.util.ArrayList<>();
+            for (org.apache.ode.bpel.runtime.Selector selector : selectors)
+                if (selector.correlationKeySet != null)
+                    for (java.util.Iterator<org.apache.ode.bpel.common.CorrelationKey> i = selector.correlationKeySet.iterator(); i.hasNext();)
+                        keys.add(IncomingCorrelation.canonical(i.next()));
+            s.holdCorrelationKeys(keys);
+        }
+        super.select(pickResponseChannel, timeout, createInstance, selectors);
+    }
+
     /** A message sent or replied leaves the instance as a copy of its own (see the class comment). */
     @Override
     protected void buildOutgoingMessage(MessageDAO message, Element outgoing) {

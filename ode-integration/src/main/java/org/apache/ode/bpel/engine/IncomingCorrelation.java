@@ -86,6 +86,24 @@ public final class IncomingCorrelation {
                 : new Keys(model.getQName().toString(), List.copyOf(keys), mustMatch, List.copyOf(starts));
     }
 
+    /**
+     * For an engine job that routes a request to a durable process ({@code INVOKE_INTERNAL}):
+     * the correlation keys its message carries, which the job holds until it commits
+     * ({@code InstanceOrderedScheduler.holdCorrelationKeys}); empty for any other job.
+     */
+    public static List<String> heldByJob(BpelServerImpl server, org.apache.ode.bpel.iapi.Scheduler.JobDetails job) {
+        if (job.getType() != org.apache.ode.bpel.iapi.Scheduler.JobType.INVOKE_INTERNAL || Boolean.TRUE.equals(job.getInMem())
+                || job.getMexId() == null) return List.of();
+        BpelEngineImpl engine = (BpelEngineImpl) server.getEngine();
+        if (!(engine.getMessageExchange(job.getMexId()) instanceof MyRoleMessageExchangeImpl mex) || mex.getRequest() == null)
+            return List.of();
+        Keys keys = of(server, mex.getServiceName(), mex.getOperationName(), mex.getRequest().getMessage());
+        if (keys == null) return List.of();
+        List<String> held = new ArrayList<>(keys.keys());
+        held.addAll(keys.starts());
+        return held;
+    }
+
     /** Whether {@code operation} of {@code service} may create an instance of the service's active process. */
     public static boolean createsInstances(BpelServerImpl server, QName service, String operation) {
         BpelProcess process = activeProcessOf((BpelEngineImpl) server.getEngine(), service);

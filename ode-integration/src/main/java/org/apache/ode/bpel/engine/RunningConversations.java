@@ -46,7 +46,7 @@ public final class RunningConversations {
         if (job.getType() != Scheduler.JobType.INVOKE_INTERNAL || job.getProcessId() == null) return false;
         BpelEngineImpl engine = (BpelEngineImpl) server.getEngine(); // under the server's lock until the job ends, as ODE's own job
         BpelProcess process = engine._activeProcesses.get(job.getProcessId());
-        if (process == null || !process.isInMemory()) return false;
+        if (process == null) return false;
         MessageExchange exchange = engine.getMessageExchange(job.getMexId());
         if (!(exchange instanceof MyRoleMessageExchangeImpl mex)) return false;
         for (Map.Entry<String, Endpoint> provided : process._pconf.getProvideEndpoints().entrySet()) {
