@@ -236,6 +236,18 @@ class ConversationEndToEndTest {
     }
 
     @Test
+    void aMessageForAConversationThatEndedOrNeverStartedGetsAClientFaultNotTheTimeout() throws Exception {
+        assertEquals(8000, answer(send("ConvReceive", "start", 8000, 8000), "start of 8000"));
+        assertEquals(9000, answer(send("ConvReceive", "next", 8000, 1000), "next of 8000"));
+        for (int id : new int[] {8000, 8001}) { // ended; never started
+            HttpResponse<String> r = send("ConvReceive", "next", id, 1).get(60, TimeUnit.SECONDS);
+            assertEquals(500, r.statusCode(), r.body());
+            assertTrue(r.body().contains("Client") && r.body().contains("no instance of ConvReceiveService holds this message's correlation values"),
+                    "conversation " + id + ": " + r.body());
+        }
+    }
+
+    @Test
     void aMessageCorrelatedByAnInvokesReplyReachesItsInstance() throws Exception {
         converse(7000, id -> {
             accepted(send("ConvInvoke", "begin", id, id), "begin of " + id);

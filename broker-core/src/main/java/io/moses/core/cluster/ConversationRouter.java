@@ -58,6 +58,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     private final BpelEngine engine;
     private final KnowledgeBase kb;
     private final String replica;
+    private final java.util.concurrent.atomic.LongAdder noInstance = new java.util.concurrent.atomic.LongAdder();
     private final java.util.function.Supplier<String> address;
     private final Duration grace;
     private final HopSeal seal;
@@ -187,7 +188,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
                 Local l = local.get(keys.process() + " " + k);
                 if (l != null) return mayContinue(l.user(), caller) ? null : notYours(service);
             }
-            if (System.nanoTime() - deadline >= 0) return null;
+            if (System.nanoTime() - deadline >= 0) return keys.mustMatch() ? noInstance(service) : null;
             try {
                 Thread.sleep(pause);
                 pause = Math.min(200, pause * 2);
@@ -221,6 +222,22 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     /** A conversation an anonymous caller started is anyone's; one a user started is that user's. */
     private static boolean mayContinue(String starter, String caller) {
         return starter == null || starter.equals(caller);
+    }
+
+    /**
+     * A message that only an existing instance can take, and no instance claimed its correlation
+     * values within the grace: its instance ended, or never was. Said at once, rather than left
+     * waiting for the request's timeout (the engine would keep it for an instance to come).
+     */
+    private Relayed noInstance(ProvidedService service) {
+        noInstance.increment();
+        return Relayed.refused("no instance of " + service.service().getLocalPart()
+                + " holds this message's correlation values: its conversation ended, or never started");
+    }
+
+    /** How many messages were refused because no instance held their correlation values. */
+    public long noInstance() {
+        return noInstance.sum();
     }
 
     private Relayed notYours(ProvidedService service) {
