@@ -149,8 +149,9 @@ final class Broker implements AutoCloseable {
         // a one-way start's instance runs within the 5 s grace, even on a loaded machine; to replicas
         // serving TLS the forwarded messages go over TLS, trusting this replica's own certificate too
         conversations = new io.moses.core.cluster.ConversationRouter(engine, kb, cluster.replica(), this::internalAddress,
-                Duration.ofSeconds(5), hops, wall, tls == null ? null : tls.peerContext());
-        conversations.start();
+                Duration.ofSeconds(5), hops, wall, tls == null ? null : tls.peerContext(),
+                // the takeover comes once the replica's presence expired (the lease's ttl) and the leader looked
+                cluster.lease().multipliedBy(2).plusSeconds(10));
         engine.onConversations(conversations);
         http.forwardConversations(conversations);
         classWorth.update(knowledge.classes());
@@ -159,7 +160,7 @@ final class Broker implements AutoCloseable {
         policing = new io.moses.core.frontend.RatePolicing(ratePolicy, metrics.registry(), config.usersInMetrics(), wall, nanos);
         presence = new ReplicaPresence(kb, cluster.replica(), cluster.lease(), wall);
         policing.overRates(knowledge.overRates());
-        policing.update(knowledge.users(), policing.polices() ? presence.beat() : 1);
+        policing.update(knowledge.users(), presence.beat());
         policing.onEpisode(new OverRateEvents(kb, wall)::record);
         http.throttleLogins(logins, io.moses.core.frontend.TrustedProxies.parse(config.trustedProxies()));
         http.police(policing, authenticator);
@@ -189,11 +190,13 @@ final class Broker implements AutoCloseable {
         http.mount("/admin/processes/*", processesServlet);
         http.start();
         processes.deployAtStart(config.deployments()); // --deploy directories and the knowledge base's units
+        conversations.start(); // the engine knows now which processes are durable
         engine.resumeDurable(); // their processes registered: the durable jobs this replica owns run now
         camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("moses");
         camel.addRoutes(new BrokerRoutes(config, lease, knowledge, classWorth, policing, presence, processes, operatorActions,
-                leaderRequests, loop));
+                leaderRequests, loop, new io.moses.core.cluster.DurableTakeovers(kb, engine, cluster.replica(), this::internalAddress,
+                cluster.lease(), wall, lease::leads)));
         camel.start();
         operatorActions.poll(); // monitors switched off and services taken out hold here too, before the first plan
         // the first lease attempt before the loop starts: a lone replica solves its first plan at once

@@ -39,10 +39,11 @@ final class BrokerRoutes extends RouteBuilder {
     private final OperatorActions operatorActions;
     private final LeaderRequests leaderRequests;
     private final FeedbackLoop loop;
+    private final io.moses.core.cluster.DurableTakeovers takeovers;
 
     BrokerRoutes(BrokerConfig config, OptimizerLease lease, KnowledgeCache knowledge, ClassWorth classWorth, RatePolicing policing,
                  ReplicaPresence presence, Processes processes, OperatorActions operatorActions, LeaderRequests leaderRequests,
-                 FeedbackLoop loop) {
+                 FeedbackLoop loop, io.moses.core.cluster.DurableTakeovers takeovers) {
         this.config = config;
         this.lease = lease;
         this.knowledge = knowledge;
@@ -53,6 +54,7 @@ final class BrokerRoutes extends RouteBuilder {
         this.operatorActions = operatorActions;
         this.leaderRequests = leaderRequests;
         this.loop = loop;
+        this.takeovers = takeovers;
     }
 
     @Override
@@ -69,8 +71,12 @@ final class BrokerRoutes extends RouteBuilder {
         from("timer:rate-policing?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
                 .routeId("rate-policing").process(e -> {
                     policing.overRates(knowledge.overRates());
-                    policing.update(knowledge.users(), policing.polices() ? presence.beat() : policing.replicas());
+                    // always: the presence also tells the leader which replicas are gone (their durable instances move)
+                    int live = presence.beat();
+                    policing.update(knowledge.users(), live);
                 });
+        from("timer:durable-takeover?period=" + lease.renewPeriod().toMillis() + "&delay=" + lease.renewPeriod().toMillis())
+                .routeId("durable-takeover").process(e -> takeovers.poll());
         from("timer:process-sync?period=" + config.refreshMillis() + "&delay=" + config.refreshMillis())
                 .routeId("process-sync").process(e -> processes.poll());
         // the leader answers the other replicas' plan requests (no database read elsewhere)

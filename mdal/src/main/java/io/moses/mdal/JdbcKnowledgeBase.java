@@ -37,6 +37,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     private final ProcessUnitStore processUnits;
     private final ReplanRequestStore replanRequests;
     private final ConversationStore conversations;
+    private final DurableOwnerStore durableOwners;
     private final OperatorSessionStore operatorSessions;
     private final OperatorSwitchStore operatorSwitches;
 
@@ -59,6 +60,7 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
         this.processUnits = new ProcessUnitStore(db);
         this.replanRequests = new ReplanRequestStore(db);
         this.conversations = new ConversationStore(db);
+        this.durableOwners = new DurableOwnerStore(db);
         this.operatorSessions = new OperatorSessionStore(db);
         this.operatorSwitches = new OperatorSwitchStore(db);
     }
@@ -172,6 +174,17 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     }
     @Override public int forgetConversations(String replica, long instanceId) { return conversations.forgetInstance(replica, instanceId); }
     @Override public int forgetConversations(String replica) { return conversations.forgetReplica(replica); }
+    @Override public int forgetConversations(String replica, java.util.function.Predicate<String> ofProcess) {
+        return durableOwners.forgetConversations(replica, ofProcess);
+    }
+
+    // ---- durable instances' owners
+
+    @Override public java.util.Set<String> durableOwners() { return durableOwners.owners(); }
+    @Override public java.util.Set<String> replicasSeen(Instant now, Duration ttl) { return durableOwners.seen(now, ttl); }
+    @Override public DurableTakeover takeOverDurable(String gone, String to, String toAddress, java.util.function.Predicate<String> durableProcess) {
+        return durableOwners.takeOver(gone, to, toAddress, durableProcess);
+    }
 
     // ---- operator state
 

@@ -238,6 +238,24 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Removes what the replica registered (it starts again: its in-memory instances are gone). */
     int forgetConversations(String replica);
 
+    /** Removes what the replica registered for the processes {@code ofProcess} accepts (the in-memory ones, at its start). */
+    int forgetConversations(String replica, java.util.function.Predicate<String> ofProcess);
+
+    // ---- durable instances: which replica runs each (V14), and the takeover of a replica that is gone
+
+    /** Replicas that own durable instances or jobs. */
+    java.util.Set<String> durableOwners();
+
+    /** Replicas whose presence heartbeat (V9) is no older than {@code ttl} at {@code now}. */
+    java.util.Set<String> replicasSeen(Instant now, java.time.Duration ttl);
+
+    /**
+     * Moves, in one transaction, the durable instances of {@code gone}, their jobs and the
+     * correlation values of durable processes ({@code durableProcess} tells them by name) to
+     * {@code to}, reachable at {@code toAddress}.
+     */
+    DurableTakeover takeOverDurable(String gone, String to, String toAddress, java.util.function.Predicate<String> durableProcess);
+
     // ---- the operator's state, the cluster's (issue 21)
 
     /** Console logins, valid on every replica. */

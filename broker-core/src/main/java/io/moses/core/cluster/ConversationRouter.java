@@ -41,7 +41,8 @@ import org.w3c.dom.Node;
  * never forwarded twice, and sealed ({@link HopSeal}) so the owner does not police it against the
  * caller's agreed rate a second time), and the owner's answer is the caller's. An owner that is gone
  * answers with a SOAP fault at once: its in-memory instances died with it. A durable instance is in
- * the knowledge base: its message continues on the replica it reached, which takes its route over.
+ * the knowledge base: its message waits until a survivor took the instance over
+ * ({@link DurableTakeovers}), then goes there.
  * A conversation belongs to the
  * user whose message started its instance: another user's message for it (to continue it, or to
  * start a competing instance on its correlation value) is refused with a client fault, on the
@@ -59,6 +60,9 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     private final KnowledgeBase kb;
     private final String replica;
     private final java.util.concurrent.atomic.LongAdder noInstance = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder awaitedTakeover = new java.util.concurrent.atomic.LongAdder();
+    /** How long a message of a durable conversation whose replica does not answer waits for the takeover. */
+    private final Duration takeoverWait;
     private final java.util.function.Supplier<String> address;
     private final Duration grace;
     private final HopSeal seal;
@@ -90,13 +94,18 @@ public final class ConversationRouter implements ConversationForwarding, Convers
      */
     public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
                               Duration grace, HopSeal seal, java.time.Clock wall) {
-        this(engine, kb, replica, address, grace, seal, wall, null);
+        this(engine, kb, replica, address, grace, seal, wall, null, Duration.ofSeconds(30));
     }
 
-    /** @param tls what the calls to https owners trust (the replicas' certificates), or null: the JDK's defaults */
+    /**
+     * @param tls          what the calls to https owners trust (the replicas' certificates), or null: the JDK's defaults
+     * @param takeoverWait how long a message of a durable conversation whose replica does not
+     *                     answer waits for a survivor to take its instance over
+     */
     public ConversationRouter(BpelEngine engine, KnowledgeBase kb, String replica, java.util.function.Supplier<String> address,
-                              Duration grace, HopSeal seal, java.time.Clock wall, javax.net.ssl.SSLContext tls) {
+                              Duration grace, HopSeal seal, java.time.Clock wall, javax.net.ssl.SSLContext tls, Duration takeoverWait) {
         this.engine = engine;
+        this.takeoverWait = takeoverWait;
         this.kb = kb;
         this.replica = replica;
         this.address = address;
@@ -108,11 +117,15 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         this.http = b.build();
     }
 
-    /** Forgets what this replica registered in a previous life: those instances are gone. */
+    /**
+     * Forgets what this replica registered in a previous life for in-memory processes: those
+     * instances are gone. A durable process's instances live on, and so do their values. Called
+     * once the units are deployed: only then does the engine know which processes are durable.
+     */
     public void start() {
         try {
-            int n = kb.forgetConversations(replica);
-            if (n > 0) log.info("forgot {} correlation value(s) of instances this replica held before it restarted", n);
+            int n = kb.forgetConversations(replica, process -> !engine.durableProcess(process));
+            if (n > 0) log.info("forgot {} correlation value(s) of in-memory instances this replica held before it restarted", n);
         } catch (RuntimeException e) {
             log.warn("cannot clear this replica's conversations: {}", e.getMessage());
         }
@@ -133,10 +146,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     }
 
     @Override
-    public void ended(long instance) {
+    public void ended(String process, long instance) {
         List<String> keys = keysOfInstance.remove(instance);
-        if (keys == null) return;
-        for (String k : keys) local.computeIfPresent(k, (key, l) -> l.instance() == instance ? null : l);
+        // a durable instance this replica did not start here (before a restart, or on a replica it
+        // took over) registered its values all the same: they go too
+        if (keys == null && (process == null || !engine.durableProcess(process))) return;
+        if (keys != null) for (String k : keys) local.computeIfPresent(k, (key, l) -> l.instance() == instance ? null : l);
         forgetting.execute(() -> {
             try {
                 kb.forgetConversations(replica, instance);
@@ -182,7 +197,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             if (owner.isPresent()) {
                 if (!mayContinue(owner.get().user(), caller)) return notYours(service);
                 if (owner.get().replica().equals(replica)) return null;
-                return forwardTo(owner.get(), service, body, headers, durable);
+                return forwardTo(owner.get(), service, body, headers, durable ? keys : null);
             }
             for (String k : keys.keys()) {
                 Local l = local.get(keys.process() + " " + k);
@@ -269,8 +284,9 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         return ownerGone.sum();
     }
 
+    /** @param durable the message's keys when its process is durable (its instance outlives its replica), else null */
     private Relayed forwardTo(ConversationOwner owner, ProvidedService service, Element body, Map<String, List<String>> headers,
-                              boolean durable) {
+                              Conversations.Keys durable) {
         String ns = service.soap12() ? SOAP12 : SOAP11;
         String envelope = "<soap:Envelope xmlns:soap=\"" + ns + "\"><soap:Body>" + (body == null ? "" : xml(body))
                 + "</soap:Body></soap:Envelope>";
@@ -298,12 +314,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         try {
             res = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (ConnectException e) {
-            if (durable) return takeOver(owner);
+            if (durable != null) return awaitTakeover(owner, durable, service, body, headers);
             ownerGone.increment();
             log.info("conversation of {} lives on replica {}, which is gone", service.service().getLocalPart(), owner.replica());
             return Relayed.fault(gone(owner));
         } catch (java.io.IOException e) {
-            if (durable) return takeOver(owner);
+            if (durable != null) return awaitTakeover(owner, durable, service, body, headers);
             ownerGone.increment();
             return Relayed.fault(gone(owner) + " (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
@@ -315,19 +331,44 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     }
 
     /**
-     * A durable conversation whose replica is gone continues here: its instance is in the
-     * knowledge base, and its routes now name this replica, so the next messages come here too.
+     * A durable conversation whose replica does not answer: its instance continues where the
+     * optimizer leader moves it once the replica's presence expired ({@link DurableTakeovers}).
+     * The message waits for that move (its conversation's owner changes in the knowledge base),
+     * at most {@link #takeoverWait}, then goes to the new owner (or runs here, if here is it).
      */
-    private Relayed takeOver(ConversationOwner gone) {
-        log.info("conversation of instance {} continues on this replica: its replica {} is gone and the instance is durable",
-                gone.instanceId(), gone.replica());
-        try {
-            kb.registerConversation(new ConversationOwner(gone.process(), gone.correlationKey(), gone.instanceId(), replica, address.get(),
-                    gone.user()));
-        } catch (RuntimeException e) {
-            log.warn("cannot move the route of instance {} to this replica: {}", gone.instanceId(), e.getMessage());
+    private Relayed awaitTakeover(ConversationOwner gone, Conversations.Keys keys, ProvidedService service, Element body,
+                                  Map<String, List<String>> headers) {
+        awaitedTakeover.increment();
+        log.info("a message for instance {} waits for its takeover: its replica {} does not answer", gone.instanceId(), gone.replica());
+        long deadline = System.nanoTime() + takeoverWait.toNanos();
+        long pause = 50;
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            pause = Math.min(1000, pause * 2);
+            Optional<ConversationOwner> now;
+            try {
+                now = ownerOf(keys);
+            } catch (RuntimeException e) {
+                continue; // the knowledge base is away for now
+            }
+            if (now.isEmpty()) return noInstance(service); // ended meanwhile
+            if (now.get().replica().equals(gone.replica())) continue;
+            if (now.get().replica().equals(replica)) return null; // taken over here
+            return forwardTo(now.get(), service, body, headers, keys);
         }
-        return null;
+        ownerGone.increment();
+        return Relayed.fault("the instance this message belongs to lived on replica " + gone.replica()
+                + ", which is no longer reachable, and no replica took it over within " + takeoverWait.toSeconds() + " s");
+    }
+
+    /** How many messages of durable conversations waited for their instance's takeover. */
+    public long awaitedTakeover() {
+        return awaitedTakeover.sum();
     }
 
     private static String gone(ConversationOwner owner) {

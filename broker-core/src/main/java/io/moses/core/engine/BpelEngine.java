@@ -55,7 +55,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private final DurableStore durable;
     private final org.apache.ode.scheduler.simple.SplitJobStore jobStore;
     private final InstanceOrderedScheduler scheduler;
-    private final BpelServerImpl server;
+    private final org.apache.ode.bpel.engine.BrokerBpelServer server;
     private final ExecutorService jobThreads;
     private final ExecutorService replyThreads;
     private final Endpoints endpoints = new Endpoints();
@@ -152,6 +152,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         // correlation key it lacks (the DAO chain: io.moses.ode's package-info)
         daos[0] = new InMemoryProcesses(scheduler);
         server.setDaoConnectionFactory(durable == null ? daos[0] : durable.dao());
+        if (durable != null) server.setInstanceFence(new InstanceOwners(tx, durable.enlisted(), node));
         server.setInMemDaoConnectionFactory(daos[1] = new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);
@@ -214,6 +215,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         log.info("durable jobs resumed");
     }
 
+    /** Loads the durable jobs due now (a takeover just made some this replica's). */
+    public void loadDurableJobs() {
+        if (jobStore != null) scheduler.loadJobsNow();
+    }
+
     /** Connections the durable store has handed out (0 without one): an in-memory request takes none. */
     long durableStoreConnections() {
         return durable == null ? 0 : durable.connectionsTaken();
@@ -265,6 +271,18 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     public boolean durable(QName service) {
         Provided p = provided.get(service);
         return p != null && p.durable();
+    }
+
+    /** Whether a deployed process of this name ({@code QName.toString()}, as conversations name it) is durable. */
+    public boolean durableProcess(String process) {
+        QName name;
+        try {
+            name = QName.valueOf(process);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        for (Deployment d : deployments()) if (d.durable().contains(name)) return true;
+        return false;
     }
 
     /**

@@ -29,7 +29,7 @@ final class ConversationEvents implements BpelEventListener {
                     w.getProcessInstanceId(), starter.apply(w.getProcessInstanceId()));
         else if (event instanceof ProcessInstanceStateChangeEvent s && ProcessState.isFinished(s.getNewState())
                 && s.getProcessInstanceId() != null)
-            c.ended(s.getProcessInstanceId());
+            c.ended(s.getProcessName() == null ? null : s.getProcessName().toString(), s.getProcessInstanceId());
     }
 
     @Override

@@ -28,5 +28,5 @@ public interface Conversations {
     void initiated(String process, String key, long instance, String user);
 
     /** The instance ended: its values route nowhere any more. */
-    void ended(long instance);
+    void ended(String process, long instance);
 }

@@ -118,6 +118,11 @@ final class DurableStore implements AutoCloseable {
         return dao;
     }
 
+    /** Connections that join the engine's transaction: the same as ODE's DAO and job table write through. */
+    DataSource enlisted() {
+        return managed;
+    }
+
     /** ODE's job table over the same connections. */
     JdbcDelegate jobs() {
         return new JdbcDelegate(managed);

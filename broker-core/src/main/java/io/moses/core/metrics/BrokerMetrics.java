@@ -60,6 +60,9 @@ public final class BrokerMetrics implements AutoCloseable {
                 ConversationRouter::ownerGone).description("conversation messages whose instance's replica was gone").register(registry);
         FunctionCounter.builder("moses.conversation.refused.foreign", conversations, ConversationRouter::refusedForeign)
                 .description("conversation messages refused because another user started the conversation").register(registry);
+        FunctionCounter.builder("moses.conversation.awaited.takeover", conversations, ConversationRouter::awaitedTakeover)
+                .description("messages of durable conversations whose replica did not answer, held until a survivor took the instance over")
+                .register(registry);
         FunctionCounter.builder("moses.conversation.no.instance", conversations, ConversationRouter::noInstance)
                 .description("conversation messages refused because no instance held their correlation values").register(registry);
     }

@@ -21,13 +21,18 @@ final class BrokerBpelProcess extends BpelProcess {
 
     private record Model(OProcess model, ChangesInPlace changesInPlace, PathExpressions expressions) {}
 
-    BrokerBpelProcess(ProcessConf conf) {
+    private final io.moses.ode.InstanceFence fence;
+
+    BrokerBpelProcess(ProcessConf conf, io.moses.ode.InstanceFence fence) {
         super(conf);
+        this.fence = fence;
     }
 
     @Override
     protected BpelRuntimeContextImpl createRuntimeContext(ProcessInstanceDAO dao, PROCESS template,
             MyRoleMessageExchangeImpl instantiatingMessageExchange) {
+        // every job, message and new instance of a durable process runs its instance through here
+        if (!isInMemory()) fence.runs(dao);
         OProcess model = getOProcess();
         Model m = read;
         if (m == null || m.model() != model) {

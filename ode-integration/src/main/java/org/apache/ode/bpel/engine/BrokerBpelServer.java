@@ -9,8 +9,15 @@ import org.apache.ode.bpel.iapi.ProcessConf;
  * replaced.
  */
 public class BrokerBpelServer extends BpelServerImpl {
+    private volatile io.moses.ode.InstanceFence fence = io.moses.ode.InstanceFence.NONE;
+
+    /** Who is told of every durable instance a transaction runs (before its processes are deployed). */
+    public void setInstanceFence(io.moses.ode.InstanceFence fence) {
+        this.fence = fence;
+    }
+
     @Override
     protected BpelProcess createBpelProcess(ProcessConf conf) {
-        return new BrokerBpelProcess(conf);
+        return new BrokerBpelProcess(conf, fence);
     }
 }
