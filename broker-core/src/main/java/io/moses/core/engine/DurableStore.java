@@ -118,6 +118,11 @@ final class DurableStore implements AutoCloseable {
         return dao;
     }
 
+    /** The same connections, for SQL of our own over ODE's tables within the engine's transaction. */
+    DataSource connections() {
+        return managed;
+    }
+
     /** ODE's job table over the same connections. */
     JdbcDelegate jobs() {
         return new JdbcDelegate(managed);
