@@ -21,7 +21,7 @@ const state = {
   page: 'overview',
   samples: [],                     // {t, services: {name: {rt, a}}, classes: {name: {rt, rmax}}}
   planChanges: [],                 // {t, version}
-  plan: null, status: null, services: [], classes: [], composites: [], history: [], events: [], processes: [],
+  plan: null, status: null, services: [], classes: [], composites: [], history: [], events: [], processes: [], instances: null,
   wantFull: false,                 // the next refresh reads composites and processes too (after a deploy or a service change)
   tick: 0,
   charts: {},                      // id -> {plot, key}
@@ -441,6 +441,10 @@ async function refresh() {
       }
       state.planChanges.sort((a, b) => a.t - b.t);
     }
+    if (state.page === 'instances') {
+      try { state.instances = (await api('instances?limit=100')).instances; }
+      catch (e) { if (e instanceof Unauthorized) throw e; state.instances = null; notice('Instances: ' + e.message); }
+    }
     state.tick++;
     record();
     connection.textContent = 'live';
@@ -461,11 +465,36 @@ function render() {
   if (state.page === 'plots') renderPlots();
   if (state.page === 'history') renderHistory();
   if (state.page === 'events') renderEvents();
+  if (state.page === 'instances') renderInstances();
+}
+
+// ---------- durable instances, with their actions (each confirmed) ----------
+function renderInstances() {
+  const actions = i => {
+    const cell = el('td', {});
+    const can = { suspend: ['new', 'ready', 'active'].includes(i.state), resume: i.state === 'suspended',
+                  terminate: !['completed', 'faulted', 'terminated'].includes(i.state) };
+    for (const [action, allowed] of Object.entries(can))
+      if (allowed) {
+        const b = el('button', { class: 'quiet', 'data-action': action }, action);
+        b.addEventListener('click', () => confirmed(action[0].toUpperCase() + action.slice(1) + ' instance ' + i.id + '?',
+          'instances/' + i.id + '/' + action, r => 'Instance ' + r.id + ' is ' + r.state + '.'));
+        cell.append(b);
+      }
+    return cell;
+  };
+  const correlation = c => Object.entries(c || {}).map(([set, props]) =>
+    set + ': ' + Object.entries(props).map(([k, v]) => k + '=' + v).join(', ')).join('; ');
+  fill('instances', (state.instances || []).map(i => el('tr', { 'data-instance': String(i.id) },
+    td(i.id), td(badge(i.state)), td(String(i.process).replace(/^\{[^}]*\}/, '')), td(i.started || '–'), td(i.lastActive || '–'),
+    td(correlation(i.correlation) || '–'), td(i.owner || '–'), actions(i))));
 }
 
 function show(page) {
-  if (!['overview', 'plots', 'history', 'events', 'whatif'].includes(page)) page = 'overview';
+  if (!['overview', 'plots', 'history', 'events', 'whatif', 'instances'].includes(page)) page = 'overview';
+  const opened = page !== state.page;
   state.page = page;
+  if (opened && page === 'instances') refresh();
   for (const s of document.querySelectorAll('.page')) s.hidden = s.id !== 'page-' + page;
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.page === page);
   render();

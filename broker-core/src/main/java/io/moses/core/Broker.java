@@ -74,6 +74,8 @@ final class Broker implements AutoCloseable {
     private Processes processes;
     private LeaderRequests leaderRequests;
     private OperatorActions operatorActions;
+    /** Told each finished durable instance the retention purge deletes (tests wait on it). */
+    private volatile java.util.function.LongConsumer purged = id -> {};
     /** Readiness: STARTING until every unit is served and the plan loaded, DRAINING from close(). */
     private volatile State state = State.STARTING;
 
@@ -188,10 +190,14 @@ final class Broker implements AutoCloseable {
         HttpServlet processesServlet = processes.servlet();
         http.mount("/admin/processes", processesServlet);
         http.mount("/admin/processes/*", processesServlet);
+        HttpServlet instancesServlet = new io.moses.core.operations.InstancesServlet(engine);
+        http.mount("/admin/instances", instancesServlet);
+        http.mount("/admin/instances/*", instancesServlet);
         http.start();
         processes.deployAtStart(config.deployments()); // --deploy directories and the knowledge base's units
         conversations.start(); // the engine knows now which processes are durable
         engine.resumeDurable(); // their processes registered: the durable jobs this replica owns run now
+        if (config.instanceRetention() != null) engine.purgeFinishedAfter(config.instanceRetention(), purged::accept);
         camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("moses");
         camel.addRoutes(new BrokerRoutes(config, lease, knowledge, classWorth, policing, presence, processes, operatorActions,
@@ -242,6 +248,12 @@ final class Broker implements AutoCloseable {
 
     long planVersion() {
         return knowledge.planVersion();
+    }
+
+    /** Told each finished durable instance the retention purge deletes (before {@link #start}). */
+    Broker onPurged(java.util.function.LongConsumer listener) {
+        this.purged = listener;
+        return this;
     }
 
     /** The knowledge base this replica uses (tests check that refused calls changed nothing). */

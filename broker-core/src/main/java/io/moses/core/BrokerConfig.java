@@ -35,13 +35,17 @@ import java.util.Map;
  * @param tlsKey         PEM PKCS#8 private key of {@code tlsCert}, or null when it is in that file
  * @param reseed         apply the seeds even to a knowledge base that already holds classes, users or services
  * @param operatorFile   a file holding {@code name:password}: the first operator, created at start while none exists (null: none)
+ * @param instanceRetention how long finished durable instances are kept for operators to look at, then purged (null: kept for ever)
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
                     int maxInstancesPerUser, boolean usersInMetrics, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound,
-                    Path tlsCert, Path tlsKey, boolean reseed, Path operatorFile) {
+                    Path tlsCert, Path tlsKey, boolean reseed, Path operatorFile, Duration instanceRetention) {
+    /** Finished durable instances kept a week: long enough to look at after a weekend, short enough not to grow the database for ever. */
+    static final Duration DEFAULT_INSTANCE_RETENTION = Duration.ofDays(7);
+
     BrokerConfig {
         deployments = List.copyOf(deployments);
         variables = Map.copyOf(variables);
@@ -56,7 +60,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
                 io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, false, List.of(), io.moses.core.frontend.OverloadBound.defaults(),
-                null, null, false, null);
+                null, null, false, null, DEFAULT_INSTANCE_RETENTION);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -85,6 +89,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withMaxInstancesPerUser(int n) { return new Builder(this).maxInstancesPerUser(n).build(); }
     BrokerConfig withUsersInMetrics(boolean u) { return new Builder(this).usersInMetrics(u).build(); }
     BrokerConfig withTls(Path cert, Path key) { return new Builder(this).tls(cert, key).build(); }
+    BrokerConfig withInstanceRetention(Duration r) { return new Builder(this).instanceRetention(r).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -95,7 +100,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
         int registrationCap; int maxInstancesPerUser; boolean usersInMetrics; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
-        Path tlsCert; Path tlsKey; boolean reseed; Path operatorFile;
+        Path tlsCert; Path tlsKey; boolean reseed; Path operatorFile; Duration instanceRetention;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
@@ -105,6 +110,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
             openRegistration = c.openRegistration; registrationCap = c.registrationCap; maxInstancesPerUser = c.maxInstancesPerUser;
             usersInMetrics = c.usersInMetrics; trustedProxies = c.trustedProxies;
             overloadBound = c.overloadBound; tlsCert = c.tlsCert; tlsKey = c.tlsKey; reseed = c.reseed; operatorFile = c.operatorFile;
+            instanceRetention = c.instanceRetention;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -130,11 +136,12 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder tls(Path cert, Path key) { tlsCert = cert; tlsKey = key; return this; }
         Builder reseed(boolean v) { reseed = v; return this; }
         Builder operatorFile(Path v) { operatorFile = v; return this; }
+        Builder instanceRetention(Duration v) { instanceRetention = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey, reseed, operatorFile);
+                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey, reseed, operatorFile, instanceRetention);
         }
     }
 }

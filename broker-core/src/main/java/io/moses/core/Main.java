@@ -67,7 +67,7 @@ public final class Main {
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT] [--tls-cert PEM [--tls-key PEM]]
-                                 [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--metrics-users] [--max-in-flight N] [--max-queued N]
+                                 [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--instance-retention 7d|off] [--metrics-users] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
                                  [--best-effort-share F] [--tls-cert CHAIN.pem [--tls-key KEY.pem]]
@@ -103,6 +103,9 @@ public final class Main {
                   --max-instances-per-user  conversations (instances of processes that correlate,
                             which wait for a next message) one user may have under way (default 1000;
                             0: no limit): a message that would start one more gets a client fault
+                  --instance-retention  how long a finished durable instance (completed, faulted,
+                            terminated) is kept for operators to look at (/admin/instances) before it is
+                            purged: a number with ms, s, m, h or d (default 7d); off: kept for ever
                   --metrics-users  /metrics has the policing counters per user too (their series name
                             the users: keep such a /metrics internal); per class only by default
                   --trusted-proxy  the IP address or network (172.28.0.0/16; several comma-separated;
@@ -190,6 +193,7 @@ public final class Main {
                 }
                 case "--registration-cap" -> c = c.withRegistrationCap(intArg(args, ++i, a));
                 case "--max-instances-per-user" -> c = c.withMaxInstancesPerUser(intArg(args, ++i, a));
+                case "--instance-retention" -> c = c.withInstanceRetention(retention(arg(args, ++i, a)));
                 case "--metrics-users" -> c = c.withUsersInMetrics(true);
                 case "--trusted-proxy" -> {
                     List<String> proxies = new ArrayList<>(c.trustedProxies());
@@ -224,6 +228,22 @@ public final class Main {
         }
         if (c.tlsKey() != null && c.tlsCert() == null) throw new IllegalArgumentException("--tls-key needs --tls-cert (the certificate chain)");
         return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars).withSeeds(seeds);
+    }
+
+    /** "7d", "12h", "30m", "45s", "500ms", or "off" (null: kept for ever). */
+    static Duration retention(String v) {
+        if (v.equals("off")) return null;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h|d)").matcher(v);
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0)
+            throw new IllegalArgumentException("--instance-retention takes a positive number with ms, s, m, h or d (7d), or off; got '" + v + "'");
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
     }
 
     private static String arg(String[] args, int i, String option) {

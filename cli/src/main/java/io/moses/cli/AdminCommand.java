@@ -11,7 +11,7 @@ import java.util.List;
  * on a running broker, through the same admin API the console uses. The password comes from
  * {@code MOSES_PASSWORD} (not the command line, where {@code ps} shows it); the name from
  * {@code --user} or {@code MOSES_USER}. Prints the API's JSON answer; {@code processes deploy},
- * {@code redeploy} and {@code undeploy} are {@link ProcessesCommand}'s.
+ * {@code redeploy} and {@code undeploy} are {@link ProcessesCommand}'s, {@code instances} {@link InstancesCommand}'s.
  */
 public final class AdminCommand {
     private AdminCommand() {}
@@ -28,6 +28,9 @@ public final class AdminCommand {
                                            default 60), then prints its services' WSDL URLs and each process's mode
               processes redeploy DIR       the same for a new version of the deployed unit named as DIR
               processes undeploy NAME      undeploy unit NAME, waiting until every replica has applied that
+              instances [list] [--process P] [--state S] [--limit N]   durable process instances, newest first (a table)
+              instances show ID            one instance: its state, correlation values, what it waits for, its variables
+              instances suspend|resume|terminate ID   stop an instance running, let it run again, or end it
               users password NAME [--password-file F]   reset NAME's password (asked twice, or the first line of F)""";
 
     public static void main(String[] args) {
@@ -52,6 +55,10 @@ public final class AdminCommand {
         if (rest.isEmpty()) fail("no action\n" + USAGE);
         if (rest.get(0).equals("processes") && rest.size() > 1) {
             System.exit(ProcessesCommand.run(api(broker, user), rest.subList(1, rest.size()), timeout));
+            return;
+        }
+        if (rest.get(0).equals("instances")) {
+            System.exit(InstancesCommand.run(api(broker, user), rest.subList(1, rest.size())));
             return;
         }
         String method = "POST", path, body = null;

@@ -75,6 +75,9 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private volatile boolean running;
     private volatile Conversations conversations;
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
+    /** The operators' view of durable instances (null without a durable store), and the purge of finished ones. */
+    private final Instances instances;
+    private volatile RetentionPurge purge;
 
     /**
      * A deployed unit: its processes' files, the services they provide, and which of its
@@ -168,6 +171,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         server.registerBpelEventListener(callers);
         server.registerBpelEventListener(new ConversationEvents(() -> conversations, callers::starterOf));
         scheduler.setJobProcessor(this::runJob);
+        this.instances = durable == null ? null : new Instances(durable, scheduler, server);
     }
 
     /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
@@ -698,9 +702,57 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         }
     }
 
+    /**
+     * Durable instances, newest first (instances of in-memory processes are not kept, and not listed).
+     *
+     * @param process a process type ({@code {namespace}name} or name) or null; @param state a state's name or null
+     * @throws InstanceRefusal for bad input, or without a durable store
+     */
+    public List<InstanceSummary> instances(String process, String state, int limit) {
+        return durableInstances().list(process, state, limit);
+    }
+
+    /** @throws InstanceRefusal NO_SUCH_INSTANCE */
+    public InstanceDetails instance(long id) {
+        return durableInstances().show(id);
+    }
+
+    /** @throws InstanceRefusal NO_SUCH_INSTANCE, or NOT_IN_THIS_STATE unless it is new, ready or active */
+    public InstanceSummary suspend(long id) {
+        return durableInstances().suspend(id);
+    }
+
+    /** @throws InstanceRefusal NO_SUCH_INSTANCE, or NOT_IN_THIS_STATE unless it is suspended */
+    public InstanceSummary resume(long id) {
+        return durableInstances().resume(id);
+    }
+
+    /** @throws InstanceRefusal NO_SUCH_INSTANCE, or NOT_IN_THIS_STATE when it has finished */
+    public InstanceSummary terminate(long id) {
+        return durableInstances().terminate(id);
+    }
+
+    /**
+     * Deletes finished durable instances older than {@code retention}, now and periodically
+     * (nothing without a durable store); {@code purged} is told each one.
+     */
+    public synchronized void purgeFinishedAfter(Duration retention, java.util.function.LongConsumer purged) {
+        if (instances == null || purge != null) return;
+        purge = new RetentionPurge(instances, retention, purged);
+        purge.start();
+        log.info("finished durable instances are kept {} (then purged)", retention);
+    }
+
+    private Instances durableInstances() {
+        if (instances == null)
+            throw new InstanceRefusal(InstanceRefusal.Reason.UNAVAILABLE, "this engine keeps no durable instances (no durable store)");
+        return instances;
+    }
+
     @Override
     public void close() {
         running = false;
+        if (purge != null) purge.close();
         try {
             scheduler.stop();
             server.stop();

@@ -118,7 +118,7 @@ final class DurableStore implements AutoCloseable {
         return dao;
     }
 
-    /** Connections that join the engine's transaction: the same as ODE's DAO and job table write through. */
+    /** Connections that join the engine's transaction: what ODE's DAO and job table write through, for SQL of our own in it. */
     DataSource enlisted() {
         return managed;
     }
