@@ -9,7 +9,10 @@
 #   loadtest/bench-pair.sh --variant NAME=CLASSPATH --variant NAME=CLASSPATH [...]
 #                          [--java NAME=JAVA] [--opts NAME="JVM options"] [--live NAME]
 #                          [--rounds 10] [--seconds 20] [--connections 8] [--java-opts "..."]
+#                          [--ratio NAME/NAME]...
 # The first variant is the reference. A classpath "current" means this checkout's build.
+# --ratio A/B: also A's numbers against B's, per round and as medians (each variant is compared
+# with the reference anyway), e.g. the live variants of two builds against each other.
 # --live NAME: that variant runs the seed's plan with the monitors and the optimizer on (adaptive
 # binding, bpel-processes/trip-planner/seed.yaml) instead of the static binding, e.g.
 # --variant static=current --variant live=current --live live: the live plan's cost against
@@ -24,7 +27,7 @@
 # http-#, the GC's, the JIT's ...), and each variant's difference to the reference.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA=""
+ROUNDS=10 SECS=20 CONNS=8 VARIANTS=() JAVA_OPTS_EXTRA="" PAIRS=()
 declare -A VJAVA VOPTS VLIVE
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -36,10 +39,11 @@ while [[ $# -gt 0 ]]; do
     --seconds) SECS="$2"; shift 2 ;;
     --connections) CONNS="$2"; shift 2 ;;
     --java-opts) JAVA_OPTS_EXTRA="$2"; shift 2 ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    --ratio) PAIRS+=("$2"); shift 2 ;;
+    *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${#VARIANTS[@]} -ge 2 ]] || { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 command -v wrk >/dev/null || { echo "bench-pair: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 "$ROOT/moses" build
 JAVA="$("$ROOT/moses" java)"
@@ -61,10 +65,14 @@ for v in "${VARIANTS[@]}"; do
 done
 for n in "${NAMES[@]}"; do PORT[$n]="$(await_port "$TMP/broker-$n.log" "broker listening")"; done
 ref="${NAMES[0]}"
+given=("${PAIRS[@]+"${PAIRS[@]}"}") PAIRS=()
+for n in "${NAMES[@]:1}"; do PAIRS+=("$n/$ref"); done
+for q in "${given[@]+"${given[@]}"}"; do [[ " ${PAIRS[*]} " == *" $q "* ]] || PAIRS+=("$q"); done
+for q in "${PAIRS[@]}"; do [[ -n "${PID[${q%%/*}]:-}" && -n "${PID[${q#*/}]:-}" ]] || { echo "bench-pair: --ratio $q names no variant" >&2; exit 2; }; done
 bindings="static binding"
 [[ -n "${VLIVE[*]:-}" ]] && bindings="live (the seed's plan, monitors and optimizer on): ${!VLIVE[*]}, else static binding"
 echo "bench-pair: ${NAMES[*]} (reference $ref), trip planner, $bindings, stubs at 0 ms, $CONNS connections each, $ROUNDS rounds of $SECS s; $("$JAVA" -version 2>&1 | head -1), $("$ROOT/moses" jvm-options) $JAVA_OPTS_EXTRA; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
-declare -A T0 T1 RPS CPU WPID CPU_R RPS_R
+declare -A T0 T1 RPS CPU WPID CPU_R RPS_R P50 P99 P50_R P99_R ABS
 declare -A SERVED # requests in the last half of the rounds
 half=$((ROUNDS / 2 + 1))
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -79,22 +87,29 @@ for ((r = 1; r <= ROUNDS; r++)); do
   for n in "${NAMES[@]}"; do
     T1[$n]="$(ticks "${PID[$n]}")"
     RPS[$n]="$(sed -n 's/^RESULT rps=\([0-9.]*\).*/\1/p' "$TMP/wrk-$n")"
+    P50[$n]="$(sed -n 's/^RESULT .*p50_ms=\([0-9.]*\).*/\1/p' "$TMP/wrk-$n")" P99[$n]="$(sed -n 's/^RESULT .*p99_ms=\([0-9.]*\).*/\1/p' "$TMP/wrk-$n")"
     bad="$(sed -n 's/^RESULT .*non2xx=\([0-9]*\) errors=\([0-9]*\).*/\1+\2/p' "$TMP/wrk-$n")"
     ((r >= half)) && SERVED[$n]="$(awk -v a="${SERVED[$n]:-0}" -v r="${RPS[$n]:-0}" -v s="$SECS" 'BEGIN{printf "%.0f", a + r * s}')"
     CPU[$n]="$(awk -v t=$((T1[$n] - T0[$n])) -v hz="$HZ" -v r="${RPS[$n]:-0}" -v s="$SECS" 'BEGIN{printf "%.2f", (r > 0) ? t * 1000 / hz / (r * s) : 0}')"
-    line+="  $n ${RPS[$n]} req/s ${CPU[$n]} ms cpu/req (errors $bad)"
+    line+="  $n ${RPS[$n]} req/s ${CPU[$n]} ms cpu/req p50 ${P50[$n]} p99 ${P99[$n]} ms (errors $bad)"
+    ABS[$n,rps]+="${RPS[$n]:-0} " ABS[$n,cpu]+="${CPU[$n]} " ABS[$n,p50]+="${P50[$n]:-0} " ABS[$n,p99]+="${P99[$n]:-0} "
   done
-  for n in "${NAMES[@]:1}"; do
-    c="$(awk -v x="${CPU[$n]}" -v y="${CPU[$ref]}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
-    q="$(awk -v x="${RPS[$n]:-0}" -v y="${RPS[$ref]:-0}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}')"
-    CPU_R[$n]+="$c " RPS_R[$n]+="$q "
-    line+="  | $n/$ref cpu $c req/s $q"
+  for pq in "${PAIRS[@]}"; do
+    n="${pq%%/*}" m="${pq#*/}"
+    ratio() { awk -v x="${1:-0}" -v y="${2:-0}" 'BEGIN{printf "%.2f", (y > 0) ? x / y : 0}'; }
+    c="$(ratio "${CPU[$n]}" "${CPU[$m]}")" q="$(ratio "${RPS[$n]}" "${RPS[$m]}")"
+    l50="$(ratio "${P50[$n]}" "${P50[$m]}")" l99="$(ratio "${P99[$n]}" "${P99[$m]}")"
+    CPU_R[$pq]+="$c " RPS_R[$pq]+="$q " P50_R[$pq]+="$l50 " P99_R[$pq]+="$l99 "
+    line+="  | $pq cpu $c req/s $q p50 $l50 p99 $l99"
   done
   echo "$line"
 done
-for n in "${NAMES[@]:1}"; do
-  last="$(echo "${CPU_R[$n]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
-  echo "$n/$ref medians: CPU per request $(echo "${CPU_R[$n]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$n]}" | median)"
+for n in "${NAMES[@]}"; do
+  echo "$n medians: $(echo "${ABS[$n,rps]}" | median) req/s, $(echo "${ABS[$n,cpu]}" | median) ms cpu/req, p50 $(echo "${ABS[$n,p50]}" | median) ms, p99 $(echo "${ABS[$n,p99]}" | median) ms"
+done
+for pq in "${PAIRS[@]}"; do
+  last="$(echo "${CPU_R[$pq]}" | tr ' ' '\n' | grep -v '^$' | tail -n $((ROUNDS / 2)) | tr '\n' ' ')"
+  echo "$pq medians: CPU per request $(echo "${CPU_R[$pq]}" | median) (last half of the rounds $(echo "$last" | median)), throughput $(echo "${RPS_R[$pq]}" | median), p50 latency $(echo "${P50_R[$pq]}" | median), p99 latency $(echo "${P99_R[$pq]}" | median)"
 done
 echo "CPU per request over the last half of the rounds, by group of threads (us; groups under 0.5 us left out):"
 files=() header="$(printf '  %-24s' group)"
