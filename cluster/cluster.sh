@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ./moses cluster up [--replicas N] [--db SPEC|galera[:N]] [--tls-cert PEM] [--binding B] [--seed FILE] [--stubs URL] | down | status | db-stop [NODE] [--kill] | db-start [NODE]
+# ./moses cluster up [--replicas N] [--db SPEC|galera[:N]] [--tls-cert PEM] [--binding B] [--seed FILE] [--stubs URL] [--deploy DIR] | down | status | db-stop [NODE] [--kill] | db-start [NODE]
 # A MOSES cluster as plain processes on this machine: MariaDB (a throwaway data directory, or
 # the server given with --db, or with --db galera[:N] a Galera cluster of N nodes, 3 by default,
 # started by cluster/galera.sh, the replicas connected to all of them), the stub services, N broker replicas and HAProxy in front
@@ -14,6 +14,7 @@
 # MOSES_BROKER_CP / MOSES_STUBS_CP: class paths to use instead of the build's (tests).
 # --binding, --seed and --stubs are for ./moses bench: the replicas' binding (static|adaptive),
 # another seed than the trip planner's, and stub services already running (not started, not stopped).
+# --deploy (repeatable): a unit every replica deploys besides the trip planner (the takeover demo's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${MOSES_CLUSTER_DIR:-$ROOT/work/cluster}"
@@ -123,6 +124,7 @@ start_galera() { # N
 start_replica() { # name port seed?
   local name="$1" port="$2" seed="$3" args=()
   args=(--port "$port" --work "$DIR/$name" --db "$DB" --deploy "$ROOT/bpel-processes/trip-planner" --replica "$name" --drain "$DRAIN_MS" --trusted-proxy 127.0.0.1)
+  local unit; for unit in "${DEPLOY[@]}"; do args+=(--deploy "$unit"); done
   [[ $seed == yes ]] && args+=(--seed "$SEED" --set "STUBS=$STUBS_URL")
   [[ -n $BINDING ]] && args+=(--binding "$BINDING")
   MOSES_DB_USER="${DB_USER:-}" MOSES_DB_PASSWORD_FILE="${DB_PASSWORD_FILE:-}" \
@@ -133,16 +135,17 @@ start_replica() { # name port seed?
 
 cmd_up() {
   local replicas=2 db="" stubs="" tls_cert=""
-  BINDING="" SEED="$ROOT/bpel-processes/trip-planner/seed.yaml"
+  BINDING="" SEED="$ROOT/bpel-processes/trip-planner/seed.yaml" DEPLOY=()
   while (( $# )); do
     case "$1" in
+      --deploy) [[ -d ${2:?--deploy needs a unit directory} ]] || die "--deploy $2: no such directory"; DEPLOY+=("$(cd "$2" && pwd)"); shift 2 ;;
       --replicas) replicas="${2:?--replicas needs a number}"; shift 2 ;;
       --db) db="${2:?--db needs a JDBC URL or galera[:N]}"; shift 2 ;;
       --binding) BINDING="${2:?--binding needs static or adaptive}"; shift 2 ;;
       --seed) SEED="${2:?--seed needs a file}"; shift 2 ;;
       --stubs) stubs="${2:?--stubs needs the base URL of the stubs}"; shift 2 ;;
       --tls-cert) tls_cert="${2:?--tls-cert needs a PEM file (certificate chain and key)}"; shift 2 ;;
-      *) die "unknown option $1 (up [--replicas N] [--db SPEC] [--tls-cert PEM] [--binding B] [--seed FILE] [--stubs URL])" ;;
+      *) die "unknown option $1 (up [--replicas N] [--db SPEC] [--tls-cert PEM] [--binding B] [--seed FILE] [--stubs URL] [--deploy DIR])" ;;
     esac
   done
   [[ -f $SEED ]] || die "no seed file $SEED"

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SOAP: an order is placed and confirmed, or left to expire; a message for an order that has no
  * instance (expired, or never placed) is answered with a SOAP fault, not left hanging.
  *
- * <p>It runs in memory (see {@link #inMemoryCopy}; DurableRestartTest runs it durable). Its one partner, inventory.reserve, is bound by the unit's own seed.yaml to an HTTP server
+ * <p>It runs durable, as its deploy.xml says (DurableRestartTest and DurableTakeoverClusterTest
+ * kill its broker and its replica). Its one partner, inventory.reserve, is bound by the unit's own seed.yaml to an HTTP server
  * here that answers as the inventory stub does.
  */
 @Tag("e2e")
@@ -70,27 +71,10 @@ class OrderConfirmationEndToEndTest {
                 .withDb("mem:order-confirmation").withSeeds(List.of(UNIT.resolve("seed.yaml")))
                 .withVariables(Map.of("STUBS", "http://127.0.0.1:" + inventory.getAddress().getPort()))
                 .withTimeouts(REQUEST_TIMEOUT, Duration.ofSeconds(10))
-                .withDeployments(List.of(inMemoryCopy(UNIT, work.resolve("unit"))));
+                .withDeployments(List.of(UNIT));
         broker = new Broker(config);
         broker.start();
         base = "http://127.0.0.1:" + broker.port();
-    }
-
-    /**
-     * The unit in {@code dir}, run in memory: its deploy.xml asks for durable instances, where a
-     * message sent right after a reply (a confirm right after "placed") does not yet reliably reach
-     * the instance; DurableRestartTest runs it durable, with messages for instances that wait.
-     */
-    static Path inMemoryCopy(Path unit, Path dir) throws Exception {
-        Files.createDirectories(dir);
-        try (var files = Files.list(unit)) {
-            for (Path f : files.toList()) if (Files.isRegularFile(f)) Files.copy(f, dir.resolve(f.getFileName()));
-        }
-        Path dd = dir.resolve("deploy.xml");
-        String text = Files.readString(dd);
-        assertTrue(text.contains("<in-memory>false</in-memory>"), text);
-        Files.writeString(dd, text.replace("<in-memory>false</in-memory>", "<in-memory>true</in-memory>"));
-        return dir;
     }
 
     @AfterAll

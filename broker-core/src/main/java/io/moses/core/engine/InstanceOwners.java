@@ -22,6 +22,7 @@ import org.apache.ode.bpel.dao.ProcessInstanceDAO;
  * certifies against the takeover's; on one server the row's lock orders the two.
  */
 final class InstanceOwners implements InstanceFence {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InstanceOwners.class);
     private static final Object RUNS = new Object();
 
     private final LocalTransactions tx;
@@ -78,9 +79,12 @@ final class InstanceOwners implements InstanceFence {
                     if (rs.next()) owner = rs.getString(1);
                 }
             }
-            if (owner != null)
+            if (owner != null) {
+                log.warn("instance {} is not continued here: replica {} took it over while this replica ({}) was presumed gone",
+                        instance, owner, replica);
                 throw new IllegalStateException("instance " + instance + " was taken over by replica " + owner
                         + " while this replica (" + replica + ") was presumed gone: it continues there, not here");
+            }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO instance_owner (instance_id, replica, writes) VALUES (?, ?, 1)")) {
                 ps.setLong(1, instance);
                 ps.setString(2, replica);

@@ -217,6 +217,7 @@ final class Instances {
                 }
                 instance.delete(EnumSet.allOf(CLEANUP_CATEGORY.class));
                 sql(c -> update(c, "DELETE FROM ODE_JOB WHERE instanceId = ?", id));
+                sql(c -> update(c, "DELETE FROM instance_owner WHERE instance_id = ?", id));
             }
             return ids;
         });
@@ -357,6 +358,11 @@ final class Instances {
         }
         try (PreparedStatement s = c.prepareStatement("SELECT instanceId, nodeid FROM ODE_JOB WHERE nodeid IS NOT NULL AND instanceId IN ("
                 + ids + ")"); ResultSet r = s.executeQuery()) {
+            while (r.next()) owners.put(r.getLong(1), r.getString(2));
+        }
+        // the replica whose transactions may write it (InstanceOwners): what a takeover moves
+        try (PreparedStatement s = c.prepareStatement("SELECT instance_id, replica FROM instance_owner WHERE instance_id IN (" + ids + ")");
+             ResultSet r = s.executeQuery()) {
             while (r.next()) owners.put(r.getLong(1), r.getString(2));
         }
         List<InstanceSummary> out = new ArrayList<>();

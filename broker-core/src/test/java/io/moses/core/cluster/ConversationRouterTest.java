@@ -144,11 +144,14 @@ class ConversationRouterTest {
     }
 
     @Test
-    void withNoOwnerByTheEndOfTheGraceTheMessageIsHandledHere() throws Exception {
+    void withNoOwnerByTheEndOfTheGraceTheMessageGetsAClientFaultAtOnce() throws Exception {
         ConversationRouter router = router(Duration.ofMillis(300));
-        assertNull(router.forward(scopeCase, "close", close(2), Map.of(), null, false), "handled here: the engine keeps it for its instance");
+        var relayed = router.forward(scopeCase, "close", close(2), Map.of(), null, false);
+        assertTrue(relayed != null && relayed.clientFault() && relayed.faultReason().contains("no instance of ScopeCaseService"),
+                "no instance holds its values: " + relayed);
         assertTrue(lookups.get() >= 1, "looked for an owner");
         assertEquals(0, router.forwarded());
+        assertEquals(1, router.noInstance());
     }
 
     @Test

@@ -101,6 +101,10 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
      */
     @Override
     public void sendEvent(ProcessInstanceEvent event) {
+        // of the data-handling events only a correlation set's write is listened to: the others
+        // (a variable's every change, with its value) were a third of a durable step's writes
+        if (event.getType() == org.apache.ode.bpel.evt.BpelEvent.TYPE.dataHandling
+                && !(event instanceof org.apache.ode.bpel.evt.CorrelationSetWriteEvent)) return;
         List<String> scopes = event instanceof ScopeEvent s ? s.getParentScopesNames() : null;
         if (_bpelProcess._pconf.isEventEnabled(scopes, event.getType())) {
             super.sendEvent(event);
