@@ -66,12 +66,17 @@ class ConversationEndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
+        start(UNITS, "mem:conversations");
+    }
+
+    /** One broker with {@code units} (the conversation unit, or a copy of it) on the knowledge base {@code db}. */
+    static void start(Path units, String db) throws Exception {
         startPartner(PARALLEL);
         BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work)
-                .withDb("mem:conversations").withSeeds(seeds(work))
+                .withDb(db).withSeeds(seeds(work))
                 .withVariables(Map.of("PARTNER", partnerUrl()))
                 .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30))
-                .withDeployments(List.of(UNITS));
+                .withDeployments(List.of(units));
         broker = new Broker(config);
         broker.start();
         base = "http://127.0.0.1:" + broker.port();

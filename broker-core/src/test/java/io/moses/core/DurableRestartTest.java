@@ -9,12 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -40,17 +38,7 @@ class DurableRestartTest {
     @Test
     @Timeout(300) // bounds a hang only
     void aBrokerKilledAndStartedAgainContinuesItsConversationsAndFiresTheTimersThatFellDue(@TempDir Path work) throws Exception {
-        HttpServer inventory = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
-        inventory.createContext("/stubs/inventory", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            byte[] reply = (ENV + "<m:reserveResponse xmlns:m='urn:moses:task:inventory'><result>reserved</result></m:reserveResponse>" + END)
-                    .getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
-            exchange.sendResponseHeaders(200, reply.length);
-            exchange.getResponseBody().write(reply);
-            exchange.close();
-        });
-        inventory.start();
+        HttpServer inventory = InventoryStub.start();
         List<String> args = List.of("--port", "0", "--work", work.resolve("w").toString(), "--deploy", UNIT.toString(),
                 "--seed", UNIT.resolve("seed.yaml").toString(), "--set", "STUBS=http://127.0.0.1:" + inventory.getAddress().getPort(),
                 "--request-timeout", "10000");

@@ -3,8 +3,6 @@ package io.moses.core;
 import static io.moses.core.DurableRestartTest.confirm;
 import static io.moses.core.DurableRestartTest.place;
 import static io.moses.core.DurableRestartTest.status;
-import static io.moses.core.OrderConfirmationEndToEndTest.END;
-import static io.moses.core.OrderConfirmationEndToEndTest.ENV;
 import static io.moses.core.OrderConfirmationEndToEndTest.NS;
 import static io.moses.core.OrderConfirmationEndToEndTest.answered;
 import static io.moses.core.OrderConfirmationEndToEndTest.fault;
@@ -15,9 +13,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.MariaDbServer;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -46,17 +42,7 @@ class DurableTakeoverClusterTest {
     @Test
     @Timeout(300) // bounds a hang only
     void theDurableOrdersOfAKilledReplicaContinueOnTheSurvivorAndItsTimersFireThere(@TempDir Path dir) throws Exception {
-        HttpServer inventory = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
-        inventory.createContext("/stubs/inventory", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            byte[] reply = (ENV + "<m:reserveResponse xmlns:m='urn:moses:task:inventory'><result>reserved</result></m:reserveResponse>" + END)
-                    .getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
-            exchange.sendResponseHeaders(200, reply.length);
-            exchange.getResponseBody().write(reply);
-            exchange.close();
-        });
-        inventory.start();
+        HttpServer inventory = InventoryStub.start();
         try (TestCluster cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2"));
              KnowledgeBase kb = Mdal.open(cluster.db, MARIADB.credentials())) {
             String[] common = {"--deploy", UNIT.toString(), "--monitors", "none", "--optimizer", "off", "--lease", "2000",

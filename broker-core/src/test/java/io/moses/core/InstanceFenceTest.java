@@ -1,16 +1,12 @@
 package io.moses.core;
 
-import static io.moses.core.OrderConfirmationEndToEndTest.END;
-import static io.moses.core.OrderConfirmationEndToEndTest.ENV;
 import static io.moses.core.OrderConfirmationEndToEndTest.answered;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import com.sun.net.httpserver.HttpServer;
 import io.moses.core.loop.Adaptation;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -35,20 +31,10 @@ class InstanceFenceTest {
 
     @Test
     void anInstanceTakenOverByAnotherReplicaIsNotContinuedHere(@TempDir Path work) throws Exception {
-        HttpServer inventory = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
-        inventory.createContext("/stubs/inventory", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            byte[] reply = (ENV + "<m:reserveResponse xmlns:m='urn:moses:task:inventory'><result>reserved</result></m:reserveResponse>" + END)
-                    .getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
-            exchange.sendResponseHeaders(200, reply.length);
-            exchange.getResponseBody().write(reply);
-            exchange.close();
-        });
-        inventory.start();
+        HttpServer inventory = InventoryStub.start();
         BrokerConfig config = BrokerConfig.defaults().withAdaptation(Adaptation.off()).withPort(0).withWorkDir(work).withDb("mem:fence")
                 .withSeeds(List.of(UNIT.resolve("seed.yaml")))
-                .withVariables(Map.of("STUBS", "http://127.0.0.1:" + inventory.getAddress().getPort()))
+                .withVariables(Map.of("STUBS", InventoryStub.url(inventory)))
                 .withTimeouts(Duration.ofSeconds(3), Duration.ofSeconds(10)).withDeployments(List.of(UNIT));
         try (Broker broker = new Broker(config); Connection db = DriverManager.getConnection("jdbc:h2:mem:fence", "sa", "")) {
             broker.start();

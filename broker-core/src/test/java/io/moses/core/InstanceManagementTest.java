@@ -13,12 +13,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.moses.core.loop.Adaptation;
 import io.moses.model.auth.BasicCredentials;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,17 +59,7 @@ class InstanceManagementTest {
 
     @BeforeAll
     static void start() throws Exception {
-        inventory = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
-        inventory.createContext("/stubs/inventory", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            byte[] reply = (ENV + "<m:reserveResponse xmlns:m='urn:moses:task:inventory'><result>reserved</result></m:reserveResponse>" + END)
-                    .getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/xml; charset=utf-8");
-            exchange.sendResponseHeaders(200, reply.length);
-            exchange.getResponseBody().write(reply);
-            exchange.close();
-        });
-        inventory.start();
+        inventory = InventoryStub.start();
         Path people = work.resolve("people.yaml");
         Files.writeString(people, """
                 classes:
@@ -82,7 +70,7 @@ class InstanceManagementTest {
                 """);
         BrokerConfig config = BrokerConfig.defaults().withPort(0).withWorkDir(work.resolve("broker")).withAdaptation(Adaptation.off())
                 .withSeeds(List.of(UNIT.resolve("seed.yaml"), people))
-                .withVariables(Map.of("STUBS", "http://127.0.0.1:" + inventory.getAddress().getPort()))
+                .withVariables(Map.of("STUBS", InventoryStub.url(inventory)))
                 .withTimeouts(Duration.ofSeconds(60), Duration.ofSeconds(10))
                 .withDeployments(List.of(UNIT)).withInstanceRetention(RETENTION);
         broker = new Broker(config).onPurged(id -> {
