@@ -178,6 +178,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private void runJob(org.apache.ode.bpel.iapi.Scheduler.JobInfo job) {
         try {
             scheduler.holdCorrelationKeys(org.apache.ode.bpel.engine.IncomingCorrelation.heldByJob(server, job.jobDetail));
+            if (org.apache.ode.bpel.engine.IncomingCorrelation.failIfEnded(server, job.jobDetail)) return;
             if (org.apache.ode.bpel.engine.RunningConversations.queueForRunningInstance(server, job.jobDetail)) return;
             server.onScheduledJob(job);
         } catch (RuntimeException e) { // JobProcessorException included

@@ -163,6 +163,18 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
         super.select(pickResponseChannel, timeout, createInstance, selectors);
     }
 
+    /**
+     * A durable instance that initiates a correlation value holds it until that is committed: a
+     * message for the value (its owner is registered as it is initiated) is routed only then.
+     */
+    @Override
+    public void writeCorrelation(org.apache.ode.bpel.runtime.CorrelationSetInstance cset, org.apache.ode.bpel.common.CorrelationKey correlation) {
+        if (!_bpelProcess.isInMemory() && correlation != null
+                && _bpelProcess._engine._contexts.scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s)
+            s.holdCorrelationKeys(List.of(IncomingCorrelation.canonical(correlation)));
+        super.writeCorrelation(cset, correlation);
+    }
+
     /** A message sent or replied leaves the instance as a copy of its own (see the class comment). */
     @Override
     protected void buildOutgoingMessage(MessageDAO message, Element outgoing) {

@@ -104,6 +104,39 @@ public final class IncomingCorrelation {
         return held;
     }
 
+    /**
+     * For an engine job that routes a request to a durable process ({@code INVOKE_INTERNAL}) and
+     * that only an existing instance can take: fails the request at once when no unfinished
+     * instance, of any version, holds its correlation values (its conversation ended, or its
+     * instance was terminated). ODE would keep it for an instance to come, and its caller would
+     * wait for the request's timeout. Run while the job holds the values
+     * ({@link #heldByJob}): an instance holds them too while it initiates them and while it
+     * registers the receive that takes them, so what this reads is committed.
+     *
+     * @return true if the request was failed (ODE must not route it)
+     */
+    public static boolean failIfEnded(BpelServerImpl server, org.apache.ode.bpel.iapi.Scheduler.JobDetails job) {
+        if (job.getType() != org.apache.ode.bpel.iapi.Scheduler.JobType.INVOKE_INTERNAL || Boolean.TRUE.equals(job.getInMem())
+                || job.getMexId() == null) return false;
+        BpelEngineImpl engine = (BpelEngineImpl) server.getEngine();
+        if (!(engine.getMessageExchange(job.getMexId()) instanceof MyRoleMessageExchangeImpl mex) || mex.getRequest() == null)
+            return false;
+        Keys keys = of(server, mex.getServiceName(), mex.getOperationName(), mex.getRequest().getMessage());
+        if (keys == null || !keys.mustMatch() || keys.keys().isEmpty()) return false;
+        BpelProcess active = activeProcessOf(engine, mex.getServiceName());
+        if (active == null || active.isInMemory()) return false;
+        for (BpelProcess p : List.copyOf(engine._activeProcesses.values())) {
+            if (!p.getProcessType().equals(active.getProcessType()) || p.getProcessDAO() == null) continue;
+            for (String k : keys.keys())
+                for (org.apache.ode.bpel.dao.ProcessInstanceDAO i : p.getProcessDAO().findInstance(new CorrelationKey(k)))
+                    if (!org.apache.ode.bpel.common.ProcessState.isFinished(i.getState())) return false;
+        }
+        mex.setFailure(org.apache.ode.bpel.iapi.MessageExchange.FailureType.NOMATCH, "no instance of "
+                + mex.getServiceName().getLocalPart() + " holds this message's correlation values: its conversation ended", null);
+        mex.responseReceived(); // wakes the caller once the job has committed, as a reply does
+        return true;
+    }
+
     /** Whether {@code operation} of {@code service} may create an instance of the service's active process. */
     public static boolean createsInstances(BpelServerImpl server, QName service, String operation) {
         BpelProcess process = activeProcessOf((BpelEngineImpl) server.getEngine(), service);
