@@ -115,10 +115,22 @@
  *     one parse ({@link io.moses.ode.LiteralParsing}); the literals are found in the compiled
  *     model ({@code OProcess.getChildren}, {@code OAssign.Literal.getXmlLiteral}), whose text is
  *     what {@code ASSIGN} parses.</li>
+ * <li>engine, for durable processes: {@code BpelRuntimeContextImpl.select} and
+ *     {@code writeCorrelation} (public, overridden: an instance holds the correlation values it
+ *     waits for or initiates until it commits), {@code BpelProcess._engine},
+ *     {@code BpelEngineImpl._contexts} and {@code Contexts.scheduler} (the scheduler that holds
+ *     them), {@code BpelProcess.getProcessType} (package-private) and
+ *     {@code ProcessDAO.findInstance} (whether an unfinished instance of any version holds a
+ *     value), {@code MessageExchangeImpl.setFailure} and
+ *     {@code MyRoleMessageExchangeImpl.responseReceived} (package-private and protected: a request
+ *     for an ended conversation fails at once and its caller wakes after the commit), and
+ *     {@code BpelProcess.createRuntimeContext} again (every durable instance a transaction runs
+ *     is told to {@link io.moses.ode.InstanceFence}).</li>
  * <li>scheduler: {@code SimpleScheduler.runJob} (protected), {@code setJobProcessor},
  *     {@code registerSynchronizer}, {@code scheduleVolatileJob}, its package-private {@code Job}
  *     ({@code jobId}, {@code detail}, {@code persisted}, {@code schedDate}, its constructor),
- *     {@code enqueue} and {@code DatabaseDelegate}: run an instance's jobs one after the other
+ *     {@code enqueue}, {@code DatabaseDelegate}, {@code _txm} and {@code JobNoLongerInDbException}
+ *     (its own {@code execTransaction}, which tells the retries apart): run an instance's jobs one after the other
  *     instead of rolling back and retrying on its lock, keep the job table in memory, and
  *     answer a volatile job's id instead of its description (which no caller of ODE 1.3.7
  *     reads).</li>
