@@ -146,11 +146,11 @@ public final class ConversationRouter implements ConversationForwarding, Convers
     }
 
     @Override
-    public void ended(String process, long instance) {
+    public void ended(long instance, boolean durable) {
         List<String> keys = keysOfInstance.remove(instance);
         // a durable instance this replica did not start here (before a restart, or on a replica it
         // took over) registered its values all the same: they go too
-        if (keys == null && (process == null || !engine.durableProcess(process))) return;
+        if (keys == null && !durable) return;
         if (keys != null) for (String k : keys) local.computeIfPresent(k, (key, l) -> l.instance() == instance ? null : l);
         forgetting.execute(() -> {
             try {
@@ -284,9 +284,9 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         return ownerGone.sum();
     }
 
-    /** @param durable the message's keys when its process is durable (its instance outlives its replica), else null */
+    /** @param durableKeys the message's keys when its process is durable (its instance outlives its replica), else null */
     private Relayed forwardTo(ConversationOwner owner, ProvidedService service, Element body, Map<String, List<String>> headers,
-                              Conversations.Keys durable) {
+                              Conversations.Keys durableKeys) {
         String ns = service.soap12() ? SOAP12 : SOAP11;
         String envelope = "<soap:Envelope xmlns:soap=\"" + ns + "\"><soap:Body>" + (body == null ? "" : xml(body))
                 + "</soap:Body></soap:Envelope>";
@@ -314,12 +314,12 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         try {
             res = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (ConnectException e) {
-            if (durable != null) return awaitTakeover(owner, durable, service, body, headers);
+            if (durableKeys != null) return awaitTakeover(owner, durableKeys, service, body, headers);
             ownerGone.increment();
             log.info("conversation of {} lives on replica {}, which is gone", service.service().getLocalPart(), owner.replica());
             return Relayed.fault(gone(owner));
         } catch (java.io.IOException e) {
-            if (durable != null) return awaitTakeover(owner, durable, service, body, headers);
+            if (durableKeys != null) return awaitTakeover(owner, durableKeys, service, body, headers);
             ownerGone.increment();
             return Relayed.fault(gone(owner) + " (" + e.getMessage() + ")");
         } catch (InterruptedException e) {

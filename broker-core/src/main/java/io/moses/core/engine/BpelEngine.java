@@ -169,7 +169,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads,
                 () -> tx.getTransaction() != null));
         server.registerBpelEventListener(callers);
-        server.registerBpelEventListener(new ConversationEvents(() -> conversations, callers::starterOf));
+        server.registerBpelEventListener(new ConversationEvents(() -> conversations, callers::starterOf,
+                pid -> org.apache.ode.bpel.engine.IncomingCorrelation.durable(server, pid)));
         scheduler.setJobProcessor(this::runJob);
         this.instances = durable == null ? null : new Instances(durable, scheduler, server);
     }
@@ -177,8 +178,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
     private void runJob(org.apache.ode.bpel.iapi.Scheduler.JobInfo job) {
         try {
-            scheduler.holdCorrelationKeys(org.apache.ode.bpel.engine.IncomingCorrelation.heldByJob(server, job.jobDetail));
-            if (org.apache.ode.bpel.engine.IncomingCorrelation.failIfEnded(server, job.jobDetail)) return;
+            if (org.apache.ode.bpel.engine.IncomingCorrelation.holdValuesOrFailEnded(server, job.jobDetail, scheduler)) return;
             if (org.apache.ode.bpel.engine.RunningConversations.queueForRunningInstance(server, job.jobDetail)) return;
             server.onScheduledJob(job);
         } catch (RuntimeException e) { // JobProcessorException included

@@ -14,9 +14,14 @@ final class ConversationEvents implements BpelEventListener {
     /** Who started an instance (null: anonymous or unknown). */
     private final java.util.function.LongFunction<String> starter;
 
-    ConversationEvents(Supplier<Conversations> target, java.util.function.LongFunction<String> starter) {
+    /** Whether a process version (its pid) is durable: one map look-up, at every instance's end. */
+    private final java.util.function.Predicate<javax.xml.namespace.QName> durable;
+
+    ConversationEvents(Supplier<Conversations> target, java.util.function.LongFunction<String> starter,
+                       java.util.function.Predicate<javax.xml.namespace.QName> durable) {
         this.target = target;
         this.starter = starter;
+        this.durable = durable;
     }
 
     @Override
@@ -29,7 +34,7 @@ final class ConversationEvents implements BpelEventListener {
                     w.getProcessInstanceId(), starter.apply(w.getProcessInstanceId()));
         else if (event instanceof ProcessInstanceStateChangeEvent s && ProcessState.isFinished(s.getNewState())
                 && s.getProcessInstanceId() != null)
-            c.ended(s.getProcessName() == null ? null : s.getProcessName().toString(), s.getProcessInstanceId());
+            c.ended(s.getProcessInstanceId(), durable.test(s.getProcessId()));
     }
 
     @Override

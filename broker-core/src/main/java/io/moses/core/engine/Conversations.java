@@ -27,6 +27,6 @@ public interface Conversations {
      */
     void initiated(String process, String key, long instance, String user);
 
-    /** The instance ended: its values route nowhere any more. */
-    void ended(String process, long instance);
+    /** The instance ended: its values route nowhere any more ({@code durable}: its process keeps instances in the database). */
+    void ended(long instance, boolean durable);
 }

@@ -87,42 +87,30 @@ public final class IncomingCorrelation {
     }
 
     /**
-     * For an engine job that routes a request to a durable process ({@code INVOKE_INTERNAL}):
-     * the correlation keys its message carries, which the job holds until it commits
-     * ({@code InstanceOrderedScheduler.holdCorrelationKeys}); empty for any other job.
-     */
-    public static List<String> heldByJob(BpelServerImpl server, org.apache.ode.bpel.iapi.Scheduler.JobDetails job) {
-        if (job.getType() != org.apache.ode.bpel.iapi.Scheduler.JobType.INVOKE_INTERNAL || Boolean.TRUE.equals(job.getInMem())
-                || job.getMexId() == null) return List.of();
-        BpelEngineImpl engine = (BpelEngineImpl) server.getEngine();
-        if (!(engine.getMessageExchange(job.getMexId()) instanceof MyRoleMessageExchangeImpl mex) || mex.getRequest() == null)
-            return List.of();
-        Keys keys = of(server, mex.getServiceName(), mex.getOperationName(), mex.getRequest().getMessage());
-        if (keys == null) return List.of();
-        List<String> held = new ArrayList<>(keys.keys());
-        held.addAll(keys.starts());
-        return held;
-    }
-
-    /**
-     * For an engine job that routes a request to a durable process ({@code INVOKE_INTERNAL}) and
-     * that only an existing instance can take: fails the request at once when no unfinished
-     * instance, of any version, holds its correlation values (its conversation ended, or its
-     * instance was terminated). ODE would keep it for an instance to come, and its caller would
-     * wait for the request's timeout. Run while the job holds the values
-     * ({@link #heldByJob}): an instance holds them too while it initiates them and while it
-     * registers the receive that takes them, so what this reads is committed.
+     * For an engine job that routes a request to a durable process ({@code INVOKE_INTERNAL}), in
+     * the job's transaction: holds the correlation values its message carries until the job
+     * commits ({@code InstanceOrderedScheduler.holdCorrelationKeys}), then, when only an existing
+     * instance can take the message, fails the request at once if no unfinished instance of any
+     * version holds those values (its conversation ended, or its instance was terminated): ODE
+     * would keep it for an instance to come, and its caller would wait for the request's
+     * timeout. An instance holds the values too while it initiates them and while it registers
+     * the receive that takes them, so what this reads is committed. Any other job: nothing.
      *
      * @return true if the request was failed (ODE must not route it)
      */
-    public static boolean failIfEnded(BpelServerImpl server, org.apache.ode.bpel.iapi.Scheduler.JobDetails job) {
+    public static boolean holdValuesOrFailEnded(BpelServerImpl server, org.apache.ode.bpel.iapi.Scheduler.JobDetails job,
+                                                org.apache.ode.scheduler.simple.InstanceOrderedScheduler scheduler) {
         if (job.getType() != org.apache.ode.bpel.iapi.Scheduler.JobType.INVOKE_INTERNAL || Boolean.TRUE.equals(job.getInMem())
                 || job.getMexId() == null) return false;
         BpelEngineImpl engine = (BpelEngineImpl) server.getEngine();
         if (!(engine.getMessageExchange(job.getMexId()) instanceof MyRoleMessageExchangeImpl mex) || mex.getRequest() == null)
             return false;
         Keys keys = of(server, mex.getServiceName(), mex.getOperationName(), mex.getRequest().getMessage());
-        if (keys == null || !keys.mustMatch() || keys.keys().isEmpty()) return false;
+        if (keys == null) return false;
+        List<String> held = new ArrayList<>(keys.keys());
+        held.addAll(keys.starts());
+        scheduler.holdCorrelationKeys(held);
+        if (!keys.mustMatch() || keys.keys().isEmpty()) return false;
         BpelProcess active = activeProcessOf(engine, mex.getServiceName());
         if (active == null || active.isInMemory()) return false;
         for (BpelProcess p : List.copyOf(engine._activeProcesses.values())) {
@@ -135,6 +123,12 @@ public final class IncomingCorrelation {
                 + mex.getServiceName().getLocalPart() + " holds this message's correlation values: its conversation ended", null);
         mex.responseReceived(); // wakes the caller once the job has committed, as a reply does
         return true;
+    }
+
+    /** Whether the registered process {@code pid} (a version) keeps its instances in the database; false for one not registered. */
+    public static boolean durable(BpelServerImpl server, QName pid) {
+        BpelProcess p = pid == null ? null : ((BpelEngineImpl) server.getEngine())._activeProcesses.get(pid);
+        return p != null && !p.isInMemory();
     }
 
     /** Whether {@code operation} of {@code service} may create an instance of the service's active process. */
