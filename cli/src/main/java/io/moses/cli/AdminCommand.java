@@ -27,7 +27,9 @@ public final class AdminCommand {
                                            NAME, DIR's name; waits until every replica applied it (--timeout SECONDS,
                                            default 60), then prints its services' WSDL URLs and each process's mode
               processes redeploy DIR       the same for a new version of the deployed unit named as DIR
-              processes undeploy NAME      undeploy unit NAME, waiting until every replica has applied that
+              processes undeploy NAME [--terminate]   undeploy unit NAME, waiting until every replica has applied
+                                           that; refused while durable instances of it are unfinished, unless
+                                           --terminate ends them first
               instances [list] [--process P] [--state S] [--limit N]   durable process instances, newest first (a table)
               instances show ID            one instance: its state, correlation values, what it waits for, its variables
               instances suspend|resume|terminate ID   stop an instance running, let it run again, or end it

@@ -19,7 +19,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 
 /**
- * {@code moses admin processes deploy DIR}, {@code redeploy DIR} and {@code undeploy NAME}: the
+ * {@code moses admin processes deploy DIR}, {@code redeploy DIR} and {@code undeploy NAME [--terminate]}: the
  * unit directory is zipped here and sent to {@code /admin/processes/NAME} (NAME is the
  * directory's name, as the broker names a unit), then {@code /admin/processes} is read until
  * every replica that reports on the stored units has applied that version, or the timeout.
@@ -33,14 +33,16 @@ final class ProcessesCommand {
 
     private ProcessesCommand() {}
 
-    /** @param args the action and its argument: deploy DIR, redeploy DIR or undeploy NAME */
+    /** @param args the action and its argument: deploy DIR, redeploy DIR or undeploy NAME [--terminate] */
     static int run(AdminApi api, List<String> args, Duration timeout) {
         String action = args.get(0);
         if (!List.of("deploy", "redeploy", "undeploy").contains(action))
             return bad("unknown processes action " + action + " (deploy DIR, redeploy DIR, undeploy NAME)");
-        if (args.size() != 2) return bad("processes " + action + " takes one " + (action.equals("undeploy") ? "unit name" : "directory"));
+        boolean terminate = action.equals("undeploy") && args.size() == 3 && args.get(2).equals("--terminate");
+        if (args.size() != (terminate ? 3 : 2))
+            return bad("processes " + action + " takes one " + (action.equals("undeploy") ? "unit name (and --terminate)" : "directory"));
         try {
-            return action.equals("undeploy") ? undeploy(api, args.get(1), timeout)
+            return action.equals("undeploy") ? undeploy(api, args.get(1), terminate, timeout)
                     : change(api, action.equals("deploy"), Path.of(args.get(1)), timeout);
         } catch (IOException e) {
             return failed("cannot reach the broker at " + api.broker + ": " + e);
@@ -78,16 +80,18 @@ final class ProcessesCommand {
         return 0;
     }
 
-    private static int undeploy(AdminApi api, String name, Duration timeout) throws IOException, InterruptedException {
+    private static int undeploy(AdminApi api, String name, boolean terminate, Duration timeout) throws IOException, InterruptedException {
         if (!name.matches(NAME) || name.contains("..")) return bad("'" + name + "' is not a unit's name");
-        HttpResponse<String> r = api.send("DELETE", "/admin/processes/" + name, HttpRequest.BodyPublishers.noBody(), "application/json",
-                timeout);
+        HttpResponse<String> r = api.send("DELETE", "/admin/processes/" + name + (terminate ? "?terminate=true" : ""),
+                HttpRequest.BodyPublishers.noBody(), "application/json", timeout);
         if (r.statusCode() == 404) return failed("unit " + name + " is not deployed");
         if (r.statusCode() != 200) return refused(name, r);
         long version = JSON.readTree(r.body()).path("version").asLong();
         JsonNode unit = await(api, name, version, timeout);
         if (unit == null) return 1;
-        System.out.println(name + " undeployed (version " + version + "), applied by " + replicas(unit));
+        long terminated = JSON.readTree(r.body()).path("terminated").asLong();
+        System.out.println(name + " undeployed (version " + version + "), applied by " + replicas(unit)
+                + (terminated > 0 ? "; " + terminated + " unfinished durable instance(s) terminated" : ""));
         return 0;
     }
 

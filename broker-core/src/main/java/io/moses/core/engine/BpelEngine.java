@@ -77,6 +77,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
     /** The operators' view of durable instances (null without a durable store), and the purge of finished ones. */
     private final Instances instances;
+    /** The files of each durable version (null without a durable store): its instances finish on it after a start or a takeover. */
+    private final DurableVersions durableVersions;
     private volatile RetentionPurge purge;
 
     /**
@@ -173,6 +175,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
                 pid -> org.apache.ode.bpel.engine.IncomingCorrelation.durable(server, pid)));
         scheduler.setJobProcessor(this::runJob);
         this.instances = durable == null ? null : new Instances(durable, scheduler, server);
+        this.durableVersions = durable == null ? null : new DurableVersions(durable, scheduler);
     }
 
     /** Runs one engine job; a failed job of an in-memory instance fails its waiting request at once. */
@@ -216,13 +219,100 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      */
     public void resumeDurable() {
         if (jobStore == null || jobStore.open()) return;
+        registerWaitingVersions();
         scheduler.loadJobsNow();
         log.info("durable jobs resumed");
     }
 
-    /** Loads the durable jobs due now (a takeover just made some this replica's). */
+    /**
+     * Loads the durable jobs due now (a takeover just made some this replica's), after the
+     * versions their instances run on are registered.
+     */
     public void loadDurableJobs() {
-        if (jobStore != null) scheduler.loadJobsNow();
+        if (jobStore == null) return;
+        registerWaitingVersions();
+        scheduler.loadJobsNow();
+    }
+
+    /**
+     * Registers again, retired, each replaced durable version that unfinished instances run on
+     * and this engine lacks, from its files in the knowledge base: those instances finish on
+     * their version (its unit must still be deployed here; the newest version takes new requests).
+     */
+    private synchronized void registerWaitingVersions() {
+        Map<QName, Integer> waiting;
+        try {
+            waiting = new java.util.HashMap<>(durableVersions.waiting());
+        } catch (RuntimeException e) {
+            log.warn("the versions unfinished durable instances run on were not read ({}): they are looked for again at the next takeover",
+                    e.getMessage());
+            return;
+        }
+        waiting.keySet().removeAll(registeredVersions());
+        while (!waiting.isEmpty()) {
+            QName pid = waiting.keySet().iterator().next();
+            try {
+                var kept = durableVersions.kept(pid);
+                if (kept.isEmpty())
+                    log.warn("{} unfinished instance(s) of {} cannot continue: the knowledge base keeps no files of that version", waiting.get(pid), pid);
+                else registerRetired(kept.get(), pid, waiting);
+            } catch (RuntimeException e) {
+                log.warn("{} unfinished instance(s) of {} cannot continue here: its version was not registered ({})", waiting.get(pid), pid,
+                        e.getMessage());
+            }
+            waiting.remove(pid);
+        }
+    }
+
+    /**
+     * Registers the processes of {@code pid}'s kept unit that {@code waiting} names, as retired
+     * versions of the deployed unit, and takes them out of {@code waiting}.
+     */
+    private void registerRetired(DurableVersions.Kept kept, QName pid, Map<QName, Integer> waiting) {
+        List<ProcessConfiguration> current = unitVersions.get(kept.unit());
+        if (current == null) {
+            log.warn("{} unfinished instance(s) of {} cannot continue: its unit {} is not deployed here", waiting.get(pid), pid, kept.unit());
+            return;
+        }
+        Path upload = workDir.resolve("uploads").resolve(Long.toString(System.nanoTime(), 36));
+        DeploymentUnit unit;
+        try {
+            unit = DeploymentUnit.load(Bundle.unpack(kept.bundle(), upload, kept.unit()), workDir.resolve("processes"), versions.getAndIncrement());
+        } finally {
+            DeploymentUnit.delete(upload);
+        }
+        boolean used = false;
+        for (TDeployment.Process p : unit.descriptor.getDeploy().getProcessArray()) {
+            ProcessConfiguration conf = new ProcessConfiguration(unit, p, true);
+            Integer count = waiting.remove(conf.getProcessId());
+            if (count == null || conf.isTransient()) continue;
+            ProcessConfiguration active = current.stream().filter(c -> c.type().equals(conf.type())).findFirst().orElse(null);
+            if (active == null) {
+                log.warn("{} unfinished instance(s) of {} cannot continue: unit {} no longer has process {}", count, conf.getProcessId(),
+                        kept.unit(), conf.type());
+                continue;
+            }
+            conf.succeed(active); // retired: new requests stay on the deployed version
+            endpoints.add(conf);
+            server.register(conf);
+            retired.put(conf, requests.get());
+            used = true;
+            log.info("registered {} again, a replaced version of {}: its {} unfinished instance(s) finish on it", conf.getProcessId(),
+                    kept.unit(), count);
+        }
+        if (!used) DeploymentUnit.delete(unit.dir);
+    }
+
+    /** Keeps the files of the unit's durable versions in the knowledge base, before they are registered. */
+    private void keepDurableVersions(DeploymentUnit unit, List<ProcessConfiguration> confs) {
+        List<QName> pids = confs.stream().filter(c -> !c.isTransient()).map(ProcessConfiguration::getProcessId).toList();
+        if (durableVersions == null || pids.isEmpty()) return;
+        try {
+            durableVersions.keep(unit.name, unit.dir, pids);
+        } catch (RuntimeException e) {
+            throw new DeploymentException("the files of durable process version(s) " + pids + " were not kept in the knowledge base: "
+                    + e.getMessage());
+        }
     }
 
     /** Connections the durable store has handed out (0 without one): an in-memory request takes none. */
@@ -353,6 +443,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             }
             confs.add(conf);
         }
+        keepDurableVersions(unit, confs);
         for (ProcessConfiguration conf : confs) {
             endpoints.add(conf);
             try {
@@ -453,6 +544,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         if (!before.equals(next.keySet()))
             throw new DeploymentException("a new version must provide the same services " + before + ", not " + next.keySet()
                     + " (undeploy and deploy instead)");
+        keepDurableVersions(unit, confs);
         List<ProcessConfiguration> registered = new ArrayList<>();
         for (ProcessConfiguration conf : confs) {
             endpoints.add(conf);
@@ -734,12 +826,30 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     /**
+     * The unfinished durable instances of any version of unit {@code name}, oldest first (none
+     * without a durable store): they could not continue once it is undeployed.
+     *
+     * @throws InstanceRefusal UNAVAILABLE when the knowledge base does not answer
+     */
+    public List<Long> unfinishedInstances(String name) {
+        if (durableVersions == null) return List.of();
+        List<QName> registered = new ArrayList<>();
+        for (ProcessConfiguration c : unitVersions.getOrDefault(name, List.of())) registered.add(c.getProcessId());
+        for (ProcessConfiguration c : retired.keySet()) if (c.getPackage().equals(name)) registered.add(c.getProcessId());
+        try {
+            return durableVersions.unfinished(name, registered);
+        } catch (RuntimeException e) {
+            throw new InstanceRefusal(InstanceRefusal.Reason.UNAVAILABLE, "the knowledge base did not answer: " + e.getMessage());
+        }
+    }
+
+    /**
      * Deletes finished durable instances older than {@code retention}, now and periodically
      * (nothing without a durable store); {@code purged} is told each one.
      */
     public synchronized void purgeFinishedAfter(Duration retention, java.util.function.LongConsumer purged) {
         if (instances == null || purge != null) return;
-        purge = new RetentionPurge(instances, retention, purged);
+        purge = new RetentionPurge(instances, durableVersions, retention, purged);
         purge.start();
         log.info("finished durable instances are kept {} (then purged)", retention);
     }

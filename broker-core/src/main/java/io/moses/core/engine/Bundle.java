@@ -89,6 +89,24 @@ public final class Bundle {
         return dir;
     }
 
+    /**
+     * A deployment unit's directory as a bundle: its files by relative name, in name order,
+     * compiled processes (.cbp) left out (the engine compiles every unit it deploys).
+     */
+    public static byte[] zip(Path dir) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(out); var files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).filter(f -> !f.toString().endsWith(".cbp")).sorted().toList()) {
+                z.putNextEntry(new ZipEntry(dir.relativize(f).toString().replace('\\', '/')));
+                z.write(Files.readAllBytes(f));
+                z.closeEntry();
+            }
+        } catch (IOException e) {
+            throw new DeploymentException("cannot read " + dir + ": " + e.getMessage());
+        }
+        return out.toByteArray();
+    }
+
     private static void checkEntry(String path) {
         if (path.isEmpty() || path.startsWith("/") || path.startsWith("\\") || path.contains("\\") || path.matches("^[A-Za-z]:.*")
                 || path.indexOf('\0') >= 0)

@@ -52,7 +52,7 @@ final class Instances {
     static final int MAX_LIMIT = 1000;
     /** State names as operators see them, ODE's codes (bpel-api's ProcessState). */
     static final Map<String, Short> STATES = states();
-    private static final String FINISHED = ProcessState.STATE_COMPLETED_OK + ", " + ProcessState.STATE_COMPLETED_WITH_FAULT + ", "
+    static final String FINISHED = ProcessState.STATE_COMPLETED_OK + ", " + ProcessState.STATE_COMPLETED_WITH_FAULT + ", "
             + ProcessState.STATE_TERMINATED;
 
     private final DurableStore store;

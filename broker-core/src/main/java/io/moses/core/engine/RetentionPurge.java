@@ -11,7 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes finished durable instances once they are older than the retention: at start, then
+ * Deletes finished durable instances once they are older than the retention, and the files of
+ * replaced versions that no instance runs on any more: at start, then
  * periodically, in batches of one transaction each, and at most {@link #BATCHES_PER_RUN} batches a
  * run, so that a long backlog never holds the database for long. Every replica of a cluster runs
  * it; two deleting the same instance at once cost one of them a failed batch, taken again at its next run.
@@ -22,6 +23,7 @@ final class RetentionPurge implements AutoCloseable {
     static final int BATCHES_PER_RUN = 50;
 
     private final Instances instances;
+    private final DurableVersions versions;
     private final Duration retention;
     private final LongConsumer purged;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -31,9 +33,10 @@ final class RetentionPurge implements AutoCloseable {
     });
 
     /** @param purged told each instance deleted (on the purge's thread) */
-    RetentionPurge(Instances instances, Duration retention, LongConsumer purged) {
+    RetentionPurge(Instances instances, DurableVersions versions, Duration retention, LongConsumer purged) {
         if (retention.isNegative() || retention.isZero()) throw new IllegalArgumentException("retention must be positive, was " + retention);
         this.instances = instances;
+        this.versions = versions;
         this.retention = retention;
         this.purged = purged;
     }
@@ -60,6 +63,8 @@ final class RetentionPurge implements AutoCloseable {
                 for (long id : ids) purged.accept(id);
                 if (ids.size() < BATCH) break;
             }
+            // a replaced version's files go with its last instance
+            for (var pid : versions.forgetReplaced(before)) log.info("files of {} deleted: a replaced version no instance runs on", pid);
         } catch (RuntimeException e) {
             log.warn("purging finished instances failed (taken again in {}): {}", period(retention), e.getMessage());
         }

@@ -7,9 +7,6 @@ import io.moses.mdal.KnowledgeBaseException;
 import io.moses.mdal.ProcessUnit;
 import io.moses.mdal.ProcessUnitState;
 import io.moses.mdal.ProcessUnits;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,8 +16,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -194,7 +189,7 @@ final class ProcessSync {
         Object previous = sources.get(name);
         BpelEngine.Deployment d = processes.redeployBundle(name, zip, true);
         return stored(name, zip, d, () -> {
-            if (previous != null) processes.redeployBundle(name, previous instanceof byte[] b ? b : zipOf((Path) previous), true);
+            if (previous != null) processes.redeployBundle(name, previous instanceof byte[] b ? b : io.moses.core.engine.Bundle.zip((Path) previous), true);
         });
     }
 
@@ -215,16 +210,46 @@ final class ProcessSync {
         return describe(d, u);
     }
 
-    /** DELETE: stored first (a tombstone), then undeployed here; nothing changes if the knowledge base does not take it. */
-    synchronized Map<String, Object> undeploy(String name) {
+    /**
+     * DELETE: stored first (a tombstone), then undeployed here; nothing changes if the knowledge
+     * base does not take it. Refused while durable instances of the unit are unfinished (they could
+     * not continue), unless {@code terminate}: they are terminated first, and those that started
+     * here meanwhile after.
+     */
+    synchronized Map<String, Object> undeploy(String name, boolean terminate) {
         poll();
         boolean here = deployedHere(name);
         if (!here && !storedLive(name)) throw new Refusal(404, "no deployed unit '" + name + "'");
+        List<Long> unfinished = unfinished(name);
+        if (!unfinished.isEmpty() && !terminate)
+            throw new Refusal(409, "unit '" + name + "' has " + unfinished.size() + " unfinished durable instance(s) (oldest: "
+                    + unfinished.subList(0, Math.min(5, unfinished.size())) + "), which could not continue once it is undeployed:"
+                    + " let them finish, terminate them (moses admin instances terminate ID), or undeploy with ?terminate=true"
+                    + " (moses admin processes undeploy " + name + " --terminate), which terminates them first");
+        int terminated = terminate(unfinished);
         ProcessUnit u = units.store(name, null, replica);
         if (here) processes.undeployUnit(name, true);
         sources.remove(name);
         record(name, u.version(), null);
-        return Map.of("undeployed", name, "version", u.version());
+        if (terminate) terminated += terminate(unfinished(name));
+        if (terminated > 0) log.info("unit {} undeployed: {} unfinished durable instance(s) terminated", name, terminated);
+        return Map.of("undeployed", name, "version", u.version(), "terminated", terminated);
+    }
+
+    private List<Long> unfinished(String name) {
+        try {
+            return processes.unfinishedInstances(name);
+        } catch (io.moses.core.engine.InstanceRefusal e) {
+            throw new Refusal(503, "the durable instances of '" + name + "' were not counted: " + e.getMessage());
+        }
+    }
+
+    private int terminate(List<Long> instances) {
+        try {
+            return processes.terminate(instances);
+        } catch (io.moses.core.engine.InstanceRefusal e) {
+            throw new Refusal(503, "the unfinished durable instances were not all terminated: " + e.getMessage());
+        }
     }
 
     /** A replica that stops takes its states out of the listing. */
@@ -323,20 +348,5 @@ final class ProcessSync {
         Map<String, ProcessUnit> m = new TreeMap<>();
         for (ProcessUnit u : list) m.put(u.name(), u);
         return m;
-    }
-
-    /** A --deploy directory as a bundle (to deploy it again when a new version was not stored). */
-    private static byte[] zipOf(Path dir) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (ZipOutputStream z = new ZipOutputStream(out); var files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
-                z.putNextEntry(new ZipEntry(dir.relativize(f).toString().replace('\\', '/')));
-                z.write(Files.readAllBytes(f));
-                z.closeEntry();
-            }
-        } catch (IOException e) {
-            throw new DeploymentException("cannot read " + dir + ": " + e.getMessage());
-        }
-        return out.toByteArray();
     }
 }

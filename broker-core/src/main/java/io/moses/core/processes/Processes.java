@@ -195,6 +195,30 @@ public final class Processes {
         return d;
     }
 
+    /**
+     * The unfinished durable instances of unit {@code name}, which could not continue once it is undeployed.
+     *
+     * @throws io.moses.core.engine.InstanceRefusal when the knowledge base does not answer
+     */
+    List<Long> unfinishedInstances(String name) {
+        return engine.unfinishedInstances(name);
+    }
+
+    /** Terminates each of these instances that has not finished meanwhile; returns how many it terminated. */
+    int terminate(List<Long> instances) {
+        int n = 0;
+        for (long id : instances) {
+            try {
+                engine.terminate(id);
+                n++;
+            } catch (io.moses.core.engine.InstanceRefusal e) {
+                if (e.reason == io.moses.core.engine.InstanceRefusal.Reason.UNAVAILABLE) throw e;
+                // it finished, or was purged, meanwhile: nothing to end
+            }
+        }
+        return n;
+    }
+
     /** Removes unit {@code name}: its services are no longer served, its composites no longer planned for. */
     void undeployUnit(String name, boolean replan) {
         synchronized (processes) {

@@ -13,7 +13,8 @@ import java.util.Map;
  * Process management in the admin API (behind the operator check): {@code GET
  * /admin/processes}; {@code POST /admin/processes/NAME} with a zip of an ODE deployment unit
  * (deploy); {@code PUT /admin/processes/NAME} with a zip (a new version, while requests run);
- * {@code DELETE /admin/processes/NAME} (undeploy). Refusals: 400 with the reason (ODE's
+ * {@code DELETE /admin/processes/NAME[?terminate=true]} (undeploy; refused with 409 while durable
+ * instances of the unit are unfinished, unless they are to be terminated). Refusals: 400 with the reason (ODE's
  * compiler messages for a BPEL it rejects), 404, 409, 413 (the body limit), 503. Every change
  * is the cluster's: {@link ProcessSync} applies it here, stores it, and every replica follows.
  */
@@ -54,7 +55,12 @@ final class ProcessesServlet extends HttpServlet {
     protected void doDelete(HttpServletRequest req, HttpServletResponse res) throws IOException {
         String name = name(req, res);
         if (name == null) return;
-        change(res, 200, () -> units.undeploy(name));
+        String terminate = req.getParameter("terminate");
+        if (terminate != null && !terminate.equals("true") && !terminate.equals("false")) {
+            write(res, 400, Map.of("error", "terminate must be true or false, was '" + terminate + "'"));
+            return;
+        }
+        change(res, 200, () -> units.undeploy(name, "true".equals(terminate)));
     }
 
     private interface Change {
