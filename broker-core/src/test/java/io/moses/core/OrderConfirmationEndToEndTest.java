@@ -167,6 +167,40 @@ class OrderConfirmationEndToEndTest {
         fault(confirm("o-expire"));
     }
 
+    /**
+     * A status asked just as its order expires reaches the waiting instance, or gets the fault of
+     * an ended conversation at once: never queued for an instance that is gone, where its caller
+     * would wait for the request's timeout. Two callers per order ask without pause, so that
+     * some status is on its way as each alarm ends its instance.
+     */
+    @Test
+    @Timeout(180) // a hang bound: the orders expire after 2 s
+    void aStatusAskedAsItsOrderExpiresIsAnsweredOrFaultedAtOnce() throws Exception {
+        int orders = 10;
+        for (int i = 0; i < orders; i++) answered(place("o-race-" + i, 1, "PT2S"), "o-race-" + i, "placed");
+        ExecutorService askers = Executors.newFixedThreadPool(2 * orders);
+        try {
+            List<java.util.concurrent.Future<String>> ended = new java.util.ArrayList<>();
+            for (int i = 0; i < 2 * orders; i++) {
+                String id = "o-race-" + i / 2;
+                ended.add(askers.submit(() -> {
+                    for (int asked = 0; asked < 5_000; asked++) { // bounded: an order answers a few hundred times at most
+                        HttpResponse<String> r = status(id);
+                        if (r.statusCode() != 200) return id + ": " + r.body();
+                        answered(r, id, "placed");
+                    }
+                    return "still placed after 5000 status calls";
+                }));
+            }
+            for (var f : ended) {
+                String body = f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                assertTrue(body.contains("faultstring") && body.contains("its conversation ended"), body);
+            }
+        } finally {
+            askers.shutdownNow();
+        }
+    }
+
     @Test
     void aConfirmForAnOrderNeverPlacedFaults() throws Exception {
         // today the broker waits out its grace for another replica's instance, then ODE keeps the

@@ -172,6 +172,9 @@ final class Instances {
         return change(id, instance -> {
             short was = instance.getState();
             if (ProcessState.isFinished(was)) throw notNow(id, was, "terminated", "an unfinished one");
+            // as an instance that ends by itself: a message for it is routed before, or failed after
+            if (scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s)
+                s.holdCorrelationKeys(org.apache.ode.bpel.engine.IncomingCorrelation.heldBy(instance));
             BpelProcess process = activeProcess(instance.getProcess().getProcessId());
             instance.setState(ProcessState.STATE_TERMINATED);
             instance.setLastActiveTime(new java.util.Date()); // its retention counts from now

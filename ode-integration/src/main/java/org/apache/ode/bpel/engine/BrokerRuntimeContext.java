@@ -175,6 +175,37 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
         super.writeCorrelation(cset, correlation);
     }
 
+    /**
+     * A durable instance that ends holds its correlation values until the end is committed. A
+     * message for them holds them from before it checks that its instance is unfinished until it
+     * is routed ({@code IncomingCorrelation.holdValuesOrFailEnded}); without this an end committed
+     * between the two removed the routes the message then missed, and ODE queued it for an
+     * instance to come: its caller waited for the request's timeout instead of getting a fault.
+     */
+    private void holdOwnValues() {
+        if (!_bpelProcess.isInMemory()
+                && _bpelProcess._engine._contexts.scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s)
+            s.holdCorrelationKeys(IncomingCorrelation.heldBy(_dao));
+    }
+
+    @Override
+    public void completedOk() {
+        holdOwnValues();
+        super.completedOk();
+    }
+
+    @Override
+    public void completedFault(org.apache.ode.bpel.runtime.channels.FaultData faultData) {
+        holdOwnValues();
+        super.completedFault(faultData);
+    }
+
+    @Override
+    public void terminate() {
+        holdOwnValues();
+        super.terminate();
+    }
+
     /** A message sent or replied leaves the instance as a copy of its own (see the class comment). */
     @Override
     protected void buildOutgoingMessage(MessageDAO message, Element outgoing) {

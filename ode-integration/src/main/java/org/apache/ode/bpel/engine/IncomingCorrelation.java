@@ -145,6 +145,19 @@ public final class IncomingCorrelation {
         return false;
     }
 
+    /**
+     * The correlation values {@code instance} holds, in the form {@link #of} gives a message's: what
+     * an ending durable instance holds until its end is committed ({@code BrokerRuntimeContext}).
+     */
+    public static List<String> heldBy(org.apache.ode.bpel.dao.ProcessInstanceDAO instance) {
+        List<String> keys = new ArrayList<>();
+        // ODE's JPA instance answers no sets of its own: they are its scopes'
+        for (org.apache.ode.bpel.dao.ScopeDAO scope : instance.getScopes())
+            for (org.apache.ode.bpel.dao.CorrelationSetDAO set : scope.getCorrelationSets())
+                if (set.getValue() != null) keys.add(canonical(set.getValue()));
+        return keys;
+    }
+
     /** The key in the form the knowledge base stores, for a key ODE wrote on an instance. */
     public static String canonical(CorrelationKey key) {
         return new CorrelationKey(key.getCorrelationSetName(), key.getValues()).toCanonicalString();
