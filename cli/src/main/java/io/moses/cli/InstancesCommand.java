@@ -84,6 +84,10 @@ final class InstancesCommand {
         System.out.println("started " + i.path("started").asText("-") + ", last active " + i.path("lastActive").asText("-")
                 + ", owner " + i.path("owner").asText("-"));
         System.out.println("correlation: " + correlation(i));
+        JsonNode fault = i.path("fault");
+        if (!fault.isMissingNode())
+            System.out.println("ended with the fault " + fault.path("name").asText() + " at line " + fault.path("line").asText()
+                    + (fault.path("explanation").isTextual() ? ": " + fault.path("explanation").asText() : ""));
         if (i.path("waitsFor").isEmpty()) System.out.println("waits for nothing");
         for (JsonNode w : i.path("waitsFor"))
             System.out.println("waits for " + w.path("kind").asText() + " " + w.path("what").asText("")

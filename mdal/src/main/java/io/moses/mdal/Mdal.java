@@ -181,8 +181,11 @@ public final class Mdal {
         }
         // WRITE_DELAY=0: a commit reaches the file before it returns (H2 would write it up to half a
         // second later), so what the broker accepted survives a SIGKILL: durable process instances,
-        // an admitted user, a deployed unit
-        return new Target("jdbc:h2:file:" + p + ";LOCK_TIMEOUT=10000;WRITE_DELAY=0", false, false, false, "H2 file " + p + ".mv.db");
+        // an admitted user, a deployed unit. DB_CLOSE_ON_EXIT=FALSE: the broker closes the knowledge
+        // base as it stops (on SIGTERM too); H2's own shutdown hook closed it first, under the
+        // stopping broker's last reads and writes
+        return new Target("jdbc:h2:file:" + p + ";LOCK_TIMEOUT=10000;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", false, false, false,
+                "H2 file " + p + ".mv.db");
     }
 
     /**

@@ -134,7 +134,10 @@ final class Instances {
                     }
             }
             List<InstanceDetails.Wait> waits = sql(c -> waits(c, id));
-            return new InstanceDetails(summary, variables, waits);
+            org.apache.ode.bpel.dao.FaultDAO f = instance == null ? null : instance.getFault();
+            InstanceDetails.Fault fault = f == null || f.getName() == null ? null
+                    : new InstanceDetails.Fault(f.getName().toString(), f.getExplanation(), f.getLineNo());
+            return new InstanceDetails(summary, variables, waits, fault);
         });
     }
 
@@ -173,8 +176,7 @@ final class Instances {
             short was = instance.getState();
             if (ProcessState.isFinished(was)) throw notNow(id, was, "terminated", "an unfinished one");
             // as an instance that ends by itself: a message for it is routed before, or failed after
-            if (scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s)
-                s.holdCorrelationKeys(org.apache.ode.bpel.engine.IncomingCorrelation.heldBy(instance));
+            org.apache.ode.bpel.engine.IncomingCorrelation.holdWhileEnding(scheduler, instance);
             BpelProcess process = activeProcess(instance.getProcess().getProcessId());
             instance.setState(ProcessState.STATE_TERMINATED);
             instance.setLastActiveTime(new java.util.Date()); // its retention counts from now

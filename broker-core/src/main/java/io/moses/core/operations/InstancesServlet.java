@@ -133,6 +133,13 @@ public final class InstancesServlet extends HttpServlet {
             if (w.due() != null) x.put("due", text(w.due()));
             return x;
         }).toList());
+        if (d.fault() != null) {
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("name", d.fault().name());
+            f.put("explanation", d.fault().explanation());
+            f.put("line", d.fault().line());
+            m.put("fault", f);
+        }
         return m;
     }
 

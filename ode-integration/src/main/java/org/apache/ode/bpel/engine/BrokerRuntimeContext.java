@@ -50,6 +50,9 @@ import org.w3c.dom.Node;
  * <p>Variables of other stores (not the broker's DAOs) are read and written as ODE does.
  */
 final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
+    /** ODE's logging, as the engine around it logs; the broker names it as its engine. */
+    private static final org.apache.commons.logging.Log LOG = org.apache.commons.logging.LogFactory.getLog("io.moses.core.engine.BpelEngine");
+
 
     private final ChangesInPlace changesInPlace;
     /** The process's expressions, the simplest evaluated without Jaxen; null: ODE's registry. */
@@ -183,9 +186,7 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
      * instance to come: its caller waited for the request's timeout instead of getting a fault.
      */
     private void holdOwnValues() {
-        if (!_bpelProcess.isInMemory()
-                && _bpelProcess._engine._contexts.scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s)
-            s.holdCorrelationKeys(IncomingCorrelation.heldBy(_dao));
+        if (!_bpelProcess.isInMemory()) IncomingCorrelation.holdWhileEnding(_bpelProcess._engine._contexts.scheduler, _dao);
     }
 
     @Override
@@ -198,6 +199,10 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
     public void completedFault(org.apache.ode.bpel.runtime.channels.FaultData faultData) {
         holdOwnValues();
         super.completedFault(faultData);
+        // a durable conversation that ends faulted may have nobody waiting on it to see why
+        if (!_bpelProcess.isInMemory())
+            LOG.info("durable instance " + getPid() + " of " + _bpelProcess.getProcessType().getLocalPart() + " ended with the fault "
+                    + faultData.getFaultName() + " at line " + faultData.getFaultLineNo() + ": " + faultData.getExplanation());
     }
 
     @Override

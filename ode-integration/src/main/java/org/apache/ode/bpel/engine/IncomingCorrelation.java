@@ -146,10 +146,16 @@ public final class IncomingCorrelation {
     }
 
     /**
-     * The correlation values {@code instance} holds, in the form {@link #of} gives a message's: what
-     * an ending durable instance holds until its end is committed ({@code BrokerRuntimeContext}).
+     * An ending durable instance holds the correlation values it holds until its end is committed
+     * ({@code BrokerRuntimeContext} says why); nothing under another scheduler.
      */
-    public static List<String> heldBy(org.apache.ode.bpel.dao.ProcessInstanceDAO instance) {
+    public static void holdWhileEnding(org.apache.ode.bpel.iapi.Scheduler scheduler, org.apache.ode.bpel.dao.ProcessInstanceDAO instance) {
+        if (scheduler instanceof org.apache.ode.scheduler.simple.InstanceOrderedScheduler s)
+            s.holdCorrelationKeys(heldBy(instance));
+    }
+
+    /** The correlation values {@code instance} holds, in the form {@link #of} gives a message's. */
+    static List<String> heldBy(org.apache.ode.bpel.dao.ProcessInstanceDAO instance) {
         List<String> keys = new ArrayList<>();
         // ODE's JPA instance answers no sets of its own: they are its scopes'
         for (org.apache.ode.bpel.dao.ScopeDAO scope : instance.getScopes())
