@@ -52,6 +52,11 @@ import org.slf4j.LoggerFactory;
  *       never fails a user's request.
  * </ul>
  *
+ * <p>A stateful task (docs/model.md, "Stateful partners") is bound once per conversation: the
+ * first call on its partner link in a process instance goes to the provider {@link #provider}
+ * picks by the plan, and every call that names that provider ({@link Invocation#provider()}) goes
+ * to it alone, ejected or not: no trial, exploration, retry or resend moves it to another.
+ *
  * <p>A (class, task) the plan does not cover (an anonymous caller, a plan still to come) is
  * bound like {@link StaticBinding}: the first concrete service of the task, else the WSDL
  * address.
@@ -114,7 +119,7 @@ public final class AdaptiveBinding implements InvokeHandler {
     private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Choice>> selectors,
                             Map<String, Choice> services, Map<TaskRef, ConcreteService> fallback,
                             Map<Plan.Key, List<String>> preferred, Map<TaskRef, List<String>> byTask,
-                            Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent) {}
+                            Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent, Set<TaskRef> stateful) {}
 
     /** An implementation with its members resolved: what one invoke executes. */
     private record Choice(Implementation implementation, List<Provider> members) {}
@@ -144,7 +149,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock(), options.wall());
         Map<String, Duration> t = Map.copyOf(timeouts);
         this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health);
-        this.current = new AtomicReference<>(compile(plan, services, Set.of()));
+        this.current = new AtomicReference<>(compile(plan, services, Set.of(), Set.of()));
     }
 
     /**
@@ -158,7 +163,12 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     /** As {@link #update(Plan, Collection)}, with the tasks whose second call is safe. */
     public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent) {
-        Compiled next = compile(plan, services, idempotent);
+        update(plan, services, idempotent, Set.of());
+    }
+
+    /** As {@link #update(Plan, Collection, Set)}, with the tasks whose provider keeps conversation state. */
+    public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful) {
+        Compiled next = compile(plan, services, idempotent, stateful);
         Compiled prev = current.getAndSet(next);
         health.retain(next.services().keySet());
         if (health.anyEjected() && plan != null)
@@ -241,7 +251,7 @@ public final class AdaptiveBinding implements InvokeHandler {
      * Compiles a plan for the request path. Shares that name a service no longer registered are
      * dropped (one log line); a (class, task) left with none is bound like a plan-less one.
      */
-    private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent) {
+    private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful) {
         Map<String, Choice> byName = new HashMap<>();
         Map<TaskRef, ConcreteService> fallback = new LinkedHashMap<>();
         Map<TaskRef, List<String>> byTask = new HashMap<>();
@@ -293,12 +303,37 @@ public final class AdaptiveBinding implements InvokeHandler {
         Map<TaskRef, List<String>> tasks = new HashMap<>();
         byTask.forEach((k, v) -> tasks.put(k, List.copyOf(v)));
         return new Compiled(plan, Map.copyOf(selectors), Map.copyOf(byName), Map.copyOf(fallback), Map.copyOf(preferred),
-                Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent));
+                Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent), Set.copyOf(stateful));
+    }
+
+    @Override
+    public boolean stateful(TaskRef task) {
+        return current.get().stateful().contains(task);
+    }
+
+    /**
+     * The plan's pick for the first call of a stateful partner in a conversation (without
+     * ejected members, as any call's), reduced to one provider: its first member's endpoint; a
+     * plan-less (class, task) takes what an unplanned call would. Null if the task has no
+     * concrete service.
+     */
+    @Override
+    public java.net.URI provider(Invocation first) {
+        Compiled c = current.get();
+        Plan.Key key = first.serviceClass() == null ? null : new Plan.Key(first.serviceClass(), first.task());
+        SmoothWeightedRoundRobin<Choice> selector = key == null ? null : c.selectors().get(key);
+        if (selector != null) return choose(c, key, selector).members().get(0).service().endpoint();
+        ConcreteService fixed = c.fallback().get(first.task());
+        if (fixed == null) return null;
+        for (String s : c.byTask().getOrDefault(first.task(), List.of()))
+            if (!health.ejected(s)) return c.services().get(s).members().get(0).service().endpoint();
+        return fixed.endpoint();
     }
 
     @Override
     public CompletionStage<InvokeOutcome> invoke(Invocation inv) {
         Compiled c = current.get();
+        if (inv.provider() != null) return atProvider(inv, c);
         String trial = health.anyEjected() ? trialTarget(c, inv.task()) : null;
         if (trial == null) return bind(inv, c);
         Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
@@ -309,6 +344,21 @@ public final class AdaptiveBinding implements InvokeHandler {
         // anything but a reply, the binding's own choice answers (the second call of the invoke)
         return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, true).thenCompose(out ->
                 out instanceof InvokeReply ? CompletableFuture.completedFuture(out) : bind(inv, c).toCompletableFuture());
+    }
+
+    /**
+     * A stateful partner's call, to its conversation's provider alone: its concrete service of
+     * the task at that endpoint. A failure goes to the process, whose fault handlers decide.
+     */
+    private CompletionStage<InvokeOutcome> atProvider(Invocation inv, Compiled c) {
+        for (String s : c.byTask().getOrDefault(inv.task(), List.of())) {
+            Choice choice = c.services().get(s);
+            if (!choice.members().get(0).service().endpoint().equals(inv.provider())) continue;
+            return executor.execute(inv, choice.implementation(), choice.members(), c.idempotent().contains(inv.task()))
+                    .thenApply(PatternExecutor.Executed::outcome);
+        }
+        return CompletableFuture.completedFuture(new InvokeFailure(inv.task() + ": the provider " + inv.provider()
+                + " this conversation is bound to has no concrete service for it (the partner is stateful)", List.of()));
     }
 
     /** A service of the task out for failed calls whose trial call is due: this call is its trial. */

@@ -17,13 +17,27 @@ import org.w3c.dom.Element;
  * @param defaultEndpoint where the deployment's WSDL says the partner is
  * @param soapVersion     the SOAP version of the partner's WSDL binding: every concrete service
  *                        of the task is sent this version (they implement that WSDL binding)
+ * @param provider        for a stateful task, the provider (endpoint) this process instance's
+ *                        conversation with the partner is bound to: only that endpoint's service
+ *                        of the task is called, and no other provider is tried; null otherwise
  */
 public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
-                         SoapVersion soapVersion) {
+                         SoapVersion soapVersion, URI provider) {
     public Invocation {
         Objects.requireNonNull(task, "task");
         soapAction = soapAction == null ? "" : soapAction;
         soapVersion = soapVersion == null ? SoapVersion.SOAP_11 : soapVersion;
+    }
+
+    /** An invoke bound to no provider. */
+    public Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
+                      SoapVersion soapVersion) {
+        this(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, null);
+    }
+
+    /** The same invoke, bound to the stateful partner's {@code provider}. */
+    public Invocation withProvider(URI provider) {
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider);
     }
 
     /** An invoke of a SOAP 1.1 partner. */

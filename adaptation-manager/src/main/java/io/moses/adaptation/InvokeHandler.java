@@ -13,4 +13,22 @@ import java.util.concurrent.CompletionStage;
 public interface InvokeHandler {
 
     CompletionStage<InvokeOutcome> invoke(Invocation invocation);
+
+    /**
+     * Whether the provider of {@code task} keeps conversation state: within one process instance,
+     * every call on the stateful tasks of its partner link goes to the provider the first went to
+     * ({@link Invocation#provider()}). None is, unless the handler says so.
+     */
+    default boolean stateful(io.moses.model.TaskRef task) {
+        return false;
+    }
+
+    /**
+     * The provider (a concrete service's endpoint) a stateful partner's first call in a process
+     * instance goes to, chosen now; null if the handler has none to choose (the call then goes
+     * where an unpinned one would).
+     */
+    default java.net.URI provider(Invocation first) {
+        return null;
+    }
 }

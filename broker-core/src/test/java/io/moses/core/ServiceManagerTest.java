@@ -331,6 +331,44 @@ class ServiceManagerTest {
         operator().removeService(nine);
     }
 
+    @Test
+    @Order(7)
+    void theAdminApiAndTheSoapServiceManagerSayWhetherAServicesTaskIsStatefulAndReplanWithSinglesOnly() throws Exception {
+        io.moses.model.TaskRef left = new io.moses.model.TaskRef("EchoPair", "left.echo");
+        List<String> lefts = broker.knowledgeBase().concreteServices(left).stream().map(ConcreteService::name).toList();
+        String first = "/admin/services/" + lefts.get(0);
+        assertFalse(JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("stateful").asBoolean(), "not until said so");
+        HttpResponse<String> bad = admin("PUT", first, "{\"stateful\": 1}", "olga", "olga-secret");
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("stateful must be true or false"), bad.body());
+
+        long plan = broker.planVersion();
+        HttpResponse<String> on = admin("PUT", first, "{\"stateful\": true, \"idempotent\": true}", "olga", "olga-secret");
+        assertEquals(200, on.statusCode(), on.body());
+        JsonNode answer = JSON.readTree(on.body());
+        assertTrue(answer.path("planVersion").asLong() > plan, on.body());
+        assertTrue(answer.path("service").path("stateful").asBoolean() && answer.path("service").path("idempotent").asBoolean(), on.body());
+        assertEquals(java.util.Set.of(left), broker.knowledgeBase().statefulTasks());
+        // idempotent, yet stateful: one provider per conversation, so single implementations only
+        io.moses.model.Plan inForce = broker.knowledgeBase().latestPlan().orElseThrow();
+        assertEquals(answer.path("planVersion").asLong(), inForce.version());
+        inForce.bindings().forEach((k, shares) -> shares.forEach(sh -> assertTrue(!k.task().equals(left)
+                || sh.implementation().pattern() == io.moses.model.Implementation.Pattern.SINGLE, "a single for " + k + ": " + sh)));
+        ListServices composite = new ListServices();
+        composite.setComposite("EchoPair");
+        for (var s : operator().listServices(composite).getService())
+            assertEquals(s.getTask().equals("left.echo"), Boolean.TRUE.equals(s.isStateful()), "the flag is the task's: " + s.getName());
+
+        UpdateService off = new UpdateService();
+        off.setName(lefts.get(lefts.size() - 1));
+        off.setStateful(false);
+        off.setIdempotent(false);
+        ChangeResponse r = operator().updateService(off);
+        assertFalse(r.getService().isStateful());
+        assertTrue(broker.knowledgeBase().statefulTasks().isEmpty());
+        assertFalse(broker.knowledgeBase().idempotentTasks().contains(left));
+    }
+
     /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */
     static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);

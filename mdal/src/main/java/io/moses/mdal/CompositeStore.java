@@ -95,6 +95,22 @@ final class CompositeStore {
         });
     }
 
+    /** The tasks declared stateful (their partner link's calls in one instance stay with one provider). */
+    Set<TaskRef> statefulTasks() {
+        return db.tx("list stateful tasks", c -> Set.copyOf(query(c,
+                "SELECT composite, name FROM task WHERE stateful = TRUE", rs -> new TaskRef(rs.getString(1), rs.getString(2)))));
+    }
+
+    /** Says whether {@code t}'s provider keeps conversation state; registers the task if new. */
+    void putTaskStateful(TaskRef t, boolean stateful) {
+        task("task", t);
+        db.upsert("set stateful of task '" + t + "'", c -> {
+            ensureTask(c, t);
+            update(c, "UPDATE task SET stateful = ? WHERE composite = ? AND name = ?", stateful, t.composite(), t.name());
+            return null;
+        });
+    }
+
     /** Registers a task if new; a concurrent registration of the same task is not an error. */
     static void ensureTask(Connection c, TaskRef t) throws SQLException {
         if (exists(c, "SELECT 1 FROM task WHERE composite = ? AND name = ?", t.composite(), t.name())) return;

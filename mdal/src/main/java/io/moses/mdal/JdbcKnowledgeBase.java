@@ -80,6 +80,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     @Override public List<TaskRef> tasks(String composite) { return composites.tasks(composite); }
     @Override public java.util.Set<TaskRef> idempotentTasks() { return composites.idempotentTasks(); }
     @Override public void putTaskIdempotent(TaskRef task, boolean idempotent) { composites.putTaskIdempotent(task, idempotent); }
+    @Override public java.util.Set<TaskRef> statefulTasks() { return composites.statefulTasks(); }
+    @Override public void putTaskStateful(TaskRef task, boolean stateful) { composites.putTaskStateful(task, stateful); }
 
     // ---- concrete services
 

@@ -55,6 +55,15 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Says whether a second call of {@code task} is safe; registers the task if new. */
     void putTaskIdempotent(TaskRef task, boolean idempotent);
 
+    /**
+     * The tasks whose provider keeps conversation state (docs/model.md, "Stateful partners"):
+     * within one process instance the calls on a partner link's stateful tasks go to one provider.
+     */
+    java.util.Set<TaskRef> statefulTasks();
+
+    /** Says whether {@code task}'s provider keeps conversation state; registers the task if new. */
+    void putTaskStateful(TaskRef task, boolean stateful);
+
     // ---- concrete services (the task is registered if new)
 
     void addConcreteService(ConcreteService service);

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A seed file (YAML, or JSON, which is YAML too): service classes, users, concrete services,
- * which tasks are idempotent and optionally an initial plan, loaded at start into an empty
+ * which tasks are idempotent or stateful and optionally an initial plan, loaded at start into an empty
  * knowledge base ({@code ./moses run --seed FILE}; {@code --reseed}: into any). The format is
  * documented by example in {@code bpel-processes/trip-planner/seed.yaml}.
  *
@@ -59,12 +59,15 @@ public final class Seed {
     private final List<User> users;
     private final List<ConcreteService> services;
     private final Map<TaskRef, Boolean> idempotent;
+    private final Map<TaskRef, Boolean> stateful;
     private final Map<String, io.moses.model.OverRate> overRates;
     private final Plan plan;
 
     private Seed(String source, List<ServiceClass> classes, List<User> users, List<ConcreteService> services,
-                 Map<TaskRef, Boolean> idempotent, Map<String, io.moses.model.OverRate> overRates, Plan plan) {
+                 Map<TaskRef, Boolean> idempotent, Map<TaskRef, Boolean> stateful, Map<String, io.moses.model.OverRate> overRates,
+                 Plan plan) {
         this.source = source;
+        this.stateful = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(stateful));
         this.overRates = Map.copyOf(overRates);
         this.idempotent = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(idempotent));
         this.classes = List.copyOf(classes);
@@ -120,6 +123,11 @@ public final class Seed {
         return idempotent;
     }
 
+    /** Whether the provider of each task the seed names under {@code tasks:} with {@code stateful:} keeps conversation state. */
+    public Map<TaskRef, Boolean> stateful() {
+        return stateful;
+    }
+
     /** The classes that name their own policy for requests above their users' agreed rates ({@code overRate:}). */
     public Map<String, io.moses.model.OverRate> overRates() {
         return overRates;
@@ -143,6 +151,7 @@ public final class Seed {
         users.forEach(kb::putUser);
         services.forEach(kb::putConcreteService);
         idempotent.forEach(kb::putTaskIdempotent);
+        stateful.forEach(kb::putTaskStateful);
         Optional<Plan> published = Optional.empty();
         if (plan != null && kb.latestPlanVersion() == 0) published = Optional.of(kb.publish(plan));
         LOG.info("seed {} applied: {} classes, {} users, {} concrete services{}", source, classes.size(), users.size(), services.size(),
@@ -176,15 +185,21 @@ public final class Seed {
             fields(root, "", Set.of("composite", "classes", "users", "services", "tasks", "plan"));
             String defaultComposite = root.has("composite") ? string(root, "", "composite") : null;
 
-            Map<TaskRef, Boolean> idempotent = new LinkedHashMap<>();
+            Map<TaskRef, Boolean> idempotent = new LinkedHashMap<>(), stateful = new LinkedHashMap<>();
+            Set<TaskRef> listed = new HashSet<>();
             int t = 0;
             for (JsonNode n : list(root, "tasks")) {
                 String p = "tasks[" + t++ + "]";
-                fields(n, p, Set.of("task", "composite", "idempotent"));
+                fields(n, p, Set.of("task", "composite", "idempotent", "stateful"));
                 TaskRef task = task(n, p, defaultComposite);
-                JsonNode v = n.get("idempotent");
-                if (v == null || !v.isBoolean()) throw error(p + ".idempotent", " must be true or false");
-                if (idempotent.put(task, v.asBoolean()) != null) throw error(p + ".task", ": a second entry for task " + task);
+                if (!listed.add(task)) throw error(p + ".task", ": a second entry for task " + task);
+                if (!n.has("idempotent") && !n.has("stateful")) throw error(p, ": says nothing of task " + task + " (give idempotent:, stateful: or both)");
+                for (var flag : List.of(Map.entry("idempotent", idempotent), Map.entry("stateful", stateful))) {
+                    JsonNode v = n.get(flag.getKey());
+                    if (v == null) continue;
+                    if (!v.isBoolean()) throw error(p + "." + flag.getKey(), " must be true or false");
+                    flag.getValue().put(task, v.asBoolean());
+                }
             }
 
             List<ServiceClass> classes = new ArrayList<>();
@@ -252,11 +267,11 @@ public final class Seed {
                         number(n, p, "availability"), number(n, p, "cost"), number(n, p, "maxRate")), mapping)));
             }
 
-            Plan plan = root.has("plan") && !root.get("plan").isNull() ? plan(root.get("plan"), defaultComposite, idempotent) : null;
-            return new Seed(source, classes, users, services, idempotent, overRates, plan);
+            Plan plan = root.has("plan") && !root.get("plan").isNull() ? plan(root.get("plan"), defaultComposite, idempotent, stateful) : null;
+            return new Seed(source, classes, users, services, idempotent, stateful, overRates, plan);
         }
 
-        private Plan plan(JsonNode n, String defaultComposite, Map<TaskRef, Boolean> idempotent) {
+        private Plan plan(JsonNode n, String defaultComposite, Map<TaskRef, Boolean> idempotent, Map<TaskRef, Boolean> stateful) {
             String p = "plan";
             fields(n, p, Set.of("reason", "bindings"));
             String reason = n.has("reason") ? string(n, p, "reason") : "initial plan from " + source;
@@ -281,6 +296,10 @@ public final class Seed {
                     if (implementation.pattern() == Implementation.Pattern.HEDGED && !idempotent.getOrDefault(key.task(), false))
                         throw error(sp + ".implementation", ": " + impl + " calls its second member while the first may still answer, but task "
                                 + key.task().name() + " is not idempotent (declare it under tasks: with idempotent: true if a second call is safe)");
+                    // a stateful partner's conversation stays with one provider (docs/model.md, "Stateful partners")
+                    if (implementation.pattern() != Implementation.Pattern.SINGLE && stateful.getOrDefault(key.task(), false))
+                        throw error(sp + ".implementation", ": " + impl + " calls more than one provider, but task " + key.task().name()
+                                + " is stateful: its conversation stays with one provider (give single services)");
                     shares.add(new Plan.Share(implementation, number(s, sp, "fraction")));
                 }
                 if (bindings.put(key, shares) != null) throw error(bp, ": a second binding for class " + key.serviceClass() + " and task " + key.task());

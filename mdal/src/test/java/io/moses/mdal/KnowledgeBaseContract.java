@@ -452,6 +452,23 @@ abstract class KnowledgeBaseContract {
     }
 
     @Test
+    void aTaskIsNotStatefulUntilSaidSoAndTheFlagIsIndependentOfIdempotent() {
+        seedBasics();
+        assertTrue(kb.statefulTasks().isEmpty(), "the default: no task is stateful");
+        TaskRef reserve = new TaskRef(TP, "room.reserve"), confirm = new TaskRef(TP, "room.confirm");
+        kb.putTaskStateful(reserve, true);
+        kb.putTaskStateful(confirm, true);
+        kb.putTaskIdempotent(confirm, true);
+        assertEquals(java.util.Set.of(reserve, confirm), kb.statefulTasks());
+        assertEquals(java.util.Set.of(confirm), kb.idempotentTasks());
+        kb.putTaskStateful(confirm, false);
+        assertEquals(java.util.Set.of(reserve), kb.statefulTasks());
+        assertEquals(java.util.Set.of(confirm), kb.idempotentTasks(), "one flag does not change the other");
+        kb.putConcreteService(new ConcreteService("r1", reserve, URI.create("http://127.0.0.1:1/r1"), new ProviderSla(0.1, 0.99, 1, 10), null));
+        assertEquals(java.util.Set.of(reserve), kb.statefulTasks(), "registering a service keeps its task's flag");
+    }
+
+    @Test
     void aTaskIsNotIdempotentUntilSaidSoAndTheFlagSurvivesItsServices() {
         seedBasics();
         assertTrue(kb.idempotentTasks().isEmpty(), "the default: no task is idempotent");

@@ -93,6 +93,37 @@ class SeedTest {
     }
 
     @Test
+    void statefulTasksAreReadAndAPlanThatSpreadsOneOverProvidersIsRefused() {
+        String seed = """
+                composite: Hotel
+                tasks:
+                  - {task: room.reserve, stateful: true}
+                  - {task: room.confirm, stateful: true, idempotent: true}
+                  - {task: room.search, idempotent: true}
+                plan:
+                  bindings:
+                    - {class: gold, task: room.reserve, shares: [{implementation: "a-reserve", fraction: 0.5}, {implementation: "b-reserve", fraction: 0.5}]}
+                """;
+        Seed parsed = Seed.parse(seed, "hotel.yaml", Map.of());
+        assertEquals(Map.of(new TaskRef("Hotel", "room.reserve"), true, new TaskRef("Hotel", "room.confirm"), true), parsed.stateful());
+        assertEquals(Map.of(new TaskRef("Hotel", "room.confirm"), true, new TaskRef("Hotel", "room.search"), true), parsed.idempotent());
+        KnowledgeBaseException spread = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(
+                seed.replace("\"a-reserve\", fraction: 0.5}, {implementation: \"b-reserve\", fraction: 0.5}", "\"alt(a-reserve,b-reserve)\", fraction: 1.0}"),
+                "hotel.yaml", Map.of()));
+        assertEquals("hotel.yaml: plan.bindings[0].shares[0].implementation: alt(a-reserve,b-reserve) calls more than one provider, but task"
+                + " room.reserve is stateful: its conversation stays with one provider (give single services)", spread.getMessage());
+        KnowledgeBaseException silent = assertThrows(KnowledgeBaseException.class,
+                () -> Seed.parse("composite: Hotel\ntasks:\n  - {task: room.reserve}\n", "hotel.yaml", Map.of()));
+        assertEquals("hotel.yaml: tasks[0]: says nothing of task Hotel/room.reserve (give idempotent:, stateful: or both)", silent.getMessage());
+        KnowledgeBaseException twice = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(
+                "composite: Hotel\ntasks:\n  - {task: room.reserve, stateful: true}\n  - {task: room.reserve, idempotent: false}\n", "hotel.yaml", Map.of()));
+        assertEquals("hotel.yaml: tasks[1].task: a second entry for task Hotel/room.reserve", twice.getMessage());
+        KnowledgeBaseException notBoolean = assertThrows(KnowledgeBaseException.class,
+                () -> Seed.parse("composite: Hotel\ntasks:\n  - {task: room.reserve, stateful: yes please}\n", "hotel.yaml", Map.of()));
+        assertEquals("hotel.yaml: tasks[0].stateful must be true or false", notBoolean.getMessage());
+    }
+
+    @Test
     void aSeedPlanWithHedgeIsReadWithItsDelayAndRefusedForATaskThatIsNotIdempotent() {
         String ok = """
                 composite: Shop

@@ -95,15 +95,33 @@ public final class ServiceManager {
      * re-plan fails.
      */
     public Change setIdempotent(TaskRef task, boolean idempotent) {
+        return setFlag(task, "idempotent", kb::idempotentTasks, kb::putTaskIdempotent, idempotent);
+    }
+
+    /** The tasks whose provider keeps conversation state (docs/model.md, "Stateful partners"). */
+    public Set<TaskRef> statefulTasks() {
+        return call(kb::statefulTasks);
+    }
+
+    /**
+     * Says whether {@code task}'s provider keeps conversation state, and re-plans: a stateful
+     * task gets one provider per (class, partner link) and single implementations only. Calls
+     * already bound to a provider in running instances stay with it. Undone if the re-plan fails.
+     */
+    public Change setStateful(TaskRef task, boolean stateful) {
+        return setFlag(task, "stateful", kb::statefulTasks, kb::putTaskStateful, stateful);
+    }
+
+    private Change setFlag(TaskRef task, String flag, java.util.function.Supplier<Set<TaskRef>> flagged, java.util.function.BiConsumer<TaskRef, Boolean> put,
+                           boolean value) {
         synchronized (changes) {
             if (!call(kb::tasks).contains(task))
                 throw new SlaException(SlaException.Code.UNKNOWN_TASK, "no task " + task + " (tasks: " + call(kb::tasks) + ")");
-            boolean before = call(kb::idempotentTasks).contains(task);
-            if (before == idempotent) return new Change(null, planVersion(), task + " is already " + (idempotent ? "" : "not ") + "idempotent");
-            Planning.Replanned p = PlannedChange.apply(planning, () -> kb.putTaskIdempotent(task, idempotent), ServiceManager::translate,
-                    "task " + task + (idempotent ? " declared idempotent" : " declared not idempotent"), Set.of(),
-                    () -> kb.putTaskIdempotent(task, before));
-            log.info("task {} is {}idempotent now, plan {}", task, idempotent ? "" : "not ", p.version());
+            boolean before = call(flagged).contains(task);
+            if (before == value) return new Change(null, planVersion(), task + " is already " + (value ? "" : "not ") + flag);
+            Planning.Replanned p = PlannedChange.apply(planning, () -> put.accept(task, value), ServiceManager::translate,
+                    "task " + task + (value ? " declared " : " declared not ") + flag, Set.of(), () -> put.accept(task, before));
+            log.info("task {} is {}{} now, plan {}", task, value ? "" : "not ", flag, p.version());
             return new Change(null, p.version(), p.note());
         }
     }

@@ -84,8 +84,9 @@ final class PartnerInvoker implements MessageExchangeContext {
         Element body = binding.toBody(op, mex.getRequest().getMessage(), true);
         Endpoints.Address epr = mex.getEndpointReference() instanceof Endpoints.Address a ? a : new Endpoints.Address(binding.address);
         URI target = binding.targetOf(epr.url()); // parsing the address per invoke was ~1 % of the CPU
-        Invocation invocation = new Invocation(channel.task(partnerLink, op.name()), callers.classOf(instance),
+        Invocation unbound = new Invocation(channel.task(partnerLink, op.name()), callers.classOf(instance),
                 op.soapAction(), body, target, binding.soap12 ? SoapVersion.SOAP_12 : SoapVersion.SOAP_11);
+        Invocation invocation = handler.stateful(unbound.task()) ? conversationWithProvider(dao.getPartnerLink(), unbound) : unbound;
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();
         boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;
@@ -110,6 +111,24 @@ final class PartnerInvoker implements MessageExchangeContext {
         if (twoWay) mex.replyAsync();
         else mex.replyOneWayOk();
     }
+
+    /**
+     * A stateful partner's call goes to the provider its instance's first call on the partner
+     * link went to. That provider is kept on the instance's partner link, as ODE keeps a
+     * partner's session there: with a durable instance it is written in the invoke's own
+     * transaction, so it survives a restart and moves with a takeover.
+     */
+    private Invocation conversationWithProvider(org.apache.ode.bpel.dao.PartnerLinkDAO link, Invocation invocation) {
+        String session = link.getPartnerSessionId();
+        if (session != null && session.startsWith(PROVIDER)) return invocation.withProvider(URI.create(session.substring(PROVIDER.length())));
+        URI provider = handler.provider(invocation);
+        if (provider == null) return invocation;
+        link.setPartnerSessionId(PROVIDER + provider);
+        return invocation.withProvider(provider);
+    }
+
+    /** How a partner link's session names the provider of a stateful partner. */
+    private static final String PROVIDER = "moses-provider:";
 
     private void reply(String mexId, SoapBinding binding, SoapBinding.OperationBinding op, InvokeOutcome outcome) {
         try {

@@ -48,7 +48,7 @@ public final class KnowledgeCache {
         Plan plan = kb.latestPlan().orElse(null);
         loadUsers();
         classes = kb.serviceClasses();
-        binding.update(plan, services, kb.idempotentTasks());
+        binding.update(plan, services, kb.idempotentTasks(), kb.statefulTasks());
         this.services = services;
         this.plan = plan;
         planVersion = plan == null ? 0 : plan.version();

@@ -25,4 +25,14 @@ final class MeteredInvokeHandler implements InvokeHandler {
             timers.invoke(invocation.task(), service, kind, System.nanoTime() - start);
         });
     }
+
+    @Override
+    public boolean stateful(io.moses.model.TaskRef task) {
+        return delegate.stateful(task);
+    }
+
+    @Override
+    public java.net.URI provider(Invocation first) {
+        return delegate.provider(first);
+    }
 }

@@ -27,15 +27,15 @@ import java.util.Set;
  * {@code GET /admin/services}, {@code POST /admin/services} (a service), {@code PUT
  * /admin/services/NAME} (any of endpoint, responseTime, availability, cost, maxRate, mapping),
  * {@code DELETE /admin/services/NAME}. Refusals: 400, 404, 409, 503 with {@code {"error", "code"}}.
- * A service's {@code idempotent} is its task's (docs/model.md, "Idempotent tasks"): given with a
- * POST or PUT, it says so for the task (and re-plans).
+ * A service's {@code idempotent} and {@code stateful} are its task's (docs/model.md, "Idempotent
+ * tasks", "Stateful partners"): given with a POST or PUT, they say so for the task (and re-plan).
  */
 public final class ServiceManagerServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Set<String> FIELDS = Set.of("name", "composite", "task", "endpoint", "responseTime", "availability", "cost",
-            "maxRate", "mapping", "idempotent");
+            "maxRate", "mapping", "idempotent", "stateful");
     private static final Set<String> UPDATE_FIELDS = Set.of("endpoint", "responseTime", "availability", "cost", "maxRate", "mapping",
-            "idempotent");
+            "idempotent", "stateful");
 
     private final ServiceManager manager;
 
@@ -46,18 +46,16 @@ public final class ServiceManagerServlet extends HttpServlet {
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
         handle(res, () -> {
+            Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks(), stateful = manager.statefulTasks();
             if (name(req) != null) {
                 String n = name(req);
-                Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks();
                 return manager.list(null).stream().filter(l -> l.service().name().equals(n)).findFirst()
-                        .map(l -> toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task())))
+                        .map(l -> toJson(l, idempotent, stateful))
                         .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + n + "'"));
             }
             ObjectNode out = JSON.createObjectNode();
             ArrayNode list = out.putArray("services");
-            Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks();
-            for (ServiceManager.Listed l : manager.list(req.getParameter("composite")))
-                list.add(toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task())));
+            for (ServiceManager.Listed l : manager.list(req.getParameter("composite"))) list.add(toJson(l, idempotent, stateful));
             out.put("planVersion", manager.planVersion());
             return out;
         });
@@ -74,9 +72,10 @@ public final class ServiceManagerServlet extends HttpServlet {
                     number(n, "cost"), number(n, "maxRate")));
             PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : PayloadMapping.IDENTITY;
             String name = text(n, "name", true);
-            Boolean idempotent = flag(n, "idempotent");
+            Boolean idempotent = flag(n, "idempotent"), stateful = flag(n, "stateful");
             ServiceManager.Change added = manager.add(ServiceManager.build(() -> new ConcreteService(name, task, endpoint, sla, mapping)));
             if (idempotent != null) added = withService(manager.setIdempotent(task, idempotent), added.service());
+            if (stateful != null) added = withService(manager.setStateful(task, stateful), added.service());
             res.setStatus(201);
             return change(added);
         });
@@ -98,14 +97,16 @@ public final class ServiceManagerServlet extends HttpServlet {
                         n.has("cost") ? number(n, "cost") : old.cost(), n.has("maxRate") ? number(n, "maxRate") : old.maxRate()));
             }
             PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : null;
-            Boolean idempotent = flag(n, "idempotent");
-            if (idempotent != null && n.size() == 1) { // only the task's flag
-                ConcreteService s = manager.list(null).stream().map(ServiceManager.Listed::service).filter(x -> x.name().equals(name))
-                        .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + name + "'"));
-                return change(withService(manager.setIdempotent(s.task(), idempotent), s));
-            }
-            ServiceManager.Change updated = manager.update(name, endpoint, sla, mapping);
+            Boolean idempotent = flag(n, "idempotent"), stateful = flag(n, "stateful");
+            int flags = (idempotent == null ? 0 : 1) + (stateful == null ? 0 : 1);
+            ServiceManager.Change updated;
+            if (flags > 0 && n.size() == flags) // only the task's flags
+                updated = new ServiceManager.Change(manager.list(null).stream().map(ServiceManager.Listed::service).filter(x -> x.name().equals(name))
+                        .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + name + "'")),
+                        manager.planVersion(), "");
+            else updated = manager.update(name, endpoint, sla, mapping);
             if (idempotent != null) updated = withService(manager.setIdempotent(updated.service().task(), idempotent), updated.service());
+            if (stateful != null) updated = withService(manager.setStateful(updated.service().task(), stateful), updated.service());
             return change(updated);
         });
     }
@@ -212,6 +213,12 @@ public final class ServiceManagerServlet extends HttpServlet {
         return out;
     }
 
+    /** A listed service with its task's flags. */
+    private static ObjectNode toJson(ServiceManager.Listed l, Set<io.moses.model.TaskRef> idempotent, Set<io.moses.model.TaskRef> stateful) {
+        return toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task()))
+                .put("stateful", stateful.contains(l.service().task()));
+    }
+
     static ObjectNode toJson(ConcreteService s, boolean used) {
         ObjectNode o = JSON.createObjectNode();
         o.put("name", s.name());
@@ -235,10 +242,11 @@ public final class ServiceManagerServlet extends HttpServlet {
         return o;
     }
 
-    private static JsonNode change(ServiceManager.Change c) {
+    private JsonNode change(ServiceManager.Change c) {
         ObjectNode o = JSON.createObjectNode();
         if (c.service() != null) {
-            ObjectNode s = toJson(c.service(), false);
+            ObjectNode s = toJson(c.service(), false).put("idempotent", manager.idempotentTasks().contains(c.service().task()))
+                    .put("stateful", manager.statefulTasks().contains(c.service().task()));
             s.remove("used");
             o.set("service", s);
         }

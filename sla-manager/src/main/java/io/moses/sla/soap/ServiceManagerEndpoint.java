@@ -50,11 +50,12 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
     public ListServicesResponse listServices(ListServices p) throws ServiceFault_Exception {
         return call(() -> {
             ListServicesResponse r = new ListServicesResponse();
-            Set<TaskRef> idempotent = manager.idempotentTasks();
+            Set<TaskRef> idempotent = manager.idempotentTasks(), stateful = manager.statefulTasks();
             for (ServiceManager.Listed l : manager.list(p.getComposite())) {
                 io.moses.sla.wsdl.services.ConcreteService x = toWsdl(l.service());
                 x.setUsed(l.used());
                 x.setIdempotent(idempotent.contains(l.service().task()));
+                x.setStateful(stateful.contains(l.service().task()));
                 r.getService().add(x);
             }
             r.setPlanVersion(manager.planVersion());
@@ -66,29 +67,31 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
     public ChangeResponse addService(AddService p) throws ServiceFault_Exception {
         return call(() -> {
             ServiceManager.Change added = manager.add(fromWsdl(p.getService()));
-            Boolean idempotent = p.getService().isIdempotent();
-            return change(idempotent == null ? added : declared(added.service(), idempotent));
+            return change(declared(added, p.getService().isIdempotent(), p.getService().isStateful()));
         });
     }
 
     @Override
     public ChangeResponse updateService(UpdateService p) throws ServiceFault_Exception {
         return call(() -> {
-            Boolean idempotent = p.isIdempotent();
-            if (idempotent != null && p.getEndpoint() == null && p.getSla() == null && p.getMapping() == null) // only the task's flag
-                return change(declared(manager.list(null).stream().map(ServiceManager.Listed::service).filter(s -> s.name().equals(p.getName()))
-                        .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + p.getName() + "'")),
-                        idempotent));
-            ServiceManager.Change updated = manager.update(p.getName(), p.getEndpoint() == null ? null : ServiceManager.endpoint(p.getEndpoint()),
-                    p.getSla() == null ? null : sla(p.getSla()), p.getMapping() == null ? null : mapping(p.getMapping()));
-            return change(idempotent == null ? updated : declared(updated.service(), idempotent));
+            boolean onlyFlags = (p.isIdempotent() != null || p.isStateful() != null) && p.getEndpoint() == null && p.getSla() == null
+                    && p.getMapping() == null;
+            ServiceManager.Change updated = onlyFlags
+                    ? new ServiceManager.Change(manager.list(null).stream().map(ServiceManager.Listed::service).filter(s -> s.name().equals(p.getName()))
+                            .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + p.getName() + "'")),
+                            manager.planVersion(), "")
+                    : manager.update(p.getName(), p.getEndpoint() == null ? null : ServiceManager.endpoint(p.getEndpoint()),
+                            p.getSla() == null ? null : sla(p.getSla()), p.getMapping() == null ? null : mapping(p.getMapping()));
+            return change(declared(updated, p.isIdempotent(), p.isStateful()));
         });
     }
 
-    /** Says for the service's task whether a second call is safe (re-planned); the reply names the service. */
-    private ServiceManager.Change declared(ConcreteService service, boolean idempotent) {
-        ServiceManager.Change c = manager.setIdempotent(service.task(), idempotent);
-        return new ServiceManager.Change(service, c.planVersion(), c.message());
+    /** Says for the service's task what the flags given say (each re-planned; null: unchanged); the reply names the service. */
+    private ServiceManager.Change declared(ServiceManager.Change change, Boolean idempotent, Boolean stateful) {
+        ConcreteService service = change.service();
+        if (idempotent != null) change = manager.setIdempotent(service.task(), idempotent);
+        if (stateful != null) change = manager.setStateful(service.task(), stateful);
+        return new ServiceManager.Change(service, change.planVersion(), change.message());
     }
 
     @Override
@@ -101,6 +104,7 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
         if (c.service() != null) {
             r.setService(toWsdl(c.service()));
             r.getService().setIdempotent(manager.idempotentTasks().contains(c.service().task()));
+            r.getService().setStateful(manager.statefulTasks().contains(c.service().task()));
         }
         r.setPlanVersion(c.planVersion());
         r.setMessage(c.message());
