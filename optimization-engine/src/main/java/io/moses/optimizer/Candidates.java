@@ -1,25 +1,45 @@
 package io.moses.optimizer;
 
+import io.moses.model.CompositeService;
 import io.moses.model.ConcreteService;
 import io.moses.model.Implementation;
 import io.moses.model.Observation;
 import io.moses.model.TaskRef;
+import io.moses.model.Visits;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The candidate implementations of every task and their QoS (docs/model.md, "Implementations"): single
  * services, 1-out-of-n sets up to {@code maxParallel} members, alternate tuples up to
  * {@code maxAlternate} and hedged pairs, over the services that are not down. A task that is not
  * idempotent gets no 1-out-of-n set and no hedged pair: they send one request to two providers
- * (x_J = 0 for those J, docs/model.md, "Idempotent tasks").
+ * (x_J = 0 for those J, docs/model.md, "Idempotent tasks"). A stateful task gets only the singles
+ * of the providers of its stateful partner: a group or an alternate could move the conversation
+ * to another provider mid-way (docs/model.md, "Stateful partners").
  */
 final class Candidates {
+    /**
+     * The stateful tasks of one (composite, partner link) and its providers: the endpoints with
+     * an available concrete service for every one of those tasks, in the order of their addresses.
+     */
+    record StatefulPartner(String composite, String partnerLink, List<TaskRef> tasks, List<String> providers) {
+        @Override
+        public String toString() {
+            return composite + "/" + partnerLink;
+        }
+    }
+
     /** What the planner believes of one concrete service now. */
     record Member(ConcreteService service, String endpoint, double r, double a, double aLow, double f, double c,
                   double[] samples) {
@@ -31,6 +51,10 @@ final class Candidates {
 
     private final Map<TaskRef, List<ImplementationQos>> byTask = new LinkedHashMap<>();
     private final Map<String, Double> capacity = new LinkedHashMap<>();
+    /** Tasks with at least one concrete service that is not down. */
+    private final Set<TaskRef> available = new HashSet<>();
+    /** Per stateful task, its stateful partner. */
+    private final Map<TaskRef, StatefulPartner> partnerOf = new LinkedHashMap<>();
     /** Estimates from the monitors that were not numbers and were left out, for the plan's message. */
     private final List<String> ignored = new ArrayList<>();
 
@@ -66,13 +90,64 @@ final class Candidates {
             members.computeIfAbsent(cs.task(), t -> new ArrayList<>())
                     .add(new Member(cs, endpoint, r, a, aLow, f, cs.sla().cost(), samples));
         }
+        available.addAll(members.keySet());
+        statefulPartners(in, tasks, members);
         for (TaskRef t : tasks) {
             List<Member> ms = new ArrayList<>(members.getOrDefault(t, List.of()));
             ms.sort(Comparator.comparing(m -> m.service().name()));
+            StatefulPartner partner = partnerOf.get(t);
+            if (partner != null) {
+                List<ImplementationQos> singles = new ArrayList<>();
+                for (Member m : ms) if (partner.providers().contains(m.endpoint())) singles.add(single(m));
+                byTask.put(t, singles);
+                continue;
+            }
             List<ImplementationQos> impls = implementations(ms, in.idempotent(t) ? s.maxParallel() : 1, s.maxAlternate(), s.empiricalMinSamples());
             if (in.idempotent(t)) impls.addAll(Hedge.pairs(ms));
             byTask.put(t, impls);
         }
+    }
+
+    /**
+     * Groups the stateful tasks of the composites (and of {@code tasks}) by (composite, partner
+     * link) and finds each group's providers. Every task of the group counts, also one with no
+     * concrete service registered: its calls would go to the process's own address, another
+     * provider than the broker's choice, so such a group has no provider.
+     */
+    private void statefulPartners(PlanningInput in, Iterable<TaskRef> tasks, Map<TaskRef, List<Member>> members) {
+        Set<TaskRef> known = new LinkedHashSet<>();
+        for (CompositeService c : in.composites()) known.addAll(Visits.tasks(c));
+        for (TaskRef t : tasks) known.add(t);
+        Map<List<String>, List<TaskRef>> groups = new LinkedHashMap<>();
+        for (TaskRef t : known)
+            if (in.stateful(t)) groups.computeIfAbsent(List.of(t.composite(), t.partnerLink()), g -> new ArrayList<>()).add(t);
+        for (var g : groups.entrySet()) {
+            Set<String> providers = null;
+            for (TaskRef t : g.getValue()) {
+                Set<String> offering = new TreeSet<>();
+                for (Member m : members.getOrDefault(t, List.of())) offering.add(m.endpoint());
+                if (providers == null) providers = offering;
+                else providers.retainAll(offering);
+            }
+            StatefulPartner p = new StatefulPartner(g.getKey().get(0), g.getKey().get(1), List.copyOf(g.getValue()),
+                    List.copyOf(providers));
+            for (TaskRef t : p.tasks()) partnerOf.put(t, p);
+        }
+    }
+
+    /** True when {@code task} has a concrete service that is not down (it may still have no candidate, if stateful). */
+    boolean available(TaskRef task) {
+        return available.contains(task);
+    }
+
+    /** The stateful partners, each once. */
+    Collection<StatefulPartner> statefulPartners() {
+        return new LinkedHashSet<>(partnerOf.values());
+    }
+
+    /** {@code task}'s stateful partner, or null when the task is not stateful. */
+    StatefulPartner partnerOf(TaskRef task) {
+        return partnerOf.get(task);
     }
 
     List<String> ignoredEstimates() {

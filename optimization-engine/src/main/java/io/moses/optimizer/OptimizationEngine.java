@@ -177,7 +177,7 @@ public final class OptimizationEngine {
         run.buildMillis = ms(t0);
         run.unplanned = scoped.unplanned();
         if (!prog.uncovered.isEmpty())
-            return run.failed("no available concrete service for task(s) " + prog.uncovered);
+            return run.failed(prog.whyUncovered(prog.uncovered, "no available concrete service for task(s) "));
         if (scoped.unplanned().size() == input.composites().size()) return run.failed("nothing to plan: " + scoped.unplanned());
         double timeout = input.settings().timeoutSeconds();
 
@@ -296,7 +296,7 @@ public final class OptimizationEngine {
         }
         Map<String, java.util.Set<TaskRef>> uncoveredBy = new java.util.LinkedHashMap<>();
         for (TaskRef t : all.uncovered) uncoveredBy.computeIfAbsent(t.composite(), c -> new java.util.LinkedHashSet<>()).add(t);
-        uncoveredBy.forEach((c, tasks) -> unplanned.put(c, "no available concrete service for " + tasks));
+        uncoveredBy.forEach((c, tasks) -> unplanned.put(c, all.whyUncovered(tasks, "no available concrete service for ")));
         if (unplanned.isEmpty()) return new Scoped(all, Map.of());
         List<CompositeService> rest = in.composites().stream().filter(c -> !unplanned.containsKey(c.name())).toList();
         if (rest.isEmpty()) return new Scoped(all, unplanned);
@@ -317,7 +317,7 @@ public final class OptimizationEngine {
             return new Feasibility(false, true, 0, e.getMessage());
         }
         if (!prog.uncovered.isEmpty())
-            return new Feasibility(false, true, 0, "no available concrete service for " + prog.uncovered);
+            return new Feasibility(false, true, 0, prog.whyUncovered(prog.uncovered, "no available concrete service for "));
         LpSolver.Result r = run.solve(prog, prog.phase1(1.0).lp(), in.settings().timeoutSeconds());
         return switch (r.status()) {
             case OPTIMAL -> new Feasibility(false, false, Math.max(0, r.objective()), "");

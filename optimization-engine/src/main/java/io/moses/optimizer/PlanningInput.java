@@ -40,25 +40,40 @@ import java.util.Set;
  * @param settings         weights, margin, objective, pattern caps, time limit
  * @param idempotent       the tasks whose second call is safe; every other task gets no 1-out-of-n
  *                         implementation (docs/model.md, "Idempotent tasks")
+ * @param stateful         the tasks whose provider keeps conversation state: within one process
+ *                         instance every call of the stateful tasks of one (composite, partner
+ *                         link) goes to one provider (docs/model.md, "Stateful partners")
  */
 public record PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
                             List<ConcreteService> services, Set<String> down,
                             Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
                             Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
-                            Map<String, Map<TaskRef, Double>> visits, Settings settings, Set<TaskRef> idempotent) {
+                            Map<String, Map<TaskRef, Double>> visits, Settings settings, Set<TaskRef> idempotent,
+                            Set<TaskRef> stateful) {
 
-    /** An input in which no task is idempotent (the default). */
+    /** An input in which no task is stateful (the default). */
+    public PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
+                         List<ConcreteService> services, Set<String> down,
+                         Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
+                         Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
+                         Map<String, Map<TaskRef, Double>> visits, Settings settings, Set<TaskRef> idempotent) {
+        this(composites, classes, classLoad, services, down, observed, successSamples, failureDetection, profiles, visits,
+                settings, idempotent, Set.of());
+    }
+
+    /** An input in which no task is idempotent or stateful (the default). */
     public PlanningInput(List<CompositeService> composites, List<ServiceClass> classes, Map<String, Double> classLoad,
                          List<ConcreteService> services, Set<String> down,
                          Map<String, Observation.ServiceQos> observed, Map<String, double[]> successSamples,
                          Map<String, Double> failureDetection, Map<String, Visits.Profile> profiles,
                          Map<String, Map<TaskRef, Double>> visits, Settings settings) {
         this(composites, classes, classLoad, services, down, observed, successSamples, failureDetection, profiles, visits,
-                settings, Set.of());
+                settings, Set.of(), Set.of());
     }
 
     public PlanningInput {
         idempotent = Set.copyOf(idempotent);
+        stateful = Set.copyOf(stateful);
         composites = List.copyOf(composites);
         classes = List.copyOf(classes);
         classLoad = Map.copyOf(classLoad);
@@ -97,6 +112,11 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         return idempotent.contains(task);
     }
 
+    /** True when {@code task}'s provider keeps conversation state (one provider per process instance). */
+    public boolean stateful(TaskRef task) {
+        return stateful.contains(task);
+    }
+
     public double load(String serviceClass) {
         return classLoad.getOrDefault(serviceClass, 0.0);
     }
@@ -112,18 +132,24 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         Map<String, Double> m = new HashMap<>(classLoad);
         m.put(serviceClass, load);
         return new PlanningInput(composites, classes, m, services, down, observed, successSamples, failureDetection,
-                profiles, visits, settings, idempotent);
+                profiles, visits, settings, idempotent, stateful);
     }
 
     /** The same input planning only {@code c} (a subset of its composites). */
     public PlanningInput withComposites(List<CompositeService> c) {
         return new PlanningInput(c, classes, classLoad, services, down, observed, successSamples, failureDetection,
-                profiles, visits, settings, idempotent);
+                profiles, visits, settings, idempotent, stateful);
     }
 
-        public PlanningInput withSettings(Settings s) {
+    public PlanningInput withSettings(Settings s) {
         return new PlanningInput(composites, classes, classLoad, services, down, observed, successSamples,
-                failureDetection, profiles, visits, s, idempotent);
+                failureDetection, profiles, visits, s, idempotent, stateful);
+    }
+
+    /** The same input with {@code tasks} as its stateful tasks. */
+    public PlanningInput withStateful(Set<TaskRef> tasks) {
+        return new PlanningInput(composites, classes, classLoad, services, down, observed, successSamples,
+                failureDetection, profiles, visits, settings, idempotent, tasks);
     }
 
     public static Builder builder() {
@@ -211,6 +237,7 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         private final Map<String, Map<TaskRef, Double>> visits = new HashMap<>();
         private Settings settings = Settings.defaults();
         private final Set<TaskRef> idempotent = new HashSet<>();
+        private final Set<TaskRef> stateful = new HashSet<>();
 
         public Builder composite(CompositeService c) { composites.add(c); return this; }
         public Builder serviceClass(ServiceClass k, double classLoad) { classes.add(k); load.put(k.name(), classLoad); return this; }
@@ -224,10 +251,11 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
         public Builder visits(String serviceClass, Map<TaskRef, Double> v) { visits.put(serviceClass, Map.copyOf(v)); return this; }
         public Builder settings(Settings s) { settings = s; return this; }
         public Builder idempotent(TaskRef task) { idempotent.add(task); return this; }
+        public Builder stateful(TaskRef task) { stateful.add(task); return this; }
 
         public PlanningInput build() {
             return new PlanningInput(composites, classes, load, services, down, observed, samples, failure, profiles,
-                    visits, settings, idempotent);
+                    visits, settings, idempotent, stateful);
         }
     }
 }

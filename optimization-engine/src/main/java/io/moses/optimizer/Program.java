@@ -11,6 +11,7 @@ import io.moses.model.Visits;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -91,6 +92,7 @@ final class Program {
                     core.addRow("sum[" + k.name() + "," + t + "]", idx, one, LinearProgram.Kind.EQ, 1);
                 }
             }
+            for (Candidates.StatefulPartner p : candidates.statefulPartners()) sameProvider(k.name(), p);
         }
         for (ServiceClass k : in.classes()) {
             double load = in.load(k.name());
@@ -137,6 +139,58 @@ final class Program {
                 revenue.addConstant(load * k.price());
             }
         }
+    }
+
+    /**
+     * One provider per (class, stateful partner): each provider e gets the same fraction on every
+     * task of the partner, x^k_{t1,e} = x^k_{tj,e} (docs/model.md, "Stateful partners"). The last
+     * provider's rows are left out: they follow from the tasks' sum rows (a stateful task's columns
+     * are the providers' singles alone), and a solver is better off without dependent equalities.
+     * Column generation keeps these rows, as every row, and a column that enters brings its
+     * coefficients in them; a stateful task's singles are in its start anyway.
+     */
+    private void sameProvider(String cls, Candidates.StatefulPartner p) {
+        List<TaskRef> ts = p.tasks();
+        List<String> providers = p.providers();
+        for (int e = 0; e + 1 < providers.size(); e++)
+            for (int j = 1; j < ts.size(); j++) {
+                LinearExpression row = new LinearExpression().add(onProvider(cls, ts.get(0), providers.get(e)), 1)
+                        .add(onProvider(cls, ts.get(j), providers.get(e)), -1);
+                core.addRow("provider[" + cls + "," + p + "," + providers.get(e) + "," + ts.get(j).operation() + "]", row,
+                        LinearProgram.Kind.EQ, 0);
+            }
+    }
+
+    /** x^k_{t,e}: the sum of class k's fractions of task t on the singles of endpoint e (usually one). */
+    private LinearExpression onProvider(String cls, TaskRef t, String endpoint) {
+        Block b = block(cls, t);
+        LinearExpression e = new LinearExpression();
+        for (int j = 0; j < b.implementations().size(); j++) {
+            ImplementationQos q = b.implementations().get(j);
+            if (q.implementation().pattern() == Implementation.Pattern.SINGLE && q.endpointShare().containsKey(endpoint))
+                e.add(b.first() + j, 1);
+        }
+        return e;
+    }
+
+    /**
+     * Why {@code tasks} (uncovered ones) have no candidate, {@code none} followed by the tasks
+     * without an available concrete service, then each stateful partner none of whose endpoints
+     * offers every one of its tasks.
+     */
+    String whyUncovered(Collection<TaskRef> tasks, String none) {
+        List<TaskRef> plain = new ArrayList<>();
+        Set<Candidates.StatefulPartner> partners = new LinkedHashSet<>();
+        for (TaskRef t : tasks) {
+            Candidates.StatefulPartner p = candidates.partnerOf(t);
+            if (p != null && candidates.available(t)) partners.add(p);
+            else plain.add(t);
+        }
+        List<String> parts = new ArrayList<>();
+        if (!plain.isEmpty()) parts.add(none + plain);
+        for (Candidates.StatefulPartner p : partners)
+            parts.add("stateful partner " + p + ": no provider (endpoint) offers every one of its tasks " + p.tasks());
+        return String.join("; ", parts);
     }
 
     Block block(String serviceClass, TaskRef task) {
