@@ -103,7 +103,8 @@ public final class ClassManager {
             List<ServiceClass> classes = new ArrayList<>();
             for (ServiceClass k : in.classes()) classes.add(k.name().equals(next.name()) ? next : k);
             PlanningInput changed = new PlanningInput(in.composites(), classes, in.classLoad(), in.services(), in.down(), in.observed(),
-                    in.successSamples(), in.failureDetection(), in.profiles(), in.visits(), in.settings(), in.idempotent());
+                    in.successSamples(), in.failureDetection(), in.profiles(), in.visits(), in.settings(), in.idempotent(),
+                    in.stateful());
             PlanResult r = optimizer.plan(changed, "check of service class " + next.name());
             boolean kept = r.status() == PlanResult.Status.OPTIMAL
                     || r.hasPlan() && r.plan().atRisk().stream().noneMatch(a -> a.serviceClass().equals(next.name()) && a.breaksSla());

@@ -86,6 +86,7 @@ final class PlanningInputs {
         List<ConcreteService> services = kb.concreteServices();
         in.services(services);
         kb.idempotentTasks().forEach(in::idempotent);
+        kb.statefulTasks().forEach(in::stateful);
         wsDown.forEach(in::down);
         out.forEach(in::down);
         // ejected services are planned as down, unless that leaves a task with none at all

@@ -440,6 +440,6 @@ sealed interface WhatIfChange {
                                       Map<String, Observation.ServiceQos> observed, Map<String, double[]> samples,
                                       List<ServiceClass> classes, Map<String, Double> load) {
         return new PlanningInput(in.composites(), classes, load, services, down, observed, samples, in.failureDetection(),
-                in.profiles(), in.visits(), in.settings(), in.idempotent());
+                in.profiles(), in.visits(), in.settings(), in.idempotent(), in.stateful());
     }
 }
