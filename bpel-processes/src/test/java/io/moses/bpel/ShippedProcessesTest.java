@@ -28,7 +28,7 @@ class ShippedProcessesTest {
     void everyExampleProcessIsShipped() throws Exception {
         Set<String> names = new TreeSet<>();
         for (Path unit : Units.shipped()) names.add(unit.getFileName().toString());
-        assertTrue(names.containsAll(Set.of("trip-planner", "order-check", "order-confirmation")), "shipped units: " + names);
+        assertTrue(names.containsAll(Set.of("trip-planner", "order-check", "order-confirmation", "hotel-reservation")), "shipped units: " + names);
     }
 
     @TestFactory
@@ -118,6 +118,28 @@ class ShippedProcessesTest {
         Element deploy = Units.parse(unit.resolve("deploy.xml")).getDocumentElement();
         assertEquals("false", Units.all(deploy, Units.DD, "in-memory").get(0).getTextContent().trim(), "meant to be durable");
         assertEquals(Map.of("urn:moses:task:inventory", "http://localhost:9090/stubs/inventory"), partnerAddresses(unit, "urn:moses:task:"));
+    }
+
+    @Test
+    void hotelReservationConfirmsWhatItsReserveReturnedOnTheSamePartnerLink() throws Exception {
+        Path unit = Units.moduleDir().resolve("hotel-reservation");
+        Element process = Units.parse(unit.resolve("HotelReservation.bpel")).getDocumentElement();
+        assertEquals("urn:moses:hotel-reservation", process.getAttribute("targetNamespace"));
+        assertEquals(Set.of("room.reserve", "room.confirm"), tasks(process));
+        List<Element> invokes = Units.all(process, BPEL, "invoke");
+        assertEquals(List.of("reserve", "confirm"), invokes.stream().map(i -> i.getAttribute("operation")).toList(), "reserve, then confirm");
+        // the confirm carries the id the reserve answered
+        boolean idPassedOn = Units.all(process, BPEL, "copy").stream().anyMatch(c ->
+                Units.children(c, BPEL, "from").get(0).getTextContent().trim().equals("$reserveOut.parameters/rm:reservationId")
+                        && Units.children(c, BPEL, "to").get(0).getTextContent().trim().equals("$confirmIn.parameters/rm:reservationId"));
+        assertTrue(idPassedOn, "the confirm's reservationId is the reserve's");
+
+        Element deploy = Units.parse(unit.resolve("deploy.xml")).getDocumentElement();
+        assertEquals("true", Units.all(deploy, Units.DD, "in-memory").get(0).getTextContent().trim());
+        assertEquals(Map.of("urn:moses:task:room", "http://localhost:9090/stubs/hotel-room-a"), partnerAddresses(unit, "urn:moses:task:"));
+        String seed = Files.readString(unit.resolve("seed.yaml"));
+        for (String task : List.of("room.reserve", "room.confirm"))
+            assertTrue(seed.contains("{task: " + task + ", idempotent: false, stateful: true}"), task + " is declared stateful in seed.yaml");
     }
 
     /** partnerLink.operation of every invoke. */

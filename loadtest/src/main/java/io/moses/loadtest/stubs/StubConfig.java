@@ -43,12 +43,19 @@ import javax.xml.stream.XMLStreamReader;
  *     failureProbability: 0
  *     failureKind: fault       # fault | drop
  *     up: true
+ *   - name: hotel-room-a       # a stateful provider: see {@link StubSpec.Reservations}
+ *     kind: reservation        # optional, reply (the default: answers its reply) | reservation
+ *     namespace: urn:moses:task:room
+ *     maxOpen: 100000          # optional; its operations are fixed, so no request, reply, echo
  * </pre>
  */
 public record StubConfig(List<StubSpec> services) {
-    /** The default config: the trip planner's and the order check's services. */
+    /** The default config: the partners of the processes in bpel-processes/. */
     public static final String DEFAULT_RESOURCE = "default-stubs.yaml";
-    private static final Set<String> SPEC_FIELDS = Set.of("name", "namespace", "request", "operation", "style", "echo", "reply");
+    private static final Set<String> SPEC_FIELDS = Set.of("name", "namespace", "request", "operation", "style", "echo", "reply",
+            "kind", "maxOpen");
+    /** The fields that shape a reply stub's one operation: a reservation service's operations are fixed. */
+    private static final List<String> REPLY_FIELDS = List.of("request", "operation", "style", "echo", "reply");
 
     public StubConfig {
         services = List.copyOf(services);
@@ -126,6 +133,10 @@ public record StubConfig(List<StubSpec> services) {
             else if (!SPEC_FIELDS.contains(f.getKey()))
                 throw new IllegalArgumentException("unknown field '" + f.getKey() + "' (known: " + SPEC_FIELDS + " and " + Settings.FIELDS + ")");
         }
+        String kind = text(s, "kind", "reply");
+        if (kind.equals("reservation")) return reservations(s, defaults.with(settings));
+        if (!kind.equals("reply")) throw new IllegalArgumentException("kind must be reply or reservation, was '" + kind + "'");
+        if (s.has("maxOpen")) throw new IllegalArgumentException("maxOpen is for kind reservation only");
         String request = text(s, "request", null);
         if (request == null) throw new IllegalArgumentException("request is missing (the local name of the request element)");
         String operation = text(s, "operation", request.endsWith("Request") && request.length() > 7
@@ -134,7 +145,22 @@ public record StubConfig(List<StubSpec> services) {
         if (reply == null) throw new IllegalArgumentException("reply is missing (the XML the stub answers with)");
         String[] root = replyRoot(reply);
         return new StubSpec(text(s, "name", null), text(s, "namespace", ""), request, operation, text(s, "style", "document"),
-                text(s, "echo", null), reply.strip(), root[0], root[1], defaults.with(settings));
+                text(s, "echo", null), reply.strip(), root[0], root[1], defaults.with(settings), null);
+    }
+
+    private static StubSpec reservations(JsonNode s, Settings initial) {
+        for (String f : REPLY_FIELDS)
+            if (s.has(f))
+                throw new IllegalArgumentException("field '" + f + "' does not apply to kind reservation (its operations are fixed: "
+                        + StubSpec.Reservations.RESERVE_REQUEST + " and " + StubSpec.Reservations.CONFIRM_REQUEST + ")");
+        int maxOpen = StubSpec.Reservations.DEFAULT_MAX_OPEN;
+        JsonNode v = s.get("maxOpen");
+        if (v != null && !v.isNull()) {
+            if (!v.canConvertToInt() || !v.isIntegralNumber())
+                throw new IllegalArgumentException("maxOpen must be a whole number, was " + v);
+            maxOpen = v.intValue();
+        }
+        return StubSpec.reservationService(text(s, "name", null), text(s, "namespace", ""), initial, maxOpen);
     }
 
     private static String text(JsonNode s, String field, String otherwise) {

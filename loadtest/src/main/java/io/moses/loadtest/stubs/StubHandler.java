@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpStatus;
@@ -119,12 +120,12 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
     }
 
     private void answer(StubService service, long count, byte[] body, String soapNs, Request request, Response response, Callback callback) {
-        String echo;
+        LongFunction<StubService.Answer> pending;
         String ns = soapNs;
         try {
             Soap.Request parsed = Soap.parse(body);
             ns = parsed.soapNs();
-            echo = service.accept(parsed);
+            pending = service.accept(parsed);
         } catch (Soap.BadRequest e) {
             service.rejected.incrementAndGet();
             write(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(ns), Soap.fault(ns, true, e.getMessage()));
@@ -137,9 +138,15 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         String soapNsOfReply = ns;
         Runnable complete = () -> {
             if (!fail) {
-                service.replied.incrementAndGet();
-                write(request, response, callback, HttpStatus.OK_200, Soap.contentType(soapNsOfReply),
-                        Soap.envelope(soapNsOfReply, service.reply(echo, count)));
+                StubService.Answer a = pending.apply(count);
+                if (a.fault() == null) {
+                    service.replied.incrementAndGet();
+                    write(request, response, callback, HttpStatus.OK_200, Soap.contentType(soapNsOfReply),
+                            Soap.envelope(soapNsOfReply, a.body()));
+                } else { // a reservation service's answer that is a fault, counted by its book
+                    write(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(soapNsOfReply),
+                            Soap.fault(soapNsOfReply, a.senderFault(), a.fault()));
+                }
             } else if (s.failureKind() == Settings.FailureKind.FAULT) {
                 service.faults.incrementAndGet();
                 write(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(soapNsOfReply),

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * StubServer [--port N] [--host ADDR] [--config FILE]
  *   --port N       default 9090; 0 picks a free port
  *   --host ADDR    address to bind, default 127.0.0.1
- *   --config FILE  YAML (or .json) stub config; default: the trip planner's and order check's stubs
+ *   --config FILE  YAML (or .json) stub config; default: the shipped processes' stubs
  * </pre>
  * It prints {@code stubs listening on http://127.0.0.1:PORT} once it accepts requests.
  */
@@ -129,7 +129,7 @@ public final class StubServer implements AutoCloseable {
                     out.println("usage: StubServer [--port N] [--host ADDR] [--config FILE]");
                     out.println("  --port N       port to listen on (default 9090; 0 = a free port)");
                     out.println("  --host ADDR    address to bind (default 127.0.0.1)");
-                    out.println("  --config FILE  YAML or JSON stub config (default: trip planner and order check stubs)");
+                    out.println("  --config FILE  YAML or JSON stub config (default: the shipped processes' stubs)");
                     return 0;
                 }
                 case "--port", "--host", "--config" -> {

@@ -83,19 +83,41 @@ class ProcessStubsContractTest {
                     Element request = elements.get(0), response = elements.get(1);
                     assertEquals(request.getAttribute("name"), stub.requestElement(), stubName);
                     assertEquals(response.getAttribute("name"), stub.replyElement(), stubName);
-                    StringBuilder children = new StringBuilder();
-                    for (Element child : all(request, XSD, "element"))
-                        children.append("<t:").append(child.getAttribute("name")).append(">1</t:").append(child.getAttribute("name")).append('>');
-                    body = "<t:" + stub.requestElement() + " xmlns:t=\"" + tns + "\">" + children + "</t:" + stub.requestElement() + ">";
+                    body = request(tns, request, "1");
+                    if (stub.reservations() != null) {
+                        // a reservation service: reserve, then confirm the id it answered, both as the WSDL says
+                        Element confirm = elements.get(2);
+                        assertEquals(StubSpec.Reservations.CONFIRM_REQUEST, confirm.getAttribute("name"), stubName);
+                        assertEquals(StubSpec.Reservations.CONFIRM_RESPONSE, elements.get(3).getAttribute("name"), stubName);
+                        String reserved = post(http, server.url(stubName), body);
+                        String id = reserved.replaceAll("(?s).*<(\\w+:)?reservationId>([^<]*)<.*", "$2");
+                        assertTrue(id.startsWith(stubName + "-"), reserved);
+                        body = request(tns, confirm, id);
+                    }
                 }
-                String envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>" + body + "</s:Body></s:Envelope>";
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(server.url(stubName)))
-                        .header("Content-Type", "text/xml").POST(HttpRequest.BodyPublishers.ofString(envelope)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertEquals(200, r.statusCode(), stubName + ": " + r.body());
-                assertTrue(r.body().contains("result>") && r.body().contains("by " + stubName), r.body());
+                String reply = post(http, server.url(stubName), body);
+                assertTrue(reply.contains("result>") && reply.contains("by " + stubName), reply);
             }
         }
-        assertEquals(9, partners, "partner WSDLs found: " + wsdls); // order-confirmation has its own copy of Inventory.wsdl
+        assertEquals(10, partners, "partner WSDLs found: " + wsdls); // order-confirmation has its own copy of Inventory.wsdl
+    }
+
+    /** A document/literal request element as the schema declares it, every child's text {@code text}. */
+    static String request(String tns, Element element, String text) {
+        StringBuilder children = new StringBuilder();
+        for (Element child : all(element, XSD, "element"))
+            children.append("<t:").append(child.getAttribute("name")).append('>').append(text).append("</t:").append(child.getAttribute("name")).append('>');
+        String name = element.getAttribute("name");
+        return "<t:" + name + " xmlns:t=\"" + tns + "\">" + children + "</t:" + name + ">";
+    }
+
+    /** Posts one SOAP 1.1 request; returns the reply, which must be a 200. */
+    static String post(HttpClient http, String url, String body) throws Exception {
+        String envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>" + body + "</s:Body></s:Envelope>";
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "text/xml").POST(HttpRequest.BodyPublishers.ofString(envelope)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), url + ": " + r.body());
+        return r.body();
     }
 }

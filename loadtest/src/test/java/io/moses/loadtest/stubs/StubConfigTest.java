@@ -26,10 +26,10 @@ class StubConfigTest {
             """;
 
     @Test
-    void defaultConfigHasTwoServicesPerTripPlannerTaskAndTheOrderCheckTasks() {
+    void defaultConfigHasTwoServicesPerTripPlannerTaskTheOrderCheckTasksAndTwoHotelRooms() {
         Map<String, StubSpec> byName = StubConfig.defaults().services().stream()
                 .collect(Collectors.toMap(StubSpec::name, Function.identity()));
-        assertEquals(14, byName.size());
+        assertEquals(16, byName.size());
         for (String task : new String[] {"flight", "hotel", "weather", "car", "attraction", "payment"}) {
             StubSpec a = byName.get(task + "-a"), b = byName.get(task + "-b");
             assertEquals("urn:moses:task:" + task, a.namespace());
@@ -41,6 +41,40 @@ class StubConfigTest {
         }
         assertEquals("rpc", byName.get("inventory").style());
         assertEquals("document", byName.get("shipping").style());
+        for (String room : new String[] {"hotel-room-a", "hotel-room-b"}) {
+            assertEquals("urn:moses:task:room", byName.get(room).namespace());
+            assertEquals(new StubSpec.Reservations(StubSpec.Reservations.DEFAULT_MAX_OPEN), byName.get(room).reservations());
+        }
+        assertNull(byName.get("shipping").reservations());
+    }
+
+    @Test
+    void aReservationServiceHasItsOperationsFixed() {
+        StubConfig c = StubConfig.parse("""
+                defaults: {latencyMs: 7}
+                services:
+                  - {name: r1, kind: reservation, namespace: 'urn:r', maxOpen: 5, distribution: exponential}
+                  - {name: r2, kind: reservation}
+                """, true);
+        StubSpec r1 = c.services().get(0);
+        assertEquals(5, r1.reservations().maxOpen());
+        assertEquals("reserveRequest", r1.requestElement());
+        assertEquals("reserve", r1.operation());
+        assertEquals("{urn:r}reserveResponse", "{" + r1.replyNamespace() + "}" + r1.replyElement());
+        assertEquals("document", r1.style());
+        assertNull(r1.replyTemplate());
+        assertEquals(7, r1.initial().latencyMs());
+        assertEquals(Settings.Distribution.EXPONENTIAL, r1.initial().distribution());
+        assertEquals(StubSpec.Reservations.DEFAULT_MAX_OPEN, c.services().get(1).reservations().maxOpen());
+
+        String r = "services:\n  - {name: r, kind: reservation, namespace: 'urn:r'";
+        assertTrue(error(r + ", reply: '<a/>'}").contains("service 'r': field 'reply' does not apply to kind reservation"));
+        assertTrue(error(r + ", echo: guest}").contains("field 'echo' does not apply to kind reservation"));
+        assertTrue(error(r + ", maxOpen: 0}").contains("maxOpen must be at least 1, was 0"));
+        assertTrue(error(r + ", maxOpen: 2.5}").contains("maxOpen must be a whole number"));
+        assertTrue(error(r + ", maxOpen: many}").contains("maxOpen must be a whole number"));
+        assertTrue(error(r.replace("reservation", "booking") + "}").contains("kind must be reply or reservation, was 'booking'"));
+        assertTrue(error(ONE + "    maxOpen: 3\n").contains("service 's1': maxOpen is for kind reservation only"));
     }
 
     @Test
