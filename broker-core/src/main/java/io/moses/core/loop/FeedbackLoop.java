@@ -322,7 +322,7 @@ public final class FeedbackLoop implements AutoCloseable {
         unavailable.addAll(heldOut);
         unavailable.addAll(binding.ejected());
         java.util.Collection<io.moses.model.CompositeService> here = deployed == null ? List.of() : deployed.get();
-        return PlanCoverage.of(here, knowledge.services(), unavailable);
+        return PlanCoverage.of(here, knowledge.services(), unavailable, knowledge.statefulTasks());
     }
 
     private PlanningInput input(Map<String, QosMonitor.ServiceStats> stats, java.util.Set<String> without) {
