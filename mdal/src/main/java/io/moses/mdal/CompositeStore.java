@@ -81,32 +81,35 @@ final class CompositeStore {
 
     /** The tasks declared idempotent (a second call is safe). */
     Set<TaskRef> idempotentTasks() {
-        return db.tx("list idempotent tasks", c -> Set.copyOf(query(c,
-                "SELECT composite, name FROM task WHERE idempotent = TRUE", rs -> new TaskRef(rs.getString(1), rs.getString(2)))));
+        return flagged("idempotent");
     }
 
     /** Says whether a second call of {@code t} is safe; registers the task if new. */
     void putTaskIdempotent(TaskRef t, boolean idempotent) {
-        task("task", t);
-        db.upsert("set idempotent of task '" + t + "'", c -> {
-            ensureTask(c, t);
-            update(c, "UPDATE task SET idempotent = ? WHERE composite = ? AND name = ?", idempotent, t.composite(), t.name());
-            return null;
-        });
+        putFlag(t, "idempotent", idempotent);
     }
 
     /** The tasks declared stateful (their partner link's calls in one instance stay with one provider). */
     Set<TaskRef> statefulTasks() {
-        return db.tx("list stateful tasks", c -> Set.copyOf(query(c,
-                "SELECT composite, name FROM task WHERE stateful = TRUE", rs -> new TaskRef(rs.getString(1), rs.getString(2)))));
+        return flagged("stateful");
     }
 
     /** Says whether {@code t}'s provider keeps conversation state; registers the task if new. */
     void putTaskStateful(TaskRef t, boolean stateful) {
+        putFlag(t, "stateful", stateful);
+    }
+
+    /** @param flag a boolean column of {@code task} (a constant of this class, never input) */
+    private Set<TaskRef> flagged(String flag) {
+        return db.tx("list " + flag + " tasks", c -> Set.copyOf(query(c,
+                "SELECT composite, name FROM task WHERE " + flag + " = TRUE", rs -> new TaskRef(rs.getString(1), rs.getString(2)))));
+    }
+
+    private void putFlag(TaskRef t, String flag, boolean value) {
         task("task", t);
-        db.upsert("set stateful of task '" + t + "'", c -> {
+        db.upsert("set " + flag + " of task '" + t + "'", c -> {
             ensureTask(c, t);
-            update(c, "UPDATE task SET stateful = ? WHERE composite = ? AND name = ?", stateful, t.composite(), t.name());
+            update(c, "UPDATE task SET " + flag + " = ? WHERE composite = ? AND name = ?", value, t.composite(), t.name());
             return null;
         });
     }
