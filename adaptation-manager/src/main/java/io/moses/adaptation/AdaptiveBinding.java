@@ -66,6 +66,7 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     private final SoapClient client;
     private final PatternExecutor executor;
+    private final Callbacks callbacks;
     private final ProviderHealth health;
     private final AtomicReference<Compiled> current;
     private final Duration defaultTimeout;
@@ -119,7 +120,8 @@ public final class AdaptiveBinding implements InvokeHandler {
     private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Choice>> selectors,
                             Map<String, Choice> services, Map<TaskRef, ConcreteService> fallback,
                             Map<Plan.Key, List<String>> preferred, Map<TaskRef, List<String>> byTask,
-                            Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent, Set<TaskRef> stateful) {}
+                            Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent, Set<TaskRef> stateful,
+                            Map<TaskRef, io.moses.model.Callback> asynchronous) {}
 
     /** An implementation with its members resolved: what one invoke executes. */
     private record Choice(Implementation implementation, List<Provider> members) {}
@@ -148,8 +150,10 @@ public final class AdaptiveBinding implements InvokeHandler {
         this.exploreNanos = options.explorePeriod().toNanos();
         this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock(), options.wall());
         Map<String, Duration> t = Map.copyOf(timeouts);
-        this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health);
-        this.current = new AtomicReference<>(compile(plan, services, Set.of(), Set.of()));
+        this.current = new AtomicReference<>(compile(plan, services, Set.of(), Set.of(), Map.of()));
+        this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health,
+                task -> current.get().asynchronous().containsKey(task));
+        this.callbacks = new Callbacks(outcomes, health, client);
     }
 
     /**
@@ -168,7 +172,14 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     /** As {@link #update(Plan, Collection, Set)}, with the tasks whose provider keeps conversation state. */
     public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful) {
-        Compiled next = compile(plan, services, idempotent, stateful);
+        update(plan, services, idempotent, stateful, Map.of());
+    }
+
+    /** As {@link #update(Plan, Collection, Set, Set)}, with the asynchronous tasks and how each answers. */
+    public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful,
+                       Map<TaskRef, io.moses.model.Callback> asynchronous) {
+        Compiled next = compile(plan, services, idempotent, stateful, asynchronous);
+        callbacks.declared(next.asynchronous());
         Compiled prev = current.getAndSet(next);
         health.retain(next.services().keySet());
         if (health.anyEjected() && plan != null)
@@ -251,7 +262,8 @@ public final class AdaptiveBinding implements InvokeHandler {
      * Compiles a plan for the request path. Shares that name a service no longer registered are
      * dropped (one log line); a (class, task) left with none is bound like a plan-less one.
      */
-    private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful) {
+    private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful,
+                                    Map<TaskRef, io.moses.model.Callback> asynchronous) {
         Map<String, Choice> byName = new HashMap<>();
         Map<TaskRef, ConcreteService> fallback = new LinkedHashMap<>();
         Map<TaskRef, List<String>> byTask = new HashMap<>();
@@ -303,7 +315,30 @@ public final class AdaptiveBinding implements InvokeHandler {
         Map<TaskRef, List<String>> tasks = new HashMap<>();
         byTask.forEach((k, v) -> tasks.put(k, List.copyOf(v)));
         return new Compiled(plan, Map.copyOf(selectors), Map.copyOf(byName), Map.copyOf(fallback), Map.copyOf(preferred),
-                Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent), Set.copyOf(stateful));
+                Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent), Set.copyOf(stateful), Map.copyOf(asynchronous));
+    }
+
+    /** Awaits the callback of an asynchronous task's request that a provider took. */
+    @Override
+    public void sent(long instance, Invocation invocation, InvokeOutcome outcome) {
+        io.moses.model.Callback callback = current.get().asynchronous().get(invocation.task());
+        if (callback != null && outcome instanceof InvokeReply r && r.answeredBy() != null)
+            callbacks.sent(instance, invocation.task(), callback, r.answeredBy(), invocation.serviceClass());
+    }
+
+    @Override
+    public void received(long instance, String composite, String partnerLink, String operation) {
+        callbacks.received(instance, composite, partnerLink, operation);
+    }
+
+    /** Calls of asynchronous tasks waiting for their callback now. */
+    public int callbacksAwaited() {
+        return callbacks.waiting();
+    }
+
+    /** Callbacks that came after their call's timeout, or for a call this binding did not send (a restart). */
+    public long lateCallbacks() {
+        return callbacks.late();
     }
 
     @Override

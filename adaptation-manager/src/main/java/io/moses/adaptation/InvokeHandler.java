@@ -31,4 +31,13 @@ public interface InvokeHandler {
     default java.net.URI provider(Invocation first) {
         return null;
     }
+
+    /**
+     * A one-way invoke of process instance {@code instance} ended with {@code outcome}: for an
+     * asynchronous task, its callback is awaited from now (docs/model.md, "Asynchronous tasks").
+     */
+    default void sent(long instance, Invocation invocation, InvokeOutcome outcome) {}
+
+    /** A message on {@code partnerLink.operation} of {@code composite} reached {@code instance}: the callback of an asynchronous task, perhaps. */
+    default void received(long instance, String composite, String partnerLink, String operation) {}
 }

@@ -35,11 +35,19 @@ final class PatternExecutor {
     private final Function<String, Duration> timeouts;
     private final ProviderHealth health;
     private final HedgeTimer hedges;
+    /** Whether a task answers by a callback: its send is observed when the callback comes ({@link Callbacks}), not here. */
+    private final java.util.function.Predicate<io.moses.model.TaskRef> answersLater;
 
     /** What executing one implementation gave. */
     record Executed(InvokeOutcome outcome, boolean neverProcessed, List<String> tried) {}
 
     PatternExecutor(SoapClient client, ServiceCallLog outcomes, Function<String, Duration> timeouts, ProviderHealth health) {
+        this(client, outcomes, timeouts, health, task -> false);
+    }
+
+    PatternExecutor(SoapClient client, ServiceCallLog outcomes, Function<String, Duration> timeouts, ProviderHealth health,
+                    java.util.function.Predicate<io.moses.model.TaskRef> answersLater) {
+        this.answersLater = answersLater;
         this.client = client;
         this.outcomes = outcomes;
         this.timeouts = timeouts;
@@ -251,6 +259,7 @@ final class PatternExecutor {
 
     private void record(Invocation inv, Attempt a, boolean winner) {
         CallEnd kind = a.result().kind();
+        if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return; // a request taken, not yet answered
         outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
         health.observe(a.provider().name(), kind);
     }

@@ -12,6 +12,7 @@ import io.moses.model.Visits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -97,6 +98,26 @@ final class CompositeStore {
     /** Says whether {@code t}'s provider keeps conversation state; registers the task if new. */
     void putTaskStateful(TaskRef t, boolean stateful) {
         putFlag(t, "stateful", stateful);
+    }
+
+    /** The asynchronous tasks, each with how it answers. */
+    Map<TaskRef, io.moses.model.Callback> asynchronousTasks() {
+        return db.tx("list asynchronous tasks", c -> Map.ofEntries(query(c,
+                "SELECT composite, name, callback_operation, callback_timeout FROM task WHERE callback_operation IS NOT NULL",
+                rs -> Map.entry(new TaskRef(rs.getString(1), rs.getString(2)), new io.moses.model.Callback(rs.getString(3),
+                        java.time.Duration.ofNanos(Math.round(rs.getDouble(4) * 1e9))))).toArray(Map.Entry[]::new)));
+    }
+
+    /** Says how {@code t} answers: by {@code callback}, or in its reply (null); registers the task if new. */
+    void putTaskCallback(TaskRef t, io.moses.model.Callback callback) {
+        task("task", t);
+        db.upsert("set the callback of task '" + t + "'", c -> {
+            ensureTask(c, t);
+            update(c, "UPDATE task SET callback_operation = ?, callback_timeout = ? WHERE composite = ? AND name = ?",
+                    callback == null ? null : callback.operation(), callback == null ? null : callback.timeout().toNanos() / 1e9,
+                    t.composite(), t.name());
+            return null;
+        });
     }
 
     /** @param flag a boolean column of {@code task} (a constant of this class, never input) */

@@ -82,6 +82,8 @@ final class JdbcKnowledgeBase implements KnowledgeBase {
     @Override public void putTaskIdempotent(TaskRef task, boolean idempotent) { composites.putTaskIdempotent(task, idempotent); }
     @Override public java.util.Set<TaskRef> statefulTasks() { return composites.statefulTasks(); }
     @Override public void putTaskStateful(TaskRef task, boolean stateful) { composites.putTaskStateful(task, stateful); }
+    @Override public java.util.Map<TaskRef, io.moses.model.Callback> asynchronousTasks() { return composites.asynchronousTasks(); }
+    @Override public void putTaskCallback(TaskRef task, io.moses.model.Callback callback) { composites.putTaskCallback(task, callback); }
 
     // ---- concrete services
 

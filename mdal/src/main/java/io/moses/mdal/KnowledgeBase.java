@@ -64,6 +64,15 @@ public interface KnowledgeBase extends AutoCloseable {
     /** Says whether {@code task}'s provider keeps conversation state; registers the task if new. */
     void putTaskStateful(TaskRef task, boolean stateful);
 
+    /**
+     * The asynchronous tasks, each with the callback that answers it (docs/model.md,
+     * "Asynchronous tasks"); every other task answers in its reply.
+     */
+    java.util.Map<TaskRef, io.moses.model.Callback> asynchronousTasks();
+
+    /** Says how {@code task} answers: by {@code callback}, or in its reply (null); registers the task if new. */
+    void putTaskCallback(TaskRef task, io.moses.model.Callback callback);
+
     // ---- concrete services (the task is registered if new)
 
     void addConcreteService(ConcreteService service);

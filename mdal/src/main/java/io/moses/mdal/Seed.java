@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A seed file (YAML, or JSON, which is YAML too): service classes, users, concrete services,
- * which tasks are idempotent or stateful and optionally an initial plan, loaded at start into an empty
+ * which tasks are idempotent, stateful or asynchronous and optionally an initial plan, loaded at start into an empty
  * knowledge base ({@code ./moses run --seed FILE}; {@code --reseed}: into any). The format is
  * documented by example in {@code bpel-processes/trip-planner/seed.yaml}.
  *
@@ -60,13 +60,15 @@ public final class Seed {
     private final List<ConcreteService> services;
     private final Map<TaskRef, Boolean> idempotent;
     private final Map<TaskRef, Boolean> stateful;
+    private final Map<TaskRef, io.moses.model.Callback> callbacks;
     private final Map<String, io.moses.model.OverRate> overRates;
     private final Plan plan;
 
     private Seed(String source, List<ServiceClass> classes, List<User> users, List<ConcreteService> services,
-                 Map<TaskRef, Boolean> idempotent, Map<TaskRef, Boolean> stateful, Map<String, io.moses.model.OverRate> overRates,
-                 Plan plan) {
+                 Map<TaskRef, Boolean> idempotent, Map<TaskRef, Boolean> stateful, Map<TaskRef, io.moses.model.Callback> callbacks,
+                 Map<String, io.moses.model.OverRate> overRates, Plan plan) {
         this.source = source;
+        this.callbacks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(callbacks));
         this.stateful = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(stateful));
         this.overRates = Map.copyOf(overRates);
         this.idempotent = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(idempotent));
@@ -128,6 +130,11 @@ public final class Seed {
         return stateful;
     }
 
+    /** The asynchronous tasks the seed names under {@code tasks:} ({@code callback:}), with how each answers. */
+    public Map<TaskRef, io.moses.model.Callback> callbacks() {
+        return callbacks;
+    }
+
     /** The classes that name their own policy for requests above their users' agreed rates ({@code overRate:}). */
     public Map<String, io.moses.model.OverRate> overRates() {
         return overRates;
@@ -152,6 +159,7 @@ public final class Seed {
         services.forEach(kb::putConcreteService);
         idempotent.forEach(kb::putTaskIdempotent);
         stateful.forEach(kb::putTaskStateful);
+        callbacks.forEach(kb::putTaskCallback);
         Optional<Plan> published = Optional.empty();
         if (plan != null && kb.latestPlanVersion() == 0) published = Optional.of(kb.publish(plan));
         LOG.info("seed {} applied: {} classes, {} users, {} concrete services{}", source, classes.size(), users.size(), services.size(),
@@ -186,14 +194,25 @@ public final class Seed {
             String defaultComposite = root.has("composite") ? string(root, "", "composite") : null;
 
             Map<TaskRef, Boolean> idempotent = new LinkedHashMap<>(), stateful = new LinkedHashMap<>();
+            Map<TaskRef, io.moses.model.Callback> callbacks = new LinkedHashMap<>();
             Set<TaskRef> listed = new HashSet<>();
             int t = 0;
             for (JsonNode n : list(root, "tasks")) {
                 String p = "tasks[" + t++ + "]";
-                fields(n, p, Set.of("task", "composite", "idempotent", "stateful"));
+                fields(n, p, Set.of("task", "composite", "idempotent", "stateful", "callback", "callbackTimeout"));
                 TaskRef task = task(n, p, defaultComposite);
                 if (!listed.add(task)) throw error(p + ".task", ": a second entry for task " + task);
-                if (!n.has("idempotent") && !n.has("stateful")) throw error(p, ": says nothing of task " + task + " (give idempotent:, stateful: or both)");
+                if (!n.has("idempotent") && !n.has("stateful") && !n.has("callback"))
+                    throw error(p, ": says nothing of task " + task + " (give idempotent:, stateful:, callback: or more)");
+                if (n.has("callbackTimeout") && !n.has("callback")) throw error(p + ".callbackTimeout", ": without a callback:");
+                if (n.has("callback")) {
+                    String operation = string(n, p, "callback");
+                    double seconds = n.has("callbackTimeout") ? number(n, p, "callbackTimeout") : io.moses.model.Callback.DEFAULT_TIMEOUT.toMillis() / 1e3;
+                    if (!(seconds > 0 && seconds <= io.moses.model.Callback.MAX_TIMEOUT.toSeconds()))
+                        throw error(p + ".callbackTimeout", " must be in (0, " + io.moses.model.Callback.MAX_TIMEOUT.toSeconds() + "] seconds, was " + seconds);
+                    java.time.Duration timeout = java.time.Duration.ofNanos(Math.round(seconds * 1e9));
+                    callbacks.put(task, build(p + ".callback", () -> new io.moses.model.Callback(operation, timeout)));
+                }
                 for (var flag : List.of(Map.entry("idempotent", idempotent), Map.entry("stateful", stateful))) {
                     JsonNode v = n.get(flag.getKey());
                     if (v == null) continue;
@@ -268,7 +287,7 @@ public final class Seed {
             }
 
             Plan plan = root.has("plan") && !root.get("plan").isNull() ? plan(root.get("plan"), defaultComposite, idempotent, stateful) : null;
-            return new Seed(source, classes, users, services, idempotent, stateful, overRates, plan);
+            return new Seed(source, classes, users, services, idempotent, stateful, callbacks, overRates, plan);
         }
 
         private Plan plan(JsonNode n, String defaultComposite, Map<TaskRef, Boolean> idempotent, Map<TaskRef, Boolean> stateful) {

@@ -469,6 +469,20 @@ abstract class KnowledgeBaseContract {
     }
 
     @Test
+    void aTaskAnswersInItsReplyUntilItsCallbackIsSaid() {
+        seedBasics();
+        assertTrue(kb.asynchronousTasks().isEmpty(), "the default: every task answers in its reply");
+        TaskRef quote = new TaskRef(TP, "supplier.requestQuote");
+        io.moses.model.Callback ready = new io.moses.model.Callback("quoteReady", java.time.Duration.ofMillis(2500));
+        kb.putTaskCallback(quote, ready);
+        kb.putTaskStateful(quote, true);
+        assertEquals(java.util.Map.of(quote, ready), kb.asynchronousTasks());
+        kb.putTaskCallback(quote, null);
+        assertTrue(kb.asynchronousTasks().isEmpty());
+        assertEquals(java.util.Set.of(quote), kb.statefulTasks(), "one trait does not change another");
+    }
+
+    @Test
     void aTaskIsNotIdempotentUntilSaidSoAndTheFlagSurvivesItsServices() {
         seedBasics();
         assertTrue(kb.idempotentTasks().isEmpty(), "the default: no task is idempotent");

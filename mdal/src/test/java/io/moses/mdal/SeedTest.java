@@ -114,13 +114,33 @@ class SeedTest {
                 + " room.reserve is stateful: its conversation stays with one provider (give single services)", spread.getMessage());
         KnowledgeBaseException silent = assertThrows(KnowledgeBaseException.class,
                 () -> Seed.parse("composite: Hotel\ntasks:\n  - {task: room.reserve}\n", "hotel.yaml", Map.of()));
-        assertEquals("hotel.yaml: tasks[0]: says nothing of task Hotel/room.reserve (give idempotent:, stateful: or both)", silent.getMessage());
+        assertEquals("hotel.yaml: tasks[0]: says nothing of task Hotel/room.reserve (give idempotent:, stateful:, callback: or more)", silent.getMessage());
         KnowledgeBaseException twice = assertThrows(KnowledgeBaseException.class, () -> Seed.parse(
                 "composite: Hotel\ntasks:\n  - {task: room.reserve, stateful: true}\n  - {task: room.reserve, idempotent: false}\n", "hotel.yaml", Map.of()));
         assertEquals("hotel.yaml: tasks[1].task: a second entry for task Hotel/room.reserve", twice.getMessage());
         KnowledgeBaseException notBoolean = assertThrows(KnowledgeBaseException.class,
                 () -> Seed.parse("composite: Hotel\ntasks:\n  - {task: room.reserve, stateful: yes please}\n", "hotel.yaml", Map.of()));
         assertEquals("hotel.yaml: tasks[0].stateful must be true or false", notBoolean.getMessage());
+    }
+
+    @Test
+    void asynchronousTasksAreReadWithTheirCallbackAndTimeout() {
+        String seed = """
+                composite: Quote
+                tasks:
+                  - {task: supplier.requestQuote, callback: quoteReady, callbackTimeout: 2.5}
+                  - {task: other.ask, callback: answer}
+                  - {task: room.reserve, stateful: true}
+                """;
+        Seed parsed = Seed.parse(seed, "quote.yaml", Map.of());
+        assertEquals(Map.of(new TaskRef("Quote", "supplier.requestQuote"), new io.moses.model.Callback("quoteReady", java.time.Duration.ofMillis(2500)),
+                new TaskRef("Quote", "other.ask"), new io.moses.model.Callback("answer", io.moses.model.Callback.DEFAULT_TIMEOUT)), parsed.callbacks());
+        KnowledgeBaseException alone = assertThrows(KnowledgeBaseException.class,
+                () -> Seed.parse("composite: Quote\ntasks:\n  - {task: s.r, stateful: true, callbackTimeout: 3}\n", "quote.yaml", Map.of()));
+        assertEquals("quote.yaml: tasks[0].callbackTimeout: without a callback:", alone.getMessage());
+        KnowledgeBaseException zero = assertThrows(KnowledgeBaseException.class,
+                () -> Seed.parse("composite: Quote\ntasks:\n  - {task: s.r, callback: done, callbackTimeout: 0}\n", "quote.yaml", Map.of()));
+        assertEquals("quote.yaml: tasks[0].callbackTimeout must be in (0, 604800] seconds, was 0.0", zero.getMessage());
     }
 
     @Test

@@ -158,6 +158,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         daos[0] = new InMemoryProcesses(scheduler);
         server.setDaoConnectionFactory(durable == null ? daos[0] : durable.dao());
         if (durable != null) server.setInstanceFence(new InstanceOwners(tx, durable.enlisted(), node));
+        server.setInstanceMessages(handler::received); // an asynchronous task's callback is timed when its instance takes it
         server.setInMemDaoConnectionFactory(daos[1] = new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);

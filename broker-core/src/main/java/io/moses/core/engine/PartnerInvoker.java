@@ -97,7 +97,10 @@ final class PartnerInvoker implements MessageExchangeContext {
             public void afterCompletion(boolean success) {
                 if (!success) return;
                 handler.invoke(invocation).whenComplete((outcome, error) -> {
-                    if (!twoWay) return;
+                    if (!twoWay) {
+                        if (outcome != null && instance != null) handler.sent(instance, invocation, outcome);
+                        return;
+                    }
                     InvokeOutcome result = error == null ? outcome
                             : new InvokeFailure(invocation.task() + ": " + error, java.util.List.of());
                     if (inTransaction.getAsBoolean()) replies.execute(() -> reply(mexId, binding, op, result));

@@ -50,7 +50,7 @@ public final class KnowledgeCache {
         loadUsers();
         classes = kb.serviceClasses();
         java.util.Set<io.moses.model.TaskRef> stateful = kb.statefulTasks();
-        binding.update(plan, services, kb.idempotentTasks(), stateful);
+        binding.update(plan, services, kb.idempotentTasks(), stateful, kb.asynchronousTasks());
         this.services = services;
         this.stateful = stateful;
         this.plan = plan;

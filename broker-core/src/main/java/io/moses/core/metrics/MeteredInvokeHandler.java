@@ -35,4 +35,14 @@ final class MeteredInvokeHandler implements InvokeHandler {
     public java.net.URI provider(Invocation first) {
         return delegate.provider(first);
     }
+
+    @Override
+    public void sent(long instance, Invocation invocation, InvokeOutcome outcome) {
+        delegate.sent(instance, invocation, outcome);
+    }
+
+    @Override
+    public void received(long instance, String composite, String partnerLink, String operation) {
+        delegate.received(instance, composite, partnerLink, operation);
+    }
 }

@@ -22,10 +22,23 @@ final class BrokerBpelProcess extends BpelProcess {
     private record Model(OProcess model, ChangesInPlace changesInPlace, PathExpressions expressions) {}
 
     private final io.moses.ode.InstanceFence fence;
+    private final io.moses.ode.InstanceMessages messages;
 
-    BrokerBpelProcess(ProcessConf conf, io.moses.ode.InstanceFence fence) {
+    BrokerBpelProcess(ProcessConf conf, io.moses.ode.InstanceFence fence, io.moses.ode.InstanceMessages messages) {
         super(conf);
         this.fence = fence;
+        this.messages = messages;
+    }
+
+    /** The partner link whose role provides {@code service}, or null. */
+    String partnerLinkProviding(javax.xml.namespace.QName service) {
+        for (var e : getConf().getProvideEndpoints().entrySet())
+            if (e.getValue().serviceName.equals(service)) return e.getKey();
+        return null;
+    }
+
+    io.moses.ode.InstanceMessages messages() {
+        return messages;
     }
 
     @Override

@@ -16,8 +16,15 @@ public class BrokerBpelServer extends BpelServerImpl {
         this.fence = fence;
     }
 
+    private volatile io.moses.ode.InstanceMessages messages = io.moses.ode.InstanceMessages.NONE;
+
+    /** Who is told of every message a running instance takes (before the processes are deployed). */
+    public void setInstanceMessages(io.moses.ode.InstanceMessages messages) {
+        this.messages = messages;
+    }
+
     @Override
     protected BpelProcess createBpelProcess(ProcessConf conf) {
-        return new BrokerBpelProcess(conf, fence);
+        return new BrokerBpelProcess(conf, fence, messages);
     }
 }

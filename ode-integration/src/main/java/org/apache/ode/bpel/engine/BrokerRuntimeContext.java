@@ -147,6 +147,17 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
         }
     }
 
+    /** A message this instance takes on one of its operations: told to the broker ({@link io.moses.ode.InstanceMessages}). */
+    @Override
+    public void inputMsgMatch(String responsechannel, int idx, MyRoleMessageExchangeImpl mex) {
+        super.inputMsgMatch(responsechannel, idx, mex);
+        if (_bpelProcess instanceof BrokerBpelProcess p && p.messages() != io.moses.ode.InstanceMessages.NONE) {
+            String partnerLink = p.partnerLinkProviding(mex.getServiceName());
+            if (partnerLink != null)
+                p.messages().received(getPid(), p.getProcessType().getLocalPart(), partnerLink, mex.getOperationName());
+        }
+    }
+
     /**
      * A durable instance's receive holds its correlation keys until its route is committed
      * ({@code InstanceOrderedScheduler.holdCorrelationKeys} says why).
