@@ -369,6 +369,30 @@ class ServiceManagerTest {
         assertFalse(broker.knowledgeBase().idempotentTasks().contains(left));
     }
 
+    @Test
+    @Order(8)
+    void theAdminApiSaysHowAServicesTaskAnswersByItsCallbackOrInItsReply() throws Exception {
+        io.moses.model.TaskRef left = new io.moses.model.TaskRef("EchoPair", "left.echo");
+        String first = "/admin/services/" + broker.knowledgeBase().concreteServices(left).get(0).name();
+        assertTrue(JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("callback").isMissingNode(), "answers in its reply");
+        for (String bad : List.of("{\"callback\": \"done\"}", "{\"callback\": {\"operation\": \"done\", \"timeout\": -1}}",
+                "{\"callback\": {\"operation\": \"done\", \"after\": 1}}", "{\"callback\": {\"timeout\": 1}}")) {
+            HttpResponse<String> r = admin("PUT", first, bad, "olga", "olga-secret");
+            assertEquals(400, r.statusCode(), bad + ": " + r.body());
+        }
+        assertTrue(broker.knowledgeBase().asynchronousTasks().isEmpty(), "a refused change changes nothing");
+
+        HttpResponse<String> on = admin("PUT", first, "{\"callback\": {\"operation\": \"done\", \"timeout\": 2.5}}", "olga", "olga-secret");
+        assertEquals(200, on.statusCode(), on.body());
+        assertEquals(java.util.Map.of(left, new io.moses.model.Callback("done", java.time.Duration.ofMillis(2500))), broker.knowledgeBase().asynchronousTasks());
+        JsonNode shown = JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("callback");
+        assertEquals("done", shown.path("operation").asText(), shown.toString());
+        assertEquals(2.5, shown.path("timeout").asDouble(), shown.toString());
+        HttpResponse<String> off = admin("PUT", first, "{\"callback\": null}", "olga", "olga-secret");
+        assertEquals(200, off.statusCode(), off.body());
+        assertTrue(broker.knowledgeBase().asynchronousTasks().isEmpty());
+    }
+
     /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */
     static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);

@@ -112,6 +112,30 @@ public final class ServiceManager {
         return setFlag(task, "stateful", kb::statefulTasks, kb::putTaskStateful, stateful);
     }
 
+    /** The asynchronous tasks and how each answers (docs/model.md, "Asynchronous tasks"). */
+    public java.util.Map<TaskRef, io.moses.model.Callback> asynchronousTasks() {
+        return call(kb::asynchronousTasks);
+    }
+
+    /**
+     * Says how {@code task} answers: by {@code callback}, or in its reply (null), and re-plans:
+     * the task's observations change meaning. Undone if the re-plan fails.
+     */
+    public Change setCallback(TaskRef task, io.moses.model.Callback callback) {
+        synchronized (changes) {
+            if (!call(kb::tasks).contains(task))
+                throw new SlaException(SlaException.Code.UNKNOWN_TASK, "no task " + task + " (tasks: " + call(kb::tasks) + ")");
+            io.moses.model.Callback before = call(kb::asynchronousTasks).get(task);
+            if (java.util.Objects.equals(before, callback))
+                return new Change(null, planVersion(), task + " already answers " + (callback == null ? "in its reply" : "by " + callback.operation()));
+            String what = callback == null ? "answers in its reply" : "is answered by its callback " + callback.operation();
+            Planning.Replanned p = PlannedChange.apply(planning, () -> kb.putTaskCallback(task, callback), ServiceManager::translate,
+                    "task " + task + " " + what, Set.of(), () -> kb.putTaskCallback(task, before));
+            log.info("task {} {} now, plan {}", task, what, p.version());
+            return new Change(null, p.version(), p.note());
+        }
+    }
+
     private Change setFlag(TaskRef task, String flag, java.util.function.Supplier<Set<TaskRef>> flagged, java.util.function.BiConsumer<TaskRef, Boolean> put,
                            boolean value) {
         synchronized (changes) {

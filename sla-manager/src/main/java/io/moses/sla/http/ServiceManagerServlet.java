@@ -28,14 +28,16 @@ import java.util.Set;
  * /admin/services/NAME} (any of endpoint, responseTime, availability, cost, maxRate, mapping),
  * {@code DELETE /admin/services/NAME}. Refusals: 400, 404, 409, 503 with {@code {"error", "code"}}.
  * A service's {@code idempotent} and {@code stateful} are its task's (docs/model.md, "Idempotent
- * tasks", "Stateful partners"): given with a POST or PUT, they say so for the task (and re-plan).
+ * tasks", "Stateful partners"): given with a POST or PUT, they say so for the task (and re-plan);
+ * so is its {@code callback} ({@code {"operation": "quoteReady", "timeout": 5.0}}, or null: it
+ * answers in its reply; docs/model.md, "Asynchronous tasks").
  */
 public final class ServiceManagerServlet extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Set<String> FIELDS = Set.of("name", "composite", "task", "endpoint", "responseTime", "availability", "cost",
-            "maxRate", "mapping", "idempotent", "stateful");
+            "maxRate", "mapping", "idempotent", "stateful", "callback");
     private static final Set<String> UPDATE_FIELDS = Set.of("endpoint", "responseTime", "availability", "cost", "maxRate", "mapping",
-            "idempotent", "stateful");
+            "idempotent", "stateful", "callback");
 
     private final ServiceManager manager;
 
@@ -47,15 +49,16 @@ public final class ServiceManagerServlet extends HttpServlet {
     protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
         handle(res, () -> {
             Set<io.moses.model.TaskRef> idempotent = manager.idempotentTasks(), stateful = manager.statefulTasks();
+            Map<io.moses.model.TaskRef, io.moses.model.Callback> callbacks = manager.asynchronousTasks();
             if (name(req) != null) {
                 String n = name(req);
                 return manager.list(null).stream().filter(l -> l.service().name().equals(n)).findFirst()
-                        .map(l -> toJson(l, idempotent, stateful))
+                        .map(l -> toJson(l, idempotent, stateful, callbacks))
                         .orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + n + "'"));
             }
             ObjectNode out = JSON.createObjectNode();
             ArrayNode list = out.putArray("services");
-            for (ServiceManager.Listed l : manager.list(req.getParameter("composite"))) list.add(toJson(l, idempotent, stateful));
+            for (ServiceManager.Listed l : manager.list(req.getParameter("composite"))) list.add(toJson(l, idempotent, stateful, callbacks));
             out.put("planVersion", manager.planVersion());
             return out;
         });
@@ -76,6 +79,7 @@ public final class ServiceManagerServlet extends HttpServlet {
             ServiceManager.Change added = manager.add(ServiceManager.build(() -> new ConcreteService(name, task, endpoint, sla, mapping)));
             if (idempotent != null) added = withService(manager.setIdempotent(task, idempotent), added.service());
             if (stateful != null) added = withService(manager.setStateful(task, stateful), added.service());
+            if (n.has("callback")) added = withService(manager.setCallback(task, callback(n.get("callback"))), added.service());
             res.setStatus(201);
             return change(added);
         });
@@ -98,7 +102,7 @@ public final class ServiceManagerServlet extends HttpServlet {
             }
             PayloadMapping mapping = n.has("mapping") ? mapping(n.get("mapping")) : null;
             Boolean idempotent = flag(n, "idempotent"), stateful = flag(n, "stateful");
-            int flags = (idempotent == null ? 0 : 1) + (stateful == null ? 0 : 1);
+            int flags = (idempotent == null ? 0 : 1) + (stateful == null ? 0 : 1) + (n.has("callback") ? 1 : 0);
             ServiceManager.Change updated;
             if (flags > 0 && n.size() == flags) // only the task's flags
                 updated = new ServiceManager.Change(manager.list(null).stream().map(ServiceManager.Listed::service).filter(x -> x.name().equals(name))
@@ -107,6 +111,8 @@ public final class ServiceManagerServlet extends HttpServlet {
             else updated = manager.update(name, endpoint, sla, mapping);
             if (idempotent != null) updated = withService(manager.setIdempotent(updated.service().task(), idempotent), updated.service());
             if (stateful != null) updated = withService(manager.setStateful(updated.service().task(), stateful), updated.service());
+            if (n.has("callback"))
+                updated = withService(manager.setCallback(updated.service().task(), callback(n.get("callback"))), updated.service());
             return change(updated);
         });
     }
@@ -187,6 +193,24 @@ public final class ServiceManagerServlet extends HttpServlet {
         return v.asBoolean();
     }
 
+    /** A task's callback as the JSON gives it: null (it answers in its reply) or {@code {"operation", "timeout"}}. */
+    private static io.moses.model.Callback callback(JsonNode v) {
+        if (v.isNull()) return null;
+        if (!v.isObject()) throw new SlaException(SlaException.Code.INVALID, "callback must be an object {\"operation\", \"timeout\"} or null");
+        for (Iterator<String> it = v.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!Set.of("operation", "timeout").contains(f)) throw new SlaException(SlaException.Code.INVALID, "callback." + f + ": unknown field");
+        }
+        String operation = text(v, "operation", true);
+        java.time.Duration timeout = io.moses.model.Callback.DEFAULT_TIMEOUT;
+        if (v.has("timeout")) {
+            if (!v.get("timeout").isNumber()) throw new SlaException(SlaException.Code.INVALID, "callback.timeout must be a number of seconds");
+            timeout = java.time.Duration.ofNanos(Math.round(v.get("timeout").asDouble() * 1e9));
+        }
+        java.time.Duration t = timeout;
+        return ServiceManager.build(() -> new io.moses.model.Callback(operation, t));
+    }
+
     private static ServiceManager.Change withService(ServiceManager.Change c, ConcreteService s) {
         return new ServiceManager.Change(s, c.planVersion(), c.message());
     }
@@ -214,9 +238,18 @@ public final class ServiceManagerServlet extends HttpServlet {
     }
 
     /** A listed service with its task's flags. */
-    private static ObjectNode toJson(ServiceManager.Listed l, Set<io.moses.model.TaskRef> idempotent, Set<io.moses.model.TaskRef> stateful) {
-        return toJson(l.service(), l.used()).put("idempotent", idempotent.contains(l.service().task()))
-                .put("stateful", stateful.contains(l.service().task()));
+    private static ObjectNode toJson(ServiceManager.Listed l, Set<io.moses.model.TaskRef> idempotent, Set<io.moses.model.TaskRef> stateful,
+                                     Map<io.moses.model.TaskRef, io.moses.model.Callback> callbacks) {
+        return traits(toJson(l.service(), l.used()), l.service().task(), idempotent, stateful, callbacks);
+    }
+
+    /** The task's traits beside a service: idempotent, stateful, and its callback if it is asynchronous. */
+    private static ObjectNode traits(ObjectNode o, io.moses.model.TaskRef task, Set<io.moses.model.TaskRef> idempotent,
+                                     Set<io.moses.model.TaskRef> stateful, Map<io.moses.model.TaskRef, io.moses.model.Callback> callbacks) {
+        o.put("idempotent", idempotent.contains(task)).put("stateful", stateful.contains(task));
+        io.moses.model.Callback c = callbacks.get(task);
+        if (c != null) o.putObject("callback").put("operation", c.operation()).put("timeout", c.timeout().toNanos() / 1e9);
+        return o;
     }
 
     static ObjectNode toJson(ConcreteService s, boolean used) {
@@ -245,8 +278,8 @@ public final class ServiceManagerServlet extends HttpServlet {
     private JsonNode change(ServiceManager.Change c) {
         ObjectNode o = JSON.createObjectNode();
         if (c.service() != null) {
-            ObjectNode s = toJson(c.service(), false).put("idempotent", manager.idempotentTasks().contains(c.service().task()))
-                    .put("stateful", manager.statefulTasks().contains(c.service().task()));
+            ObjectNode s = traits(toJson(c.service(), false), c.service().task(), manager.idempotentTasks(), manager.statefulTasks(),
+                    manager.asynchronousTasks());
             s.remove("used");
             o.set("service", s);
         }
