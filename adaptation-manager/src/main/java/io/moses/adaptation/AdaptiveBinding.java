@@ -57,6 +57,11 @@ import org.slf4j.LoggerFactory;
  * picks by the plan, and every call that names that provider ({@link Invocation#provider()}) goes
  * to it alone, ejected or not: no trial, exploration, retry or resend moves it to another.
  *
+ * <p>An asynchronous task (docs/model.md, "Asynchronous tasks") is observed by its callback
+ * ({@link Callbacks}): the engine says when its one-way request was sent ({@link #sent}) and when
+ * an instance takes a message ({@link #received}); a callback is the call's reply, none within
+ * its timeout a failure.
+ *
  * <p>A (class, task) the plan does not cover (an anonymous caller, a plan still to come) is
  * bound like {@link StaticBinding}: the first concrete service of the task, else the WSDL
  * address.
