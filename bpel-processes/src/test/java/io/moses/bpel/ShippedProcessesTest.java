@@ -139,7 +139,7 @@ class ShippedProcessesTest {
         assertEquals(Map.of("urn:moses:task:room", "http://localhost:9090/stubs/hotel-room-a"), partnerAddresses(unit, "urn:moses:task:"));
         String seed = Files.readString(unit.resolve("seed.yaml"));
         for (String task : List.of("room.reserve", "room.confirm"))
-            assertTrue(seed.contains("{task: " + task + ", idempotent: false, stateful: true}"), task + " is declared stateful in seed.yaml");
+            assertTrue(seed.contains("{task: " + task + ", stateful: true}"), task + " is declared stateful in seed.yaml");
     }
 
     /** partnerLink.operation of every invoke. */
