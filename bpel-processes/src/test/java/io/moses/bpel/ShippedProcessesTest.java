@@ -28,7 +28,7 @@ class ShippedProcessesTest {
     void everyExampleProcessIsShipped() throws Exception {
         Set<String> names = new TreeSet<>();
         for (Path unit : Units.shipped()) names.add(unit.getFileName().toString());
-        assertTrue(names.containsAll(Set.of("trip-planner", "order-check", "order-confirmation", "hotel-reservation")), "shipped units: " + names);
+        assertTrue(names.containsAll(Set.of("trip-planner", "order-check", "order-confirmation", "hotel-reservation", "quote-async")), "shipped units: " + names);
     }
 
     @TestFactory
@@ -140,6 +140,48 @@ class ShippedProcessesTest {
         String seed = Files.readString(unit.resolve("seed.yaml"));
         for (String task : List.of("room.reserve", "room.confirm"))
             assertTrue(seed.contains("{task: " + task + ", stateful: true}"), task + " is declared stateful in seed.yaml");
+    }
+
+    @Test
+    void quoteAsyncSendsItsOwnEndpointAndReceivesTheCorrelatedCallback() throws Exception {
+        Path unit = Units.moduleDir().resolve("quote-async");
+        Element process = Units.parse(unit.resolve("QuoteAsync.bpel")).getDocumentElement();
+        assertEquals("urn:moses:quote-async", process.getAttribute("targetNamespace"));
+        assertEquals(Set.of("supplier.requestQuote"), tasks(process));
+
+        // one partner link with both roles: the supplier's for requestQuote, the process's own for quoteReady
+        Element supplier = Units.all(process, BPEL, "partnerLink").stream()
+                .filter(l -> l.getAttribute("name").equals("supplier")).findFirst().orElseThrow();
+        assertEquals("supplier", supplier.getAttribute("partnerRole"));
+        assertEquals("requester", supplier.getAttribute("myRole"));
+        Element invoke = Units.all(process, BPEL, "invoke").get(0);
+        assertEquals("", invoke.getAttribute("outputVariable"), "requestQuote is one-way");
+
+        // replyTo is the process's own endpoint reference on that partner link
+        boolean replyTo = Units.all(process, BPEL, "copy").stream().anyMatch(c -> {
+            Element from = Units.children(c, BPEL, "from").get(0);
+            return from.getAttribute("partnerLink").equals("supplier") && from.getAttribute("endpointReference").equals("myRole")
+                    && Units.children(c, BPEL, "to").get(0).getTextContent().trim().equals("$quoteIn.parameters/sup:replyTo");
+        });
+        assertTrue(replyTo, "replyTo is the supplier partner link's myRole endpoint reference");
+
+        // the callback is received on the same partner link, correlated on the quote's requestId
+        List<Element> receives = Units.all(process, BPEL, "receive");
+        assertEquals(List.of("quote", "quoteReady"), receives.stream().map(r -> r.getAttribute("operation")).toList());
+        assertEquals("yes", Units.all(receives.get(0), BPEL, "correlation").get(0).getAttribute("initiate"));
+        Element callback = receives.get(1);
+        assertEquals("supplier", callback.getAttribute("partnerLink"));
+        Element correlation = Units.all(callback, BPEL, "correlation").get(0);
+        assertEquals("quote", correlation.getAttribute("set"));
+        assertEquals("no", correlation.getAttribute("initiate"));
+
+        Element deploy = Units.parse(unit.resolve("deploy.xml")).getDocumentElement();
+        assertEquals("true", Units.all(deploy, Units.DD, "in-memory").get(0).getTextContent().trim());
+        List<String> provided = Units.all(deploy, Units.DD, "provide").stream().map(p -> p.getAttribute("partnerLink")).toList();
+        assertEquals(List.of("client", "supplier"), provided, "the broker serves the supplier partner link's myRole too");
+        assertEquals(Map.of("urn:moses:task:supplier", "http://localhost:9090/stubs/supplier-a"), partnerAddresses(unit, "urn:moses:task:"));
+        assertTrue(Files.readString(unit.resolve("seed.yaml")).contains("{task: supplier.requestQuote, callback: quoteReady,"),
+                "supplier.requestQuote is declared asynchronous in seed.yaml, called back by quoteReady");
     }
 
     /** partnerLink.operation of every invoke. */

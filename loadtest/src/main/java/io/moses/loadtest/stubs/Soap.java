@@ -12,6 +12,9 @@ import javax.xml.stream.XMLStreamReader;
 final class Soap {
     static final String SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
     static final String SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
+    /** WS-Addressing 1.0, and the 2004 submission some toolkits still send. */
+    static final String WSA = "http://www.w3.org/2005/08/addressing";
+    static final String WSA_2004 = "http://schemas.xmlsoap.org/ws/2004/08/addressing";
 
     /** A request that cannot be served: the reason goes into a SOAP fault. */
     static final class BadRequest extends Exception {
@@ -23,9 +26,12 @@ final class Soap {
     /**
      * The first element of the SOAP Body and the text of its direct child elements.
      *
-     * @param children "{namespace}local" -> text, first occurrence only
+     * @param children  "{namespace}local" -> text, first occurrence only
+     * @param addresses "{namespace}local" of a child -> the text of the first WS-Addressing
+     *                  Address element inside it, at any depth: an endpoint reference the child
+     *                  holds (a wsa:EndpointReference, or a BPEL service-ref wrapping one)
      */
-    record Request(String soapNs, String namespace, String local, Map<String, String> children) {
+    record Request(String soapNs, String namespace, String local, Map<String, String> children, Map<String, String> addresses) {
         String name() {
             return "{" + namespace + "}" + local;
         }
@@ -50,8 +56,11 @@ final class Soap {
             boolean inBody = false;
             String ns = null, local = null;
             Map<String, String> children = new HashMap<>();
+            Map<String, String> addresses = new HashMap<>();
             String childName = null;
             StringBuilder childText = null;
+            int addressDepth = 0; // of the wsa:Address being read inside a child, else 0
+            StringBuilder addressText = null;
             while (r.hasNext()) {
                 int e = r.next();
                 switch (e) {
@@ -71,12 +80,22 @@ final class Soap {
                         } else if (depth == 4 && inBody && childName == null) {
                             childName = "{" + ens + "}" + r.getLocalName();
                             childText = new StringBuilder();
+                        } else if (depth > 4 && childName != null && addressText == null && !addresses.containsKey(childName)
+                                && "Address".equals(r.getLocalName()) && (WSA.equals(ens) || WSA_2004.equals(ens))) {
+                            addressDepth = depth;
+                            addressText = new StringBuilder();
                         }
                     }
                     case XMLStreamConstants.CHARACTERS, XMLStreamConstants.CDATA, XMLStreamConstants.SPACE -> {
                         if (childText != null && depth == 4) childText.append(r.getText());
+                        if (addressText != null && depth == addressDepth) addressText.append(r.getText());
                     }
                     case XMLStreamConstants.END_ELEMENT -> {
+                        if (addressText != null && depth == addressDepth) {
+                            addresses.put(childName, addressText.toString().strip());
+                            addressText = null;
+                            addressDepth = 0;
+                        }
                         if (depth == 4 && childName != null) {
                             children.putIfAbsent(childName, childText.toString());
                             childName = null;
@@ -91,7 +110,7 @@ final class Soap {
             }
             if (soapNs == null) throw new BadRequest("malformed request: empty body");
             if (local == null) throw new BadRequest("the SOAP Body is empty: expected a request element");
-            return new Request(soapNs, ns, local, Map.copyOf(children));
+            return new Request(soapNs, ns, local, Map.copyOf(children), Map.copyOf(addresses));
         } catch (XMLStreamException e) {
             String m = e.getMessage() == null ? e.toString() : e.getMessage().replaceAll("\\s+", " ");
             throw new BadRequest("malformed request XML: " + m);

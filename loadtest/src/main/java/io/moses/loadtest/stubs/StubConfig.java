@@ -44,17 +44,23 @@ import javax.xml.stream.XMLStreamReader;
  *     failureKind: fault       # fault | drop
  *     up: true
  *   - name: hotel-room-a       # a stateful provider: see {@link StubSpec.Reservations}
- *     kind: reservation        # optional, reply (the default: answers its reply) | reservation
+ *     kind: reservation        # optional, reply (the default: answers its reply) | reservation | async
  *     namespace: urn:moses:task:room
  *     maxOpen: 100000          # optional; its operations are fixed, so no request, reply, echo
+ *   - name: supplier-a         # a long-running provider that calls back: see {@link StubSpec.Async}
+ *     kind: async
+ *     namespace: urn:moses:task:supplier
+ *     maxPending: 10000        # optional
+ *     price: 100.00            # optional, the base of its quotes' prices
+ *     callbackDelayMillis: 50  # callback settings: see {@link CallbackSettings}
  * </pre>
  */
 public record StubConfig(List<StubSpec> services) {
     /** The default config: the partners of the processes in bpel-processes/. */
     public static final String DEFAULT_RESOURCE = "default-stubs.yaml";
     private static final Set<String> SPEC_FIELDS = Set.of("name", "namespace", "request", "operation", "style", "echo", "reply",
-            "kind", "maxOpen");
-    /** The fields that shape a reply stub's one operation: a reservation service's operations are fixed. */
+            "kind", "maxOpen", "maxPending", "price");
+    /** The fields that shape a reply stub's one operation: a reservation or asynchronous service's operations are fixed. */
     private static final List<String> REPLY_FIELDS = List.of("request", "operation", "style", "echo", "reply");
 
     public StubConfig {
@@ -130,12 +136,19 @@ public record StubConfig(List<StubSpec> services) {
         for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> f = it.next();
             if (Settings.FIELDS.contains(f.getKey())) settings.set(f.getKey(), f.getValue());
-            else if (!SPEC_FIELDS.contains(f.getKey()))
-                throw new IllegalArgumentException("unknown field '" + f.getKey() + "' (known: " + SPEC_FIELDS + " and " + Settings.FIELDS + ")");
+            else if (!SPEC_FIELDS.contains(f.getKey()) && !CallbackSettings.isField(f.getKey()))
+                throw new IllegalArgumentException("unknown field '" + f.getKey() + "' (known: " + SPEC_FIELDS + ", " + Settings.FIELDS
+                        + " and, for kind async, " + CallbackSettings.FIELDS + ")");
         }
         String kind = text(s, "kind", "reply");
+        if (!kind.equals("async"))
+            for (String f : CallbackSettings.FIELDS)
+                if (s.has(f)) throw new IllegalArgumentException(f + " is for kind async only");
+        if (!kind.equals("async") && (s.has("maxPending") || s.has("price")))
+            throw new IllegalArgumentException((s.has("price") ? "price" : "maxPending") + " is for kind async only");
+        if (kind.equals("async")) return async(s, defaults.with(settings));
         if (kind.equals("reservation")) return reservations(s, defaults.with(settings));
-        if (!kind.equals("reply")) throw new IllegalArgumentException("kind must be reply or reservation, was '" + kind + "'");
+        if (!kind.equals("reply")) throw new IllegalArgumentException("kind must be reply, reservation or async, was '" + kind + "'");
         if (s.has("maxOpen")) throw new IllegalArgumentException("maxOpen is for kind reservation only");
         String request = text(s, "request", null);
         if (request == null) throw new IllegalArgumentException("request is missing (the local name of the request element)");
@@ -145,7 +158,7 @@ public record StubConfig(List<StubSpec> services) {
         if (reply == null) throw new IllegalArgumentException("reply is missing (the XML the stub answers with)");
         String[] root = replyRoot(reply);
         return new StubSpec(text(s, "name", null), text(s, "namespace", ""), request, operation, text(s, "style", "document"),
-                text(s, "echo", null), reply.strip(), root[0], root[1], defaults.with(settings), null);
+                text(s, "echo", null), reply.strip(), root[0], root[1], defaults.with(settings), null, null);
     }
 
     private static StubSpec reservations(JsonNode s, Settings initial) {
@@ -153,14 +166,36 @@ public record StubConfig(List<StubSpec> services) {
             if (s.has(f))
                 throw new IllegalArgumentException("field '" + f + "' does not apply to kind reservation (its operations are fixed: "
                         + StubSpec.Reservations.RESERVE_REQUEST + " and " + StubSpec.Reservations.CONFIRM_REQUEST + ")");
-        int maxOpen = StubSpec.Reservations.DEFAULT_MAX_OPEN;
-        JsonNode v = s.get("maxOpen");
-        if (v != null && !v.isNull()) {
-            if (!v.canConvertToInt() || !v.isIntegralNumber())
-                throw new IllegalArgumentException("maxOpen must be a whole number, was " + v);
-            maxOpen = v.intValue();
-        }
+        int maxOpen = whole(s, "maxOpen", StubSpec.Reservations.DEFAULT_MAX_OPEN);
         return StubSpec.reservationService(text(s, "name", null), text(s, "namespace", ""), initial, maxOpen);
+    }
+
+    private static StubSpec async(JsonNode s, Settings initial) {
+        for (String f : REPLY_FIELDS)
+            if (s.has(f))
+                throw new IllegalArgumentException("field '" + f + "' does not apply to kind async (its messages are fixed: "
+                        + StubSpec.Async.REQUEST + " and its callback " + StubSpec.Async.CALLBACK + ")");
+        if (s.has("maxOpen")) throw new IllegalArgumentException("maxOpen is for kind reservation only");
+        long priceCents = StubSpec.Async.DEFAULT_PRICE_CENTS;
+        JsonNode p = s.get("price");
+        if (p != null && !p.isNull()) {
+            if (!p.isNumber()) throw new IllegalArgumentException("price must be a number, was " + p);
+            try {
+                priceCents = p.decimalValue().movePointRight(2).longValueExact();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("price must have at most two decimals, was " + p);
+            }
+        }
+        CallbackSettings callbacks = CallbackSettings.DEFAULT.with(s);
+        return StubSpec.asyncService(text(s, "name", null), text(s, "namespace", ""), initial,
+                new StubSpec.Async(whole(s, "maxPending", StubSpec.Async.DEFAULT_MAX_PENDING), priceCents, callbacks));
+    }
+
+    private static int whole(JsonNode s, String field, int otherwise) {
+        JsonNode v = s.get(field);
+        if (v == null || v.isNull()) return otherwise;
+        if (!v.canConvertToInt() || !v.isIntegralNumber()) throw new IllegalArgumentException(field + " must be a whole number, was " + v);
+        return v.intValue();
     }
 
     private static String text(JsonNode s, String field, String otherwise) {

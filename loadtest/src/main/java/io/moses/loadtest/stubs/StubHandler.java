@@ -3,6 +3,7 @@ package io.moses.loadtest.stubs;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.http.HttpClient;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,9 +41,10 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
     private final Map<String, StubService> services;
     private final ScheduledExecutorService scheduler;
 
-    StubHandler(List<StubSpec> specs, ScheduledExecutorService scheduler) {
+    /** @param http what asynchronous services send their callbacks with */
+    StubHandler(List<StubSpec> specs, ScheduledExecutorService scheduler, HttpClient http) {
         Map<String, StubService> m = new LinkedHashMap<>();
-        for (StubSpec s : specs) m.put(s.name(), new StubService(s));
+        for (StubSpec s : specs) m.put(s.name(), new StubService(s, scheduler, http));
         this.services = m;
         this.scheduler = scheduler;
     }
@@ -139,12 +141,15 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         Runnable complete = () -> {
             if (!fail) {
                 StubService.Answer a = pending.apply(count);
-                if (a.fault() == null) {
+                if (a.status() == HttpStatus.ACCEPTED_202) { // a one-way request taken: no body, as SOAP over HTTP answers one
+                    service.replied.incrementAndGet();
+                    write(request, response, callback, HttpStatus.ACCEPTED_202, null, "");
+                } else if (a.fault() == null) {
                     service.replied.incrementAndGet();
                     write(request, response, callback, HttpStatus.OK_200, Soap.contentType(soapNsOfReply),
                             Soap.envelope(soapNsOfReply, a.body()));
-                } else { // a reservation service's answer that is a fault, counted by its book
-                    write(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, Soap.contentType(soapNsOfReply),
+                } else { // a reservation or asynchronous service's answer that is a fault, counted by its book or callbacks
+                    write(request, response, callback, a.status(), Soap.contentType(soapNsOfReply),
                             Soap.fault(soapNsOfReply, a.senderFault(), a.fault()));
                 }
             } else if (s.failureKind() == Settings.FailureKind.FAULT) {
@@ -215,9 +220,8 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
                     return;
                 }
                 try {
-                    Settings updated = service.settings().with(patch);
-                    service.settings(updated);
-                    LOG.info("stub {} now {}", name, updated);
+                    service.update(patch);
+                    LOG.info("stub {} now {}{}", name, service.settings(), service.callbacks == null ? "" : ", " + service.callbacks.settings());
                     json(request, response, callback, HttpStatus.OK_200, service.toJson());
                 } catch (IllegalArgumentException e) {
                     json(request, response, callback, HttpStatus.BAD_REQUEST_400, error(e.getMessage()));
@@ -268,7 +272,7 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
         if (status >= 400 && request.getAttribute(BODY_READ) == null && hasBody(request))
             response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
         response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        if (contentType != null) response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
     }

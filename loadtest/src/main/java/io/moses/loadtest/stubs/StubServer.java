@@ -2,9 +2,13 @@ package io.moses.loadtest.stubs;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.http.HttpClient;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,13 +37,16 @@ public final class StubServer implements AutoCloseable {
 
     private final Server server;
     private final ScheduledExecutorService scheduler;
+    private final ExecutorService callbackThreads;
     private final StubHandler handler;
     private final String host;
     private final int port;
 
-    private StubServer(Server server, ScheduledExecutorService scheduler, StubHandler handler, String host, int port) {
+    private StubServer(Server server, ScheduledExecutorService scheduler, ExecutorService callbackThreads,
+                       StubHandler handler, String host, int port) {
         this.server = server;
         this.scheduler = scheduler;
+        this.callbackThreads = callbackThreads;
         this.handler = handler;
         this.host = host;
         this.port = port;
@@ -49,7 +56,11 @@ public final class StubServer implements AutoCloseable {
     public static StubServer start(StubConfig config, String host, int port) throws Exception {
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(2, daemonThreads("stub-latency"));
         scheduler.setRemoveOnCancelPolicy(true);
-        StubHandler handler = new StubHandler(config.services(), scheduler);
+        // asynchronous services' callbacks: sent by a few threads of their own, never the server's
+        ExecutorService callbackThreads = Executors.newFixedThreadPool(4, daemonThreads("stub-callback"));
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).executor(callbackThreads).build();
+        StubHandler handler = new StubHandler(config.services(), scheduler, http);
         QueuedThreadPool threads = new QueuedThreadPool(200, 8);
         threads.setName("stub-http");
         Server server = new Server(threads);
@@ -65,12 +76,13 @@ public final class StubServer implements AutoCloseable {
             server.start();
         } catch (Exception e) {
             scheduler.shutdownNow();
+            callbackThreads.shutdownNow();
             try { server.stop(); } catch (Exception ignored) { }
             throw e;
         }
         LOG.info("serving {} stub services: {}", config.services().size(),
                 config.services().stream().map(StubSpec::name).toList());
-        return new StubServer(server, scheduler, handler, host, connector.getLocalPort());
+        return new StubServer(server, scheduler, callbackThreads, handler, host, connector.getLocalPort());
     }
 
     public int port() {
@@ -102,6 +114,7 @@ public final class StubServer implements AutoCloseable {
             LOG.warn("stopping the stub server: {}", e.toString());
         }
         scheduler.shutdownNow();
+        callbackThreads.shutdownNow();
     }
 
     private static java.util.concurrent.ThreadFactory daemonThreads(String name) {

@@ -1,27 +1,44 @@
 package io.moses.loadtest.stubs;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.http.HttpClient;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
 /** One stub service while it runs: its spec, its current settings and its counters. */
 final class StubService {
-    /** What a stub answers a request it accepted: a reply's SOAP Body content, or a fault's reason. */
-    record Answer(String body, String fault, boolean senderFault) {
+    /**
+     * What a stub answers a request it accepted: a reply's SOAP Body content, a fault's reason,
+     * HTTP 202 with no body (a one-way request taken), or 503 with a fault (too busy to take it).
+     */
+    record Answer(String body, String fault, boolean senderFault, int status) {
         static Answer reply(String body) {
-            return new Answer(body, null, false);
+            return new Answer(body, null, false, 200);
         }
 
         /** {@code sender}: the request was wrong (Client/Sender), else the service failed (Server/Receiver). */
         static Answer fault(boolean sender, String reason) {
-            return new Answer(null, reason, sender);
+            return new Answer(null, reason, sender, 500);
+        }
+
+        static Answer accepted() {
+            return new Answer(null, null, false, 202);
+        }
+
+        static Answer busy(String reason) {
+            return new Answer(null, reason, false, 503);
         }
     }
 
     final StubSpec spec;
     /** A reservation service's reservations and their counters; null for a stub with a reply template. */
     final ReservationBook book;
+    /** An asynchronous service's pending callbacks, their settings and counters; else null. */
+    final Callbacks callbacks;
     private volatile Settings settings;
     /** Every SOAP POST that reached this service, whatever happened to it. */
     final AtomicLong requests = new AtomicLong();
@@ -34,25 +51,43 @@ final class StubService {
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong wsdlRequests = new AtomicLong();
 
-    StubService(StubSpec spec) {
+    /** @param scheduler and {@code http}: what an asynchronous service's callbacks wait on and are sent with */
+    StubService(StubSpec spec, ScheduledExecutorService scheduler, HttpClient http) {
         this.spec = spec;
         this.settings = spec.initial();
         this.book = spec.reservations() == null ? null
                 : new ReservationBook(spec.name(), spec.namespace(), spec.reservations().maxOpen());
+        this.callbacks = spec.async() == null ? null : new Callbacks(spec.name(), spec.namespace(), spec.async(), scheduler, http);
     }
 
     Settings settings() {
         return settings;
     }
 
-    void settings(Settings s) {
+    /**
+     * Changes the fields present in {@code patch} (a JSON object): the latency and failure
+     * settings, and an asynchronous service's callback settings. Nothing changes when a field is
+     * wrong.
+     *
+     * @throws IllegalArgumentException naming the field and the reason
+     */
+    synchronized void update(JsonNode patch) {
+        if (patch == null || !patch.isObject())
+            throw new IllegalArgumentException("expected a JSON object with any of " + Settings.FIELDS
+                    + (callbacks == null ? "" : " and " + CallbackSettings.FIELDS));
+        ObjectNode own = ((ObjectNode) patch).deepCopy();
+        if (callbacks != null) own.remove(CallbackSettings.FIELDS);
+        Settings s = settings.with(own);
+        CallbackSettings c = callbacks == null ? null : callbacks.settings().with(patch);
         settings = s;
+        if (callbacks != null) callbacks.settings(c);
     }
 
     void reset() {
         settings = spec.initial();
         for (AtomicLong c : new AtomicLong[] {requests, replied, faults, dropped, refused, rejected, wsdlRequests}) c.set(0);
         if (book != null) book.reset();
+        if (callbacks != null) callbacks.reset();
     }
 
     /**
@@ -61,6 +96,7 @@ final class StubService {
      */
     LongFunction<Answer> accept(Soap.Request request) throws Soap.BadRequest {
         if (book != null) return book.accept(request);
+        if (callbacks != null) return callbacks.accept(request, this::settings);
         if (!request.namespace().equals(spec.namespace()) || !request.local().equals(spec.requestElement()))
             throw new Soap.BadRequest("service " + spec.name() + " expects request element " + spec.requestName()
                     + ", got " + request.name());
@@ -103,6 +139,7 @@ final class StubService {
         m.put("rejected", rejected.get());
         m.put("wsdlRequests", wsdlRequests.get());
         if (book != null) book.addTo(m);
+        if (callbacks != null) callbacks.addTo(m);
         return m;
     }
 }

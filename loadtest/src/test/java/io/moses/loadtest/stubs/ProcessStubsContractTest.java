@@ -5,15 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -84,6 +90,13 @@ class ProcessStubsContractTest {
                     assertEquals(request.getAttribute("name"), stub.requestElement(), stubName);
                     assertEquals(response.getAttribute("name"), stub.replyElement(), stubName);
                     body = request(tns, request, "1");
+                    if (stub.async() != null) {
+                        // an asynchronous service: the one-way request taken, then the callback the WSDL declares
+                        assertEquals(List.of("requestId", "replyTo", "item"), names(request), stubName);
+                        assertEquals(List.of("requestId", "price"), names(response), stubName);
+                        assertCallsBack(http, server.url(stubName), tns, request, response);
+                        continue;
+                    }
                     if (stub.reservations() != null) {
                         // a reservation service: reserve, then confirm the id it answered, both as the WSDL says
                         Element confirm = elements.get(2);
@@ -99,7 +112,46 @@ class ProcessStubsContractTest {
                 assertTrue(reply.contains("result>") && reply.contains("by " + stubName), reply);
             }
         }
-        assertEquals(10, partners, "partner WSDLs found: " + wsdls); // order-confirmation has its own copy of Inventory.wsdl
+        assertEquals(11, partners, "partner WSDLs found: " + wsdls); // order-confirmation has its own copy of Inventory.wsdl
+    }
+
+    /** The names of the child elements a schema element declares, in order. */
+    static List<String> names(Element element) {
+        return all(element, XSD, "element").stream().map(e -> e.getAttribute("name")).toList();
+    }
+
+    /**
+     * Sends {@code request} with a replyTo of a small server's own and checks the stub answers 202,
+     * then calls back with the {@code callback} element, its children in the WSDL's order.
+     */
+    static void assertCallsBack(HttpClient http, String url, String tns, Element request, Element callback) throws Exception {
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 4);
+        receiver.createContext("/", exchange -> {
+            received.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            exchange.sendResponseHeaders(202, -1);
+            exchange.close();
+        });
+        receiver.start();
+        try {
+            String replyTo = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/callback";
+            String body = request(tns, request, "1").replace("<t:replyTo>1</t:replyTo>", "<t:replyTo>" + replyTo + "</t:replyTo>");
+            String envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>" + body + "</s:Body></s:Envelope>";
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url))
+                    .header("Content-Type", "text/xml").POST(HttpRequest.BodyPublishers.ofString(envelope)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(202, r.statusCode(), url + ": " + r.body());
+            String sent = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(sent, url + " did not call back within 10 s");
+            Element ready = StubServerTest.bodyChild(sent);
+            assertEquals("{" + tns + "}" + callback.getAttribute("name"), "{" + ready.getNamespaceURI() + "}" + ready.getLocalName(), sent);
+            List<String> children = new ArrayList<>();
+            for (var n = ready.getFirstChild(); n != null; n = n.getNextSibling())
+                if (n instanceof Element e && tns.equals(e.getNamespaceURI())) children.add(e.getLocalName());
+            assertEquals(names(callback), children, sent);
+        } finally {
+            receiver.stop(0);
+        }
     }
 
     /** A document/literal request element as the schema declares it, every child's text {@code text}. */

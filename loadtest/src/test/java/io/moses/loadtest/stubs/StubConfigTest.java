@@ -26,10 +26,10 @@ class StubConfigTest {
             """;
 
     @Test
-    void defaultConfigHasTwoServicesPerTripPlannerTaskTheOrderCheckTasksAndTwoHotelRooms() {
+    void defaultConfigHasTwoServicesPerTripPlannerTaskTheOrderCheckTasksTwoHotelRoomsAndTwoSuppliers() {
         Map<String, StubSpec> byName = StubConfig.defaults().services().stream()
                 .collect(Collectors.toMap(StubSpec::name, Function.identity()));
-        assertEquals(16, byName.size());
+        assertEquals(18, byName.size());
         for (String task : new String[] {"flight", "hotel", "weather", "car", "attraction", "payment"}) {
             StubSpec a = byName.get(task + "-a"), b = byName.get(task + "-b");
             assertEquals("urn:moses:task:" + task, a.namespace());
@@ -46,6 +46,44 @@ class StubConfigTest {
             assertEquals(new StubSpec.Reservations(StubSpec.Reservations.DEFAULT_MAX_OPEN), byName.get(room).reservations());
         }
         assertNull(byName.get("shipping").reservations());
+        for (String supplier : new String[] {"supplier-a", "supplier-b"}) {
+            assertEquals("urn:moses:task:supplier", byName.get(supplier).namespace());
+            assertEquals(StubSpec.Async.DEFAULT_MAX_PENDING, byName.get(supplier).async().maxPending());
+        }
+        assertEquals(10_000, byName.get("supplier-a").async().priceCents());
+        assertEquals(20_000, byName.get("supplier-b").async().priceCents());
+        assertNull(byName.get("hotel-room-a").async());
+    }
+
+    @Test
+    void anAsyncServiceHasItsMessagesFixedAndItsCallbackSettings() {
+        StubConfig c = StubConfig.parse("""
+                services:
+                  - {name: a1, kind: async, namespace: 'urn:s', maxPending: 3, price: 12.5, callbackDelayMillis: 7, callback: never,
+                     callbackTimeoutMillis: 900, callbackUser: alice, callbackPassword: pw}
+                  - {name: a2, kind: async}
+                """, true);
+        StubSpec a1 = c.services().get(0);
+        assertEquals(new StubSpec.Async(3, 1250, new CallbackSettings(7, true, 0, 900, "alice", "pw", null)), a1.async());
+        assertEquals("{urn:s}quoteRequest", a1.requestName());
+        assertEquals("requestQuote", a1.operation());
+        assertEquals("quoteReady", a1.replyElement());
+        assertNull(a1.replyTemplate());
+        assertEquals(new StubSpec.Async(StubSpec.Async.DEFAULT_MAX_PENDING, StubSpec.Async.DEFAULT_PRICE_CENTS, CallbackSettings.DEFAULT),
+                c.services().get(1).async());
+        assertEquals("12.50", a1.async().price(""), "CRC-32 of nothing is 0");
+        assertTrue(a1.async().toString().contains("user=alice") && !a1.async().toString().contains("pw"), "the password stays out of logs");
+
+        String a = "services:\n  - {name: a, kind: async, namespace: 'urn:s'";
+        assertTrue(error(a + ", reply: '<a/>'}").contains("service 'a': field 'reply' does not apply to kind async"));
+        assertTrue(error(a + ", maxPending: 0}").contains("maxPending must be at least 1, was 0"));
+        assertTrue(error(a + ", maxOpen: 2}").contains("maxOpen is for kind reservation only"));
+        assertTrue(error(a + ", price: 1.005}").contains("price must have at most two decimals"));
+        assertTrue(error(a + ", price: cheap}").contains("price must be a number"));
+        assertTrue(error(a + ", callback: sometimes}").contains("callback must be always or never"));
+        assertTrue(error(a + ", callbackUser: alice}").contains("callbackUser and callbackPassword go together"));
+        assertTrue(error(ONE + "    callbackDelayMillis: 3\n").contains("service 's1': callbackDelayMillis is for kind async only"));
+        assertTrue(error(ONE + "    maxPending: 3\n").contains("service 's1': maxPending is for kind async only"));
     }
 
     @Test
@@ -73,7 +111,7 @@ class StubConfigTest {
         assertTrue(error(r + ", maxOpen: 0}").contains("maxOpen must be at least 1, was 0"));
         assertTrue(error(r + ", maxOpen: 2.5}").contains("maxOpen must be a whole number"));
         assertTrue(error(r + ", maxOpen: many}").contains("maxOpen must be a whole number"));
-        assertTrue(error(r.replace("reservation", "booking") + "}").contains("kind must be reply or reservation, was 'booking'"));
+        assertTrue(error(r.replace("reservation", "booking") + "}").contains("kind must be reply, reservation or async, was 'booking'"));
         assertTrue(error(ONE + "    maxOpen: 3\n").contains("service 's1': maxOpen is for kind reservation only"));
     }
 

@@ -1,0 +1,235 @@
+package io.moses.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Asynchronous providers end to end: bpel-processes/quote-async sends a one-way requestQuote to
+ * a supplier with its own endpoint reference as replyTo, and answers its client with the price
+ * of the supplier's later quoteReady callback, correlated on the request id. The suppliers are the
+ * stubs supplier-a and supplier-b (kind async), the seed's plan gives each half of the quotes;
+ * the stubs and a broker as real processes (no optimizer, no monitors).
+ *
+ * <p>Two things the broker does not do for such a conversation yet, which the stubs are told
+ * instead (their callbackAddress, callbackUser and callbackPassword settings):
+ * <ul>
+ * <li>the process's myRole endpoint reference has an empty wsa:Address (the engine's
+ *     activateMyRoleEndpoint answers no address), so the replyTo the suppliers get holds no
+ *     address; they call back the broker's QuoteCallbackService instead;
+ * <li>a conversation's messages are taken only from the user who started it, so the callbacks
+ *     carry that user's credentials (without them the broker answers the one-way callback 202 and
+ *     drops it).
+ * </ul>
+ */
+@Tag("e2e")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AsyncProvidersEndToEndTest {
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final String[] SUPPLIERS = {"supplier-a", "supplier-b"};
+    /** The stubs' prices (default-stubs.yaml): a base per supplier, plus CRC-32(requestId) mod 1000 cents. */
+    static final Map<String, Long> BASE_CENTS = Map.of("supplier-a", 10_000L, "supplier-b", 20_000L);
+    static final int QUOTES = 50;
+    static final int CALLERS = 4;
+    static final int REQUEST_TIMEOUT_MS = 3_000;
+    static final Pattern REQUEST_ID = Pattern.compile("<(?:\\w+:)?requestId[^>]*>([^<]*)</");
+    static final Pattern PRICE = Pattern.compile("<(?:\\w+:)?price[^>]*>([^<]*)</");
+    static final Pattern FAULT = Pattern.compile("<faultcode>([^<]*)</faultcode><faultstring>([^<]*)</faultstring>");
+    static StubServices stubs;
+    static ChildProcess broker;
+    static String base;
+    @TempDir static Path work;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stubs = new StubServices();
+        broker = stubs.broker(work, "--deploy", "../bpel-processes/quote-async", "--seed", "../bpel-processes/quote-async/seed.yaml",
+                "--monitors", "none", "--optimizer", "off", "--request-timeout", Integer.toString(REQUEST_TIMEOUT_MS));
+        base = "http://127.0.0.1:" + broker.await(BrokerProcessTest.LISTENING, 90);
+        // the first quotes of a fresh broker take seconds here (classes loaded, code compiled), near
+        // the short request timeout the never-calling-back case needs: they are not what is judged
+        callBackToTheBroker();
+        run(CALLERS, CALLERS, "warm-up-");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) broker.close();
+        if (stubs != null) stubs.close();
+    }
+
+    /** Back to the stubs' defaults, then told where and as whom to call back (see the class comment). */
+    static void callBackToTheBroker() throws Exception {
+        stubs.reset();
+        for (String s : SUPPLIERS)
+            stubs.set(s, "{\"callbackAddress\":\"" + base + "/services/QuoteCallbackService\",\"callbackUser\":\"alice\","
+                    + "\"callbackPassword\":\"alice-demo\"}");
+    }
+
+    static HttpResponse<String> quote(String requestId, String item) throws Exception {
+        String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                + "<qa:quote xmlns:qa='urn:moses:quote-async'><qa:requestId>" + requestId + "</qa:requestId><qa:item>" + item
+                + "</qa:item></qa:quote></soap:Body></soap:Envelope>";
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + "/services/QuoteAsyncService"))
+                .header("Content-Type", "text/xml; charset=utf-8")
+                .header("SOAPAction", "\"urn:moses:quote-async/quote\"")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:alice-demo".getBytes(StandardCharsets.UTF_8)))
+                .timeout(Duration.ofSeconds(60)) // bounds a hang only: the broker answers by its own request timeout
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** What the stubs quote {@code requestId} at {@code supplier}. */
+    static String price(String supplier, String requestId) {
+        CRC32 crc = new CRC32();
+        crc.update(requestId.getBytes(StandardCharsets.UTF_8));
+        long cents = BASE_CENTS.get(supplier) + crc.getValue() % 1000;
+        return String.format(Locale.ROOT, "%d.%02d", cents / 100, cents % 100);
+    }
+
+    /** The supplier whose price {@code price} is for {@code requestId}, or null. */
+    static String quotedBy(String requestId, String price) {
+        for (String s : SUPPLIERS) if (price(s, requestId).equals(price)) return s;
+        return null;
+    }
+
+    /** Runs {@code calls} quotes, {@code callers} at a time; their replies and how long each took, in order. */
+    static List<Timed> run(int calls, int callers, String prefix) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            List<Future<Timed>> running = new ArrayList<>();
+            for (int i = 0; i < calls; i++) {
+                String id = prefix + i;
+                Callable<Timed> call = () -> {
+                    long start = System.nanoTime();
+                    HttpResponse<String> r = quote(id, "item-" + id);
+                    return new Timed(id, r, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                };
+                running.add(pool.submit(call));
+            }
+            List<Timed> out = new ArrayList<>();
+            for (Future<Timed> f : running) out.add(f.get(3, TimeUnit.MINUTES));
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    record Timed(String requestId, HttpResponse<String> reply, long millis) {}
+
+    static String counters() throws Exception {
+        List<String> out = new ArrayList<>();
+        for (String s : SUPPLIERS)
+            out.add(s + ": requests " + stubs.requests(s) + ", callbacksSent " + stubs.counter(s, "callbacksSent") + ", callbacksFailed "
+                    + stubs.counter(s, "callbacksFailed") + ", callbacksSkipped " + stubs.counter(s, "callbacksSkipped")
+                    + ", rejected " + stubs.counter(s, "rejected"));
+        return String.join("; ", out);
+    }
+
+    @Test
+    @Order(1)
+    void everyQuoteIsAnsweredWithThePriceItsSuppliersCallbackCarried() throws Exception {
+        // the stubs are the moses-loadtest on this class path: one older than its asynchronous services answers 404 here
+        stubs.counter("supplier-a", "callbacksSent");
+        callBackToTheBroker();
+
+        List<Timed> replies = run(QUOTES, CALLERS, "q-");
+        String counters = counters();
+        Map<String, Integer> answeredBy = new HashMap<>();
+        List<String> failures = new ArrayList<>();
+        for (Timed t : replies) {
+            if (t.reply().statusCode() != 200) {
+                failures.add(t.requestId() + ": " + t.reply().statusCode() + " " + t.reply().body());
+                continue;
+            }
+            Matcher id = REQUEST_ID.matcher(t.reply().body());
+            Matcher price = PRICE.matcher(t.reply().body());
+            assertTrue(id.find() && price.find(), t.requestId() + ": " + t.reply().body());
+            assertEquals(t.requestId(), id.group(1), "the callback of another quote answered " + t.requestId());
+            String supplier = quotedBy(t.requestId(), price.group(1));
+            assertTrue(supplier != null, t.requestId() + " answered with " + price.group(1) + ", no supplier's price for it");
+            answeredBy.merge(supplier, 1, Integer::sum);
+        }
+        assertEquals(0, failures.size(), failures.size() + " of " + QUOTES + " quotes failed (" + counters + "), the first: "
+                + failures.subList(0, Math.min(3, failures.size())));
+
+        long requests = 0;
+        for (String s : SUPPLIERS) {
+            long got = stubs.requests(s);
+            assertTrue(got > 0, s + " got no request: the plan uses both (" + counters + ")");
+            // each answer's price is its supplier's: as many answers as the supplier called back
+            assertEquals(got, (long) answeredBy.getOrDefault(s, 0), s + ": " + answeredBy + " (" + counters + ")");
+            assertEquals(got, stubs.counter(s, "callbacksSent"), counters);
+            assertEquals(0, stubs.counter(s, "callbacksFailed"), counters);
+            assertEquals(0, stubs.counter(s, "pending"), counters);
+            // what the process sends as replyTo today: no address (see the class comment); once
+            // the broker gives one, the stubs call it and this count is 0
+            assertEquals(got, stubs.counter(s, "withoutReplyTo"), s + ": the requests whose replyTo held no address (" + counters + ")");
+            requests += got;
+        }
+        assertEquals(QUOTES, requests, counters);
+    }
+
+    /** Last: the callbacks it leaves out become supplier-a's failures once the seed's callback timeout passes. */
+    @Test
+    @Order(2)
+    void aSupplierThatNeverCallsBackLeavesItsQuotesToTheRequestTimeout() throws Exception {
+        callBackToTheBroker();
+        stubs.set("supplier-a", "{\"callback\":\"never\"}");
+
+        // the plan alternates the suppliers: about half of these reach supplier-a
+        List<Timed> replies = run(4, 4, "never-");
+        String counters = counters();
+        int answered = 0, timedOut = 0;
+        for (Timed t : replies) {
+            if (t.reply().statusCode() == 200) {
+                Matcher price = PRICE.matcher(t.reply().body());
+                assertTrue(price.find(), t.reply().body());
+                assertEquals(price("supplier-b", t.requestId()), price.group(1), t.requestId());
+                answered++;
+                continue;
+            }
+            // the broker's request timeout: a server fault, once the timeout has passed
+            assertEquals(500, t.reply().statusCode(), t.requestId() + ": " + t.reply().body());
+            Matcher fault = FAULT.matcher(t.reply().body());
+            assertTrue(fault.find(), t.reply().body());
+            assertEquals("soap:Server", fault.group(1));
+            assertEquals("no reply from QuoteAsyncService within " + REQUEST_TIMEOUT_MS + " ms", fault.group(2));
+            assertTrue(t.millis() >= REQUEST_TIMEOUT_MS - 100 && t.millis() < REQUEST_TIMEOUT_MS + 10_000,
+                    t.requestId() + " failed after " + t.millis() + " ms");
+            timedOut++;
+        }
+        assertTrue(timedOut > 0, "no quote reached supplier-a (" + counters + ")");
+        assertEquals(timedOut, stubs.counter("supplier-a", "callbacksSkipped"), counters);
+        assertEquals(timedOut, stubs.requests("supplier-a"), counters);
+        assertEquals(answered, stubs.counter("supplier-b", "callbacksSent"), counters);
+    }
+}
