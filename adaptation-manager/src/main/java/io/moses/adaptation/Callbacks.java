@@ -93,8 +93,8 @@ final class Callbacks {
 
     private void observe(Waiting w, CallEnd kind) {
         long now = health.now();
+        health.observe(w.service(), kind); // before the record: whoever reads it sees the provider's state it led to
         outcomes.add(w.service(), w.task(), w.serviceClass(), now - w.sentNanos(), kind, true, now);
-        health.observe(w.service(), kind);
     }
 
     /** The asynchronous tasks now declared. */
