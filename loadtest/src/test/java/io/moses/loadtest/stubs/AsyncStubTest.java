@@ -194,7 +194,7 @@ class AsyncStubTest {
         String[] f = ReservationStubTest.fault(requestQuote("supplier-a", "q-4", serviceRef(""), "widget"));
         assertEquals("soap:Client", f[0]);
         assertTrue(f[1].contains("replyTo holds no http(s) address to call back (its wsa:Address is '')"), f[1]);
-        assertTrue(ReservationStubTest.fault(requestQuote("supplier-a", "q-5", null, "widget"))[1].contains("needs children requestId, replyTo and item"));
+        assertTrue(ReservationStubTest.fault(requestQuote("supplier-a", "q-5", null, "widget"))[1].contains("children requestId, replyTo and item"));
         assertTrue(ReservationStubTest.fault(requestQuote("supplier-a", "q-6", "not a url", "widget"))[1].contains("its text is 'not a url'"));
         assertTrue(ReservationStubTest.fault(requestQuote("supplier-a", "q-7", "ftp://127.0.0.1/x", "widget"))[1].contains("no http(s) address"));
         JsonNode s = status("supplier-a");
