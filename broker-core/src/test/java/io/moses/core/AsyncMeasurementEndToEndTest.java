@@ -63,9 +63,11 @@ class AsyncMeasurementEndToEndTest {
             }
             assertTrue(observed.keySet().containsAll(delays.keySet()), "observed: " + observed);
             double a = observed.get("supplier-a").path("responseTime").asDouble(), b = observed.get("supplier-b").path("responseTime").asDouble();
-            assertTrue(a >= 0.6 && a < 3.0, "supplier-a, 600 ms to its callback, observed at " + a + " s: " + observed);
-            assertTrue(b >= 0.02 && b < 0.5, "supplier-b, 20 ms to its callback, observed at " + b + " s: " + observed);
-            assertEquals(1.0, observed.get("supplier-a").path("availability").asDouble(), "every callback came: " + observed);
+            // at least each callback's delay (a send alone took milliseconds), and in their order; no
+            // upper bound of wall-clock time: every callback came (availability 1), none timed out
+            assertTrue(a >= 0.6, "supplier-a, 600 ms to its callback, observed at " + a + " s: " + observed);
+            assertTrue(b >= 0.02 && b < a, "supplier-b, 20 ms to its callback, observed at " + b + " s: " + observed);
+            for (String s : delays.keySet()) assertEquals(1.0, observed.get(s).path("availability").asDouble(), "every callback came: " + observed);
         }
     }
 

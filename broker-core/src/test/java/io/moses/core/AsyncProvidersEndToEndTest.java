@@ -223,8 +223,8 @@ class AsyncProvidersEndToEndTest {
             assertTrue(fault.find(), t.reply().body());
             assertEquals("soap:Server", fault.group(1));
             assertEquals("no reply from QuoteAsyncService within " + REQUEST_TIMEOUT_MS + " ms", fault.group(2));
-            assertTrue(t.millis() >= REQUEST_TIMEOUT_MS - 100 && t.millis() < REQUEST_TIMEOUT_MS + 10_000,
-                    t.requestId() + " failed after " + t.millis() + " ms");
+            // not before the timeout: the fault above names it, the HTTP client's own timeout bounds a hang
+            assertTrue(t.millis() >= REQUEST_TIMEOUT_MS - 100, t.requestId() + " failed after " + t.millis() + " ms");
             timedOut++;
         }
         assertTrue(timedOut > 0, "no quote reached supplier-a (" + counters + ")");
