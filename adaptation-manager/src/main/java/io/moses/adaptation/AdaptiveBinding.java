@@ -78,6 +78,9 @@ public final class AdaptiveBinding implements InvokeHandler {
     private volatile long exploreNanos;
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong explorations = new AtomicLong();
+    private final AtomicLong lateResends = new AtomicLong();
+    /** By call: the members of an alternate after the one that took an asynchronous call, until the call is awaited ({@link #sent}). */
+    private final Map<String, List<Provider>> alternates = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * How the binding reacts between plans.
@@ -323,17 +326,62 @@ public final class AdaptiveBinding implements InvokeHandler {
                 Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent), Set.copyOf(stateful), Map.copyOf(asynchronous));
     }
 
-    /** Awaits the callback of an asynchronous task's request that a provider took. */
+    @Override
+    public boolean answersLater(TaskRef task) {
+        return current.get().asynchronous().containsKey(task);
+    }
+
+    /**
+     * Awaits the callback of an asynchronous task's request that a provider took. Where the plan
+     * named an alternate for an idempotent task, its members after that provider are where the
+     * call goes next if the callback is late.
+     */
     @Override
     public void sent(long instance, Invocation invocation, InvokeOutcome outcome) {
         io.moses.model.Callback callback = current.get().asynchronous().get(invocation.task());
-        if (callback != null && outcome instanceof InvokeReply r && r.answeredBy() != null)
-            callbacks.sent(instance, invocation.task(), callback, r.answeredBy(), invocation.serviceClass());
+        String call = invocation.replyTo() == null ? null : invocation.replyTo().call();
+        List<Provider> next = call == null ? null : alternates.remove(call);
+        if (callback == null || !(outcome instanceof InvokeReply r) || r.answeredBy() == null) return;
+        callbacks.sent(instance, invocation.task(), callback, r.answeredBy(), invocation.serviceClass(), call,
+                next == null || next.isEmpty() ? null : () -> resend(instance, invocation, r.answeredBy(), next));
+    }
+
+    /**
+     * Sends a call whose callback is late to the next of its alternates, with a reply address of
+     * its own: the late provider's callback names the call it answers, and is discarded.
+     */
+    private void resend(long instance, Invocation late, String lateService, List<Provider> next) {
+        Invocation again = late.withBody(late.body() == null ? null : (org.w3c.dom.Element) late.body().cloneNode(true))
+                .withReplyTo(late.replyTo().next());
+        again.replyTo().tag(again.body());
+        lateResends.incrementAndGet();
+        Implementation impl = next.size() == 1 ? Implementation.single(next.get(0).name())
+                : new Implementation(Implementation.Pattern.ALTERNATE, next.stream().map(Provider::name).toList());
+        log.info("{}: no callback from {} within its timeout, the call goes to {}", late.task(), lateService, next.get(0).name());
+        executor.execute(again, impl, next, true).thenAccept(ex -> {
+            if (ex.outcome() instanceof InvokeReply r) remember(again, next, r.answeredBy());
+            sent(instance, again, ex.outcome());
+        });
+    }
+
+    /** Keeps the alternates after {@code answeredBy} for the call's callback, if late. */
+    private void remember(Invocation inv, List<Provider> members, String answeredBy) {
+        if (inv.replyTo() == null || alternates.size() >= Callbacks.MAX_WAITING) return;
+        for (int i = 0; i < members.size(); i++)
+            if (members.get(i).name().equals(answeredBy)) {
+                if (i + 1 < members.size()) alternates.put(inv.replyTo().call(), List.copyOf(members.subList(i + 1, members.size())));
+                return;
+            }
     }
 
     @Override
-    public void received(long instance, String composite, String partnerLink, String operation) {
-        callbacks.received(instance, composite, partnerLink, operation);
+    public void received(long instance, String composite, String partnerLink, String operation, String call) {
+        callbacks.received(instance, composite, partnerLink, operation, call);
+    }
+
+    @Override
+    public boolean superseded(String call) {
+        return callbacks.superseded(call);
     }
 
     /** Calls of asynchronous tasks waiting for their callback now. */
@@ -344,6 +392,16 @@ public final class AdaptiveBinding implements InvokeHandler {
     /** Callbacks that came after their call's timeout, or for a call this binding did not send (a restart). */
     public long lateCallbacks() {
         return callbacks.late();
+    }
+
+    /** Callbacks of calls sent to another provider because they were late: discarded. */
+    public long discardedCallbacks() {
+        return callbacks.discarded();
+    }
+
+    /** Calls of asynchronous tasks sent to another provider because their callback was late. */
+    public long lateResends() {
+        return lateResends.get();
     }
 
     @Override
@@ -371,8 +429,10 @@ public final class AdaptiveBinding implements InvokeHandler {
     }
 
     @Override
-    public CompletionStage<InvokeOutcome> invoke(Invocation inv) {
+    public CompletionStage<InvokeOutcome> invoke(Invocation invocation) {
         Compiled c = current.get();
+        // a request that carries no reply address of the broker's gets a callback that names no call
+        Invocation inv = invocation.replyTo() != null && !invocation.replyTo().tag(invocation.body()) ? invocation.withReplyTo(null) : invocation;
         if (inv.provider() != null) return atProvider(inv, c);
         String trial = health.anyEjected() ? trialTarget(c, inv.task()) : null;
         if (trial == null) return bind(inv, c);
@@ -496,6 +556,8 @@ public final class AdaptiveBinding implements InvokeHandler {
         boolean idempotent = c.idempotent().contains(inv.task());
         return executor.execute(inv, choice.implementation(), choice.members(), idempotent).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
+            if (out instanceof InvokeReply r && inv.replyTo() != null && idempotent && choice.members().size() > 1)
+                remember(inv, choice.members(), r.answeredBy()); // a late callback moves the call on, as an alternate
             if (!(out instanceof InvokeFailure f)) return CompletableFuture.completedFuture(out);
             tried.addAll(ex.tried());
             String why = earlier == null ? f.reason() : earlier + "; then " + f.reason();

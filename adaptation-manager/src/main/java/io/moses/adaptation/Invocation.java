@@ -20,9 +20,11 @@ import org.w3c.dom.Element;
  * @param provider        for a stateful task, the provider (endpoint) this process instance's
  *                        conversation with the partner is bound to: only that endpoint's service
  *                        of the task is called, and no other provider is tried; null otherwise
+ * @param replyTo         for an asynchronous task, the call's reply address ({@link ReplyTo}): the
+ *                        broker's own addresses in the body get the call's number; null otherwise
  */
 public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
-                         SoapVersion soapVersion, URI provider) {
+                         SoapVersion soapVersion, URI provider, ReplyTo replyTo) {
     public Invocation {
         Objects.requireNonNull(task, "task");
         soapAction = soapAction == null ? "" : soapAction;
@@ -32,12 +34,22 @@ public record Invocation(TaskRef task, String serviceClass, String soapAction, E
     /** An invoke bound to no provider. */
     public Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
                       SoapVersion soapVersion) {
-        this(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, null);
+        this(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, null, null);
     }
 
     /** The same invoke, bound to the stateful partner's {@code provider}. */
     public Invocation withProvider(URI provider) {
-        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider);
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo);
+    }
+
+    /** The same invoke, whose callback comes to {@code replyTo}. */
+    public Invocation withReplyTo(ReplyTo replyTo) {
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo);
+    }
+
+    /** The same invoke with another body (a copy, to send once more). */
+    Invocation withBody(Element body) {
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo);
     }
 
     /** An invoke of a SOAP 1.1 partner. */

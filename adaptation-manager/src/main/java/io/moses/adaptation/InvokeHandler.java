@@ -38,6 +38,27 @@ public interface InvokeHandler {
      */
     default void sent(long instance, Invocation invocation, InvokeOutcome outcome) {}
 
-    /** A message on {@code partnerLink.operation} of {@code composite} reached {@code instance}: the callback of an asynchronous task, perhaps. */
-    default void received(long instance, String composite, String partnerLink, String operation) {}
+    /**
+     * Whether {@code task} is asynchronous: its answer is a callback. Its invocations then carry
+     * a reply address ({@link Invocation#replyTo()}). None is, unless the handler says so.
+     */
+    default boolean answersLater(io.moses.model.TaskRef task) {
+        return false;
+    }
+
+    /**
+     * A message on {@code partnerLink.operation} of {@code composite} reached {@code instance}:
+     * the callback of an asynchronous task, perhaps.
+     *
+     * @param call the call its address named ({@link ReplyTo#PARAMETER}), or null
+     */
+    default void received(long instance, String composite, String partnerLink, String operation, String call) {}
+
+    /**
+     * Whether a message whose address names {@code call} is to be discarded, not delivered: the
+     * callback of a call that was late and went to another provider.
+     */
+    default boolean superseded(String call) {
+        return false;
+    }
 }

@@ -59,12 +59,15 @@ final class PatternExecutor {
 
     /** @param idempotent whether a second call of the invocation's task is safe */
     CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent) {
+        // an asynchronous call is answered by its callback: its providers are tried in turn, as an
+        // alternate, the next when the callback is late (AdaptiveBinding), never several at once
+        boolean fanOut = idempotent && !answersLater.test(inv.task());
         return switch (impl.pattern()) {
             case SINGLE -> new Pending(inv, members.get(0)).attempt().thenApply(a -> single(inv, a));
-            case PARALLEL -> idempotent ? parallel(inv, members) : alternate(inv, members, 0, new ArrayList<>(), false);
+            case PARALLEL -> fanOut ? parallel(inv, members) : alternate(inv, members, 0, new ArrayList<>(), idempotent);
             case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>(), idempotent);
             // a hedge in a plan made before the task was declared not idempotent runs as such an alternate
-            case HEDGED -> idempotent ? hedged(inv, members, impl.hedgeDelay()) : alternate(inv, members, 0, new ArrayList<>(), false);
+            case HEDGED -> fanOut ? hedged(inv, members, impl.hedgeDelay()) : alternate(inv, members, 0, new ArrayList<>(), idempotent);
         };
     }
 

@@ -77,11 +77,11 @@ class AsyncCallbacksTest {
         send(b, 7);
         assertEquals(1, b.callbacksAwaited());
         assertEquals(List.of(), drain(log, 0), "the send's own reply is not an observation");
-        b.received(8, TASK.composite(), TASK.partnerLink(), CALLBACK); // another instance's: nothing awaited there
-        b.received(7, TASK.composite(), TASK.partnerLink(), "somethingElse");
+        b.received(8, TASK.composite(), TASK.partnerLink(), CALLBACK, null); // another instance's: nothing awaited there
+        b.received(7, TASK.composite(), TASK.partnerLink(), "somethingElse", null);
         assertEquals(1, b.callbacksAwaited());
         Thread.sleep(60); // the callback's delay, the thing measured
-        b.received(7, TASK.composite(), TASK.partnerLink(), CALLBACK);
+        b.received(7, TASK.composite(), TASK.partnerLink(), CALLBACK, null);
         long elapsed = System.nanoTime() - before;
         List<ServiceCall> seen = drain(log, 1);
         assertEquals(1, seen.size(), seen.toString());
@@ -104,8 +104,57 @@ class AsyncCallbacksTest {
         List<ServiceCall> seen = drain(log, 2);
         assertEquals(List.of(CallEnd.TIMEOUT, CallEnd.TIMEOUT), seen.stream().map(ServiceCall::kind).toList());
         assertTrue(b.ejected().contains("async-mute"), "two callbacks missed in a row: " + b.ejected());
-        b.received(1, TASK.composite(), TASK.partnerLink(), CALLBACK);
+        b.received(1, TASK.composite(), TASK.partnerLink(), CALLBACK, null);
         assertEquals(1, b.lateCallbacks());
         assertEquals(List.of(), drain(log, 0), "a late callback is no observation");
+    }
+
+    @Test
+    void aLateCallbackSendsTheCallToThePlansAlternateAndTheFirstProvidersCallbackIsDiscarded() throws Exception {
+        AdaptiveBindingTest.stubs.set("late-a", 0, Behaviour.REPLY);
+        AdaptiveBindingTest.stubs.set("late-b", 0, Behaviour.REPLY);
+        ServiceCallLog log = new ServiceCallLog(64);
+        List<ConcreteService> services = List.of(service("late-a"), service("late-b"));
+        AdaptiveBinding b = new AdaptiveBinding(services, plan(new Implementation(Implementation.Pattern.ALTERNATE, List.of("late-a", "late-b"))),
+                client, log, Duration.ofSeconds(5), Map.of(), AdaptiveBinding.Options.defaults());
+        b.update(b.plan(), services, Set.of(TASK), Set.of(), Map.of(TASK, new Callback(CALLBACK, Duration.ofSeconds(1))));
+        org.w3c.dom.Document d = Xml.parse(("<f:findFlight xmlns:f='urn:moses:task:flight' xmlns:wsa='http://www.w3.org/2005/08/addressing'>"
+                + "<f:replyTo><wsa:EndpointReference><wsa:Address>http://broker:8080/services/QuoteService</wsa:Address></wsa:EndpointReference>"
+                + "</f:replyTo></f:findFlight>").getBytes());
+        Invocation inv = new Invocation(TASK, "gold", "urn:findFlight", d.getDocumentElement(), null)
+                .withReplyTo(ReplyTo.at("http://broker:8080/services/"));
+        String first = inv.replyTo().call();
+        InvokeOutcome out = b.invoke(inv).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertEquals("late-a", out.answeredBy());
+        assertTrue(AdaptiveBindingTest.stubs.lastRequest.get("late-a").contains("/services/QuoteService?moses-call=" + first),
+                "the request's reply address names its call: " + AdaptiveBindingTest.stubs.lastRequest.get("late-a"));
+        b.sent(1, inv, out);
+
+        List<ServiceCall> seen = drain(log, 1);
+        assertEquals(List.of(CallEnd.TIMEOUT), seen.stream().map(ServiceCall::kind).toList());
+        assertEquals("late-a", seen.get(0).service());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (AdaptiveBindingTest.stubs.lastRequest.get("late-b") == null || b.callbacksAwaited() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the late call was not sent to the alternate");
+            Thread.onSpinWait();
+        }
+        String resent = AdaptiveBindingTest.stubs.lastRequest.get("late-b");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("moses-call=([A-Za-z0-9_-]+)").matcher(resent);
+        assertTrue(m.find(), resent);
+        String second = m.group(1);
+        assertTrue(!second.equals(first), "the second call has a number of its own");
+        assertEquals(1, b.lateResends());
+
+        assertTrue(b.superseded(first), "the first provider's callback, late, is discarded");
+        assertTrue(b.superseded(first), "every time it comes");
+        assertEquals(2, b.discardedCallbacks());
+        assertTrue(!b.superseded(second));
+        b.received(1, TASK.composite(), TASK.partnerLink(), CALLBACK, second);
+        List<ServiceCall> answered = drain(log, 1);
+        assertEquals(1, answered.size(), answered.toString());
+        assertEquals("late-b", answered.get(0).service());
+        assertEquals(CallEnd.REPLY, answered.get(0).kind());
+        assertEquals(0, b.callbacksAwaited());
+        assertEquals(0, b.lateCallbacks());
     }
 }

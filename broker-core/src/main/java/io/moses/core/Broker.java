@@ -133,7 +133,7 @@ final class Broker implements AutoCloseable {
                 : binding;
         authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins);
         engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads(), config.maxInstancesPerUser(),
-                kb.processDatabase().orElse(null), cluster.replica());
+                kb.processDatabase().orElse(null), cluster.replica(), this::publicUrl);
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
                 config.overloadBound(), wall, tls);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
@@ -235,6 +235,11 @@ final class Broker implements AutoCloseable {
         String host = config.host();
         if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) host = "127.0.0.1";
         return (http.tls() ? "https://" : "http://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + http.port();
+    }
+
+    /** Where partners reach this broker's services: --public-url, else where the other replicas do. */
+    private String publicUrl() {
+        return config.publicUrl() != null ? config.publicUrl().toString() : internalAddress();
     }
 
     int port() {

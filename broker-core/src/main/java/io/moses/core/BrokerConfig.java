@@ -36,13 +36,17 @@ import java.util.Map;
  * @param reseed         apply the seeds even to a knowledge base that already holds classes, users or services
  * @param operatorFile   a file holding {@code name:password}: the first operator, created at start while none exists (null: none)
  * @param instanceRetention how long finished durable instances are kept for operators to look at, then purged (null: kept for ever)
+ * @param publicUrl      where partners reach this broker's services ({@code http[s]://HOST:PORT}, a cluster's front), the
+ *                       address of the endpoint references a process hands out (a callback's reply address); null: this
+ *                       replica's own address
  */
 record BrokerConfig(String host, int port, List<Path> deployments, Path workDir, String db, List<Path> seeds,
                     Map<String, String> variables, Duration requestTimeout, Duration invokeTimeout,
                     int httpThreads, int engineThreads, long maxBodyBytes, Duration readDeadline, long refreshMillis,
                     boolean staticBinding, Adaptation adaptation, boolean openRegistration, int registrationCap,
                     int maxInstancesPerUser, boolean usersInMetrics, List<String> trustedProxies, io.moses.core.frontend.OverloadBound overloadBound,
-                    Path tlsCert, Path tlsKey, boolean reseed, Path operatorFile, Duration instanceRetention) {
+                    Path tlsCert, Path tlsKey, boolean reseed, Path operatorFile, Duration instanceRetention,
+                    java.net.URI publicUrl) {
     /** Finished durable instances kept a week: long enough to look at after a weekend, short enough not to grow the database for ever. */
     static final Duration DEFAULT_INSTANCE_RETENTION = Duration.ofDays(7);
 
@@ -60,7 +64,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
                 io.moses.core.frontend.HttpFrontEnd.DEFAULT_READ_DEADLINE, 1000,
                 false, Adaptation.defaults(), false, io.moses.sla.SlaManager.DEFAULT_REGISTRATION_CAP,
                 io.moses.core.engine.BpelEngine.DEFAULT_MAX_INSTANCES_PER_USER, false, List.of(), io.moses.core.frontend.OverloadBound.defaults(),
-                null, null, false, null, DEFAULT_INSTANCE_RETENTION);
+                null, null, false, null, DEFAULT_INSTANCE_RETENTION, null);
     }
 
     BrokerConfig withPort(int p) { return new Builder(this).port(p).build(); }
@@ -90,6 +94,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
     BrokerConfig withUsersInMetrics(boolean u) { return new Builder(this).usersInMetrics(u).build(); }
     BrokerConfig withTls(Path cert, Path key) { return new Builder(this).tls(cert, key).build(); }
     BrokerConfig withInstanceRetention(Duration r) { return new Builder(this).instanceRetention(r).build(); }
+    BrokerConfig withPublicUrl(java.net.URI u) { return new Builder(this).publicUrl(u).build(); }
     /** Also sizes the front-end's threads to what the overload bound needs. */
     BrokerConfig withOverloadBound(io.moses.core.frontend.OverloadBound a) {
         return new Builder(this).overloadBound(a).httpThreads(a.threads()).build();
@@ -100,7 +105,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Duration requestTimeout; Duration invokeTimeout; int httpThreads; int engineThreads; long maxBodyBytes;
         Duration readDeadline; long refreshMillis; boolean staticBinding; Adaptation adaptation; boolean openRegistration;
         int registrationCap; int maxInstancesPerUser; boolean usersInMetrics; List<String> trustedProxies; io.moses.core.frontend.OverloadBound overloadBound;
-        Path tlsCert; Path tlsKey; boolean reseed; Path operatorFile; Duration instanceRetention;
+        Path tlsCert; Path tlsKey; boolean reseed; Path operatorFile; Duration instanceRetention; java.net.URI publicUrl;
 
         Builder(BrokerConfig c) {
             host = c.host; port = c.port; deployments = c.deployments; workDir = c.workDir; db = c.db; seeds = c.seeds;
@@ -110,7 +115,7 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
             openRegistration = c.openRegistration; registrationCap = c.registrationCap; maxInstancesPerUser = c.maxInstancesPerUser;
             usersInMetrics = c.usersInMetrics; trustedProxies = c.trustedProxies;
             overloadBound = c.overloadBound; tlsCert = c.tlsCert; tlsKey = c.tlsKey; reseed = c.reseed; operatorFile = c.operatorFile;
-            instanceRetention = c.instanceRetention;
+            instanceRetention = c.instanceRetention; publicUrl = c.publicUrl;
         }
 
         Builder host(String v) { host = v; return this; }
@@ -137,11 +142,13 @@ record BrokerConfig(String host, int port, List<Path> deployments, Path workDir,
         Builder reseed(boolean v) { reseed = v; return this; }
         Builder operatorFile(Path v) { operatorFile = v; return this; }
         Builder instanceRetention(Duration v) { instanceRetention = v; return this; }
+        Builder publicUrl(java.net.URI v) { publicUrl = v; return this; }
 
         BrokerConfig build() {
             return new BrokerConfig(host, port, deployments, workDir, db, seeds, variables, requestTimeout, invokeTimeout,
                     httpThreads, engineThreads, maxBodyBytes, readDeadline, refreshMillis, staticBinding, adaptation, openRegistration,
-                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey, reseed, operatorFile, instanceRetention);
+                    registrationCap, maxInstancesPerUser, usersInMetrics, trustedProxies, overloadBound, tlsCert, tlsKey, reseed, operatorFile, instanceRetention,
+                    publicUrl);
         }
     }
 }

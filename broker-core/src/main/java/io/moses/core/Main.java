@@ -66,7 +66,8 @@ public final class Main {
                                  [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
-                                 [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT] [--tls-cert PEM [--tls-key PEM]]
+                                 [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT] [--public-url http[s]://HOST:PORT]
+                                 [--tls-cert PEM [--tls-key PEM]]
                                  [--registration open|closed] [--registration-cap N] [--trusted-proxy ADDR] [--max-instances-per-user N] [--instance-retention 7d|off] [--metrics-users] [--max-in-flight N] [--max-queued N]
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
@@ -87,6 +88,10 @@ public final class Main {
                             --advertise: where the other replicas reach this one (default: the --host it
                             listens on, 127.0.0.1 for 0.0.0.0; in containers, e.g. http://broker-1:8080;
                             https://NAME:PORT for a replica that serves TLS, whose certificate names NAME)
+                  --public-url  where partners reach the broker's services: the address of the
+                            endpoint references a process hands out, such as an asynchronous task's
+                            reply address (default: --advertise, else this replica's own address).
+                            In a cluster, the front's URL (HAProxy's), so a callback reaches any replica
                   --read-timeout  how long a client may take to send a whole request, headers and
                             body (default 10000): later, HTTP 408 and the connection closed; a body over
                             --max-body (default 1048576) gets 413. Bodies are read before anything else
@@ -195,6 +200,7 @@ public final class Main {
                 case "--max-instances-per-user" -> c = c.withMaxInstancesPerUser(intArg(args, ++i, a));
                 case "--instance-retention" -> c = c.withInstanceRetention(retention(arg(args, ++i, a)));
                 case "--metrics-users" -> c = c.withUsersInMetrics(true);
+                case "--public-url" -> c = c.withPublicUrl(publicUrl(arg(args, ++i, a)));
                 case "--trusted-proxy" -> {
                     List<String> proxies = new ArrayList<>(c.trustedProxies());
                     proxies.addAll(List.of(arg(args, ++i, a).split(",")));
@@ -228,6 +234,22 @@ public final class Main {
         }
         if (c.tlsKey() != null && c.tlsCert() == null) throw new IllegalArgumentException("--tls-key needs --tls-cert (the certificate chain)");
         return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars).withSeeds(seeds);
+    }
+
+    /** http[s]://HOST[:PORT], nothing after it: the services' paths (/services/NAME) are added to it. */
+    static java.net.URI publicUrl(String v) {
+        java.net.URI u;
+        try {
+            u = new java.net.URI(v);
+        } catch (java.net.URISyntaxException e) {
+            u = null;
+        }
+        if (u == null || !("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null
+                || !(u.getRawPath() == null || u.getRawPath().isEmpty()) || u.getRawQuery() != null || u.getRawFragment() != null
+                || u.getRawUserInfo() != null)
+            throw new IllegalArgumentException("--public-url needs http://HOST[:PORT] or https://HOST[:PORT] (where partners reach the broker), got '"
+                    + v + "'");
+        return u;
     }
 
     /** "7d", "12h", "30m", "45s", "500ms", or "off" (null: kept for ever). */

@@ -40,16 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  * stubs supplier-a and supplier-b (kind async), the seed's plan gives each half of the quotes;
  * the stubs and a broker as real processes (no optimizer, no monitors).
  *
- * <p>Two things the broker does not do for such a conversation yet, which the stubs are told
- * instead (their callbackAddress, callbackUser and callbackPassword settings):
- * <ul>
- * <li>the process's myRole endpoint reference has an empty wsa:Address (the engine's
- *     activateMyRoleEndpoint answers no address), so the replyTo the suppliers get holds no
- *     address; they call back the broker's QuoteCallbackService instead;
- * <li>a conversation's messages are taken only from the user who started it, so the callbacks
- *     carry that user's credentials (without them the broker answers the one-way callback 202 and
- *     drops it).
- * </ul>
+ * <p>The suppliers call back the address the process gave them: its myRole reference on the
+ * partner link, the broker's /services/QuoteCallbackService, with the call's number added
+ * ({@code ?moses-call=}). A conversation's messages are taken only from the user who started it,
+ * so the stubs are told to send that user's credentials with their callbacks.
  */
 @Tag("e2e")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -87,12 +81,10 @@ class AsyncProvidersEndToEndTest {
         if (stubs != null) stubs.close();
     }
 
-    /** Back to the stubs' defaults, then told where and as whom to call back (see the class comment). */
+    /** Back to the stubs' defaults, then told as whom to call back (see the class comment). */
     static void callBackToTheBroker() throws Exception {
         stubs.reset();
-        for (String s : SUPPLIERS)
-            stubs.set(s, "{\"callbackAddress\":\"" + base + "/services/QuoteCallbackService\",\"callbackUser\":\"alice\","
-                    + "\"callbackPassword\":\"alice-demo\"}");
+        for (String s : SUPPLIERS) stubs.set(s, "{\"callbackUser\":\"alice\",\"callbackPassword\":\"alice-demo\"}");
     }
 
     static HttpResponse<String> quote(String requestId, String item) throws Exception {
@@ -190,9 +182,11 @@ class AsyncProvidersEndToEndTest {
             assertEquals(got, stubs.counter(s, "callbacksSent"), counters);
             assertEquals(0, stubs.counter(s, "callbacksFailed"), counters);
             assertEquals(0, stubs.counter(s, "pending"), counters);
-            // what the process sends as replyTo today: no address (see the class comment); once
-            // the broker gives one, the stubs call it and this count is 0
-            assertEquals(got, stubs.counter(s, "withoutReplyTo"), s + ": the requests whose replyTo held no address (" + counters + ")");
+            // every callback went where the request's replyTo said: the stubs have no other address
+            assertEquals(0, stubs.counter(s, "withoutReplyTo"), s + ": the requests whose replyTo held no address (" + counters + ")");
+            String replyTo = stubs.field(s, "lastReplyTo");
+            assertTrue(replyTo != null && replyTo.matches(Pattern.quote(base) + "/services/QuoteCallbackService\\?moses-call=[A-Za-z0-9_-]{20}"),
+                    s + ": the reply address is the process's own endpoint, with the call's number: " + replyTo);
             requests += got;
         }
         assertEquals(QUOTES, requests, counters);

@@ -69,6 +69,15 @@ final class StubServices implements AutoCloseable {
         return JSON.readTree(r.body()).path(counter).asLong();
     }
 
+    /** A service's admin JSON field as text, or null. */
+    String field(String service, String field) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url() + "/admin/services/" + service)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        com.fasterxml.jackson.databind.JsonNode v = JSON.readTree(r.body()).path(field);
+        return v.isTextual() ? v.asText() : null;
+    }
+
     /** SOAP requests that reached the service so far. */
     long requests(String service) throws Exception {
         return counter(service, "requests");

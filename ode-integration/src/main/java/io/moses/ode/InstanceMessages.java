@@ -7,11 +7,15 @@ package io.moses.ode;
  */
 @FunctionalInterface
 public interface InstanceMessages {
-    InstanceMessages NONE = (instance, process, partnerLink, operation) -> {};
+    InstanceMessages NONE = (instance, process, partnerLink, operation, call) -> {};
 
     /**
      * @param process     the process's type, local part (the composite service's name)
      * @param partnerLink the partner link whose role the message came in on
+     * @param call        the call of the broker's its address named ({@link #CALL}), or null
      */
-    void received(long instance, String process, String partnerLink, String operation);
+    void received(long instance, String process, String partnerLink, String operation, String call);
+
+    /** The message exchange property that holds the call a message's address named. */
+    String CALL = "moses.call";
 }

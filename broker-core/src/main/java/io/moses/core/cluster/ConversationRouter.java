@@ -301,7 +301,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
             String name = h.getKey();
             if (name == null || h.getValue() == null) continue;
             if (name.equalsIgnoreCase("Content-Type")) contentType = String.join(",", h.getValue());
-            else if (name.equalsIgnoreCase("Authorization") || name.equalsIgnoreCase("SOAPAction"))
+            else if (name.equalsIgnoreCase("Authorization") || name.equalsIgnoreCase("SOAPAction") || name.equalsIgnoreCase(CALL_HEADER))
                 for (String v : h.getValue()) req.header(name, v);
             if (name.equalsIgnoreCase("Authorization") && !h.getValue().isEmpty() && authorization == null) authorization = h.getValue().get(0);
         }

@@ -58,7 +58,8 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private final org.apache.ode.bpel.engine.BrokerBpelServer server;
     private final ExecutorService jobThreads;
     private final ExecutorService replyThreads;
-    private final Endpoints endpoints = new Endpoints();
+    private final Endpoints endpoints;
+    private final InvokeHandler handler;
     private final Callers callers = new Callers();
     private final AtomicLong versions = new AtomicLong(1);
     private final Map<QName, Provided> provided = new ConcurrentHashMap<>();
@@ -117,16 +118,19 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      *                            that would start one more is refused (0: no limit)
      */
     public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser) {
-        this(workDir, handler, jobThreads, maxInstancesPerUser, null, "moses");
+        this(workDir, handler, jobThreads, maxInstancesPerUser, null, "moses", () -> null);
     }
 
     /**
      * @param store where durable processes keep their instances and jobs (the knowledge base's
      *              database), or null: every process runs in memory, whatever its deploy.xml says
      * @param node  this replica's name, which owns the durable jobs it schedules
+     * @param publicUrl where partners reach the broker's services ({@code http://host:port}), asked when a
+     *              process is deployed: its own endpoint references are there (null: they hold no address)
      */
     public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser, io.moses.mdal.ProcessDatabase store,
-                      String node) {
+                      String node, java.util.function.Supplier<String> publicUrl) {
+        this.endpoints = new Endpoints(publicUrl);
         if (maxInstancesPerUser < 0) throw new IllegalArgumentException("maxInstancesPerUser must be >= 0, was " + maxInstancesPerUser);
         this.maxInstancesPerUser = maxInstancesPerUser;
         this.workDir = workDir;
@@ -159,6 +163,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         server.setDaoConnectionFactory(durable == null ? daos[0] : durable.dao());
         if (durable != null) server.setInstanceFence(new InstanceOwners(tx, durable.enlisted(), node));
         server.setInstanceMessages(handler::received); // an asynchronous task's callback is timed when its instance takes it
+        this.handler = handler;
         server.setInMemDaoConnectionFactory(daos[1] = new InMemoryProcesses(scheduler));
         server.setScheduler(scheduler);
         server.setBindingContext(endpoints);
@@ -668,12 +673,27 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     @Override
     public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, String caller, Duration timeout,
                                    boolean bestEffort) {
+        return invoke(service, operation, body, serviceClass, caller, timeout, bestEffort, null);
+    }
+
+    /**
+     * A message naming a call the binding sent to another provider, its callback being late, is
+     * discarded: the instance gets the answer of the call that replaced it.
+     */
+    @Override
+    public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, String caller, Duration timeout,
+                                   boolean bestEffort, String call) {
         Provided target = provided.get(service);
         if (target == null) return new CompositeFailure("no deployed service " + service, true);
         SoapBinding.OperationBinding op = target.binding().operation(operation);
         if (op == null)
             return new CompositeFailure("service " + service.getLocalPart() + " has no operation " + operation
                     + " (it has " + target.binding().operations().keySet() + ")", true);
+        if (call != null && handler.superseded(call)) {
+            log.info("{}.{}: discarded a late callback (its call went to another provider)", service.getLocalPart(), operation);
+            return mexIsOneWay(op) ? new CompositeReply(null)
+                    : new CompositeFailure("this callback's call was answered by another provider: it is discarded", true);
+        }
         Element request;
         try {
             request = target.binding().toOdeMessage(op, body, true);
@@ -689,7 +709,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         long number = requests.incrementAndGet();
         inFlight.add(number);
         try {
-            return invoke(target, service, operation, op, request, serviceClass, caller, timeout, bestEffort, start);
+            return invoke(target, service, operation, op, request, serviceClass, caller, timeout, bestEffort, start, call);
         } finally {
             inFlight.remove(number);
             retireIdleVersions();
@@ -697,7 +717,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     private CompositeOutcome invoke(Provided target, QName service, String operation, SoapBinding.OperationBinding op, Element request,
-                                    String serviceClass, String caller, Duration timeout, boolean bestEffort, long start) {
+                                    String serviceClass, String caller, Duration timeout, boolean bestEffort, long start, String call) {
         String clientId = new GUID().toString();
         String mexId;
         Future<?> reply;
@@ -711,6 +731,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             }
             Message msg = mex.createMessage(mex.getOperation().getInput().getMessage().getQName());
             msg.setMessage(request);
+            if (call != null) mex.setProperty(io.moses.ode.InstanceMessages.CALL, call); // the instance says which call it answers
             mexId = mex.getMessageExchangeId();
             // the sender matters only where a conversation can belong to it: the common case keeps no entry
             callers.register(mexId, clientId, serviceClass, target.correlates() ? caller : null);

@@ -34,4 +34,13 @@ public interface CompositeInvoker {
                                     boolean bestEffort) {
         return invoke(service, operation, body, serviceClass, timeout, bestEffort);
     }
+
+    /**
+     * The same for a message whose address named {@code call} (null: none), the number of a
+     * partner call of the broker's: an asynchronous task's callback.
+     */
+    default CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, String caller, Duration timeout,
+                                    boolean bestEffort, String call) {
+        return invoke(service, operation, body, serviceClass, caller, timeout, bestEffort);
+    }
 }

@@ -18,8 +18,10 @@ import org.w3c.dom.NodeList;
 
 /**
  * ODE's BindingContext (endpoint activation) and endpoint-reference context: my-role endpoints are served by the broker's
- * front-end (nothing to activate here); a partner role's endpoint is the SOAP address its
- * deployment's WSDL gives, unless the process assigns another one at run time.
+ * front-end (nothing to activate here), at the public URL's {@code /services/<service>}, the
+ * address of the reference a process hands out (its partner calls back there); a partner role's
+ * endpoint is the SOAP address its deployment's WSDL gives, unless the process assigns another
+ * one at run time.
  */
 final class Endpoints implements BindingContext, EndpointReferenceContext {
     static final String WSA = "http://www.w3.org/2005/08/addressing";
@@ -29,6 +31,12 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
 
     /** (process id, partner endpoint) -> SOAP binding of the partner port. */
     private final Map<QName, ProcessConfiguration> processes = new ConcurrentHashMap<>();
+    private final java.util.function.Supplier<String> publicUrl;
+
+    /** @param publicUrl where partners reach the broker ({@code http://host:port}); null: a process's own references hold no address */
+    Endpoints(java.util.function.Supplier<String> publicUrl) {
+        this.publicUrl = publicUrl;
+    }
 
     void add(ProcessConfiguration conf) {
         processes.put(conf.getProcessId(), conf);
@@ -73,10 +81,22 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
         /** By partner link and operation: the task of an invoke, made once (see {@link #task}). */
         private final Map<String, Map<String, TaskRef>> tasks = new ConcurrentHashMap<>();
 
-        /** @param composite the process's type (local part), the composite service its tasks belong to */
-        Channel(SoapBinding binding, String composite) {
+        private final java.util.function.Supplier<String> publicUrl;
+
+        /**
+         * @param composite the process's type (local part), the composite service its tasks belong to
+         * @param publicUrl where partners reach the broker, or null
+         */
+        Channel(SoapBinding binding, String composite, java.util.function.Supplier<String> publicUrl) {
             this.binding = binding;
             this.composite = composite;
+            this.publicUrl = publicUrl;
+        }
+
+        /** Where the broker's services are, as the process's own references give them; null if they hold no address. */
+        String replyBase() {
+            String base = publicUrl.get();
+            return base == null ? null : base + "/services/";
         }
 
         /**
@@ -101,7 +121,8 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
 
     @Override
     public EndpointReference activateMyRoleEndpoint(QName processId, Endpoint myRoleEndpoint) {
-        return new Address(null);
+        String base = publicUrl.get();
+        return new Address(base == null ? null : base + "/services/" + myRoleEndpoint.serviceName.getLocalPart());
     }
 
     @Override
@@ -114,7 +135,7 @@ final class Endpoints implements BindingContext, EndpointReferenceContext {
             throw new DeploymentException("process " + processId + ": partner of port type " + portType.getQName()
                     + " has no <invoke> endpoint in deploy.xml");
         return new Channel(SoapBinding.of(conf.getDefinitionForService(initialPartnerEndpoint.serviceName),
-                initialPartnerEndpoint.serviceName, initialPartnerEndpoint.portName), conf.getType().getLocalPart());
+                initialPartnerEndpoint.serviceName, initialPartnerEndpoint.portName), conf.getType().getLocalPart(), publicUrl);
     }
 
     @Override

@@ -86,10 +86,12 @@ final class PartnerInvoker implements MessageExchangeContext {
         URI target = binding.targetOf(epr.url()); // parsing the address per invoke was ~1 % of the CPU
         Invocation unbound = new Invocation(channel.task(partnerLink, op.name()), callers.classOf(instance),
                 op.soapAction(), body, target, binding.soap12 ? SoapVersion.SOAP_12 : SoapVersion.SOAP_11);
+        boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;
+        if (!twoWay && channel.replyBase() != null && handler.answersLater(unbound.task()))
+            unbound = unbound.withReplyTo(io.moses.adaptation.ReplyTo.at(channel.replyBase())); // its callback names this call
         Invocation invocation = handler.stateful(unbound.task()) ? conversationWithProvider(dao.getPartnerLink(), unbound) : unbound;
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();
-        boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;
 
         // Send only once the engine has committed the invoke: a reply must never overtake it.
         scheduler.registerSynchronizer(new Scheduler.Synchronizer() {

@@ -76,8 +76,9 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             // null: an empty SOAP body, what an operation whose input has no part is sent
             Element body = element(request == null ? null : request.getNode());
             if (body != null) keepEnvelopeNamespaces(body, mc);
+            String call = callOf(mc);
             if (conversations != ConversationForwarding.NONE) {
-                ConversationForwarding.Relayed relayed = forwarded(mc, operation.getLocalPart(), body, caller);
+                ConversationForwarding.Relayed relayed = forwarded(mc, operation.getLocalPart(), body, caller, call);
                 if (relayed != null) {
                     if (relayed.faultReason() != null) throw new SoapFault(relayed.faultReason(), faultCode(relayed.clientFault()));
                     outcome = "ok";
@@ -87,7 +88,7 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             CompositeOutcome result = engine.invoke(service.service(), operation.getLocalPart(), body, serviceClass,
                     caller == null ? null : caller.name(), timeout,
                     mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http
-                            && http.getAttribute(PolicingFilter.BEST_EFFORT) != null);
+                            && http.getAttribute(PolicingFilter.BEST_EFFORT) != null, call);
             if (result instanceof CompositeReply r) {
                 outcome = "ok";
                 return r.body() == null ? null : new DOMSource(r.body());
@@ -129,13 +130,34 @@ final class CompositeEndpoint implements Provider<DOMSource> {
      * conversation is another user's; null to handle it here.
      */
     @SuppressWarnings("unchecked")
-    private ConversationForwarding.Relayed forwarded(MessageContext mc, String operation, Element body, io.moses.model.User caller) {
+    private ConversationForwarding.Relayed forwarded(MessageContext mc, String operation, Element body, io.moses.model.User caller,
+                                                     String call) {
         var headers = (java.util.Map<String, java.util.List<String>>) mc.get(MessageContext.HTTP_REQUEST_HEADERS);
         if (headers == null) headers = java.util.Map.of();
         boolean hop = false;
         for (String name : headers.keySet())
             if (ConversationForwarding.HOP_HEADER.equalsIgnoreCase(name)) hop = true; // forwarded once already: never again
+        if (call != null && !hop) { // the owner, which awaits the call, is told which one the message answers
+            headers = new java.util.HashMap<>(headers);
+            headers.put(ConversationForwarding.CALL_HEADER, java.util.List.of(call));
+        }
         return conversations.forward(service, operation, body, headers, caller == null ? null : caller.name(), hop);
+    }
+
+    /**
+     * The call of the broker's a message answers: named by its address (a reply address the
+     * broker gave a partner, {@link io.moses.adaptation.ReplyTo}), or by the replica that
+     * forwarded it here.
+     */
+    @SuppressWarnings("unchecked")
+    private static String callOf(MessageContext mc) {
+        if (mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http) {
+            String call = io.moses.adaptation.ReplyTo.callIn(http.getQueryString());
+            if (call != null) return call;
+            String forwarded = http.getHeader(ConversationForwarding.CALL_HEADER);
+            if (forwarded != null) return io.moses.adaptation.ReplyTo.callIn(io.moses.adaptation.ReplyTo.PARAMETER + "=" + forwarded);
+        }
+        return null;
     }
 
     private SoapFault clientFault(String reason) {

@@ -13,6 +13,8 @@ import org.w3c.dom.Element;
 public interface ConversationForwarding {
     /** The HTTP header a forwarded request carries (this replica's name): it is never forwarded again. */
     String HOP_HEADER = "X-Moses-Forwarded-By";
+    /** The HTTP header a forwarded callback carries: the call its address named ({@code moses-call}). */
+    String CALL_HEADER = "X-Moses-Call";
 
     ConversationForwarding NONE = (service, operation, body, headers, caller, hop) -> null;
 

@@ -42,7 +42,17 @@ final class MeteredInvokeHandler implements InvokeHandler {
     }
 
     @Override
-    public void received(long instance, String composite, String partnerLink, String operation) {
-        delegate.received(instance, composite, partnerLink, operation);
+    public boolean answersLater(io.moses.model.TaskRef task) {
+        return delegate.answersLater(task);
+    }
+
+    @Override
+    public void received(long instance, String composite, String partnerLink, String operation, String call) {
+        delegate.received(instance, composite, partnerLink, operation, call);
+    }
+
+    @Override
+    public boolean superseded(String call) {
+        return delegate.superseded(call);
     }
 }

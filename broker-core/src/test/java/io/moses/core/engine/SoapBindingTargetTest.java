@@ -37,14 +37,14 @@ class SoapBindingTargetTest {
 
     @Test
     void aChannelGivesEveryInvokeOfAnOperationTheSameTaskAndAnotherPartnerLinkItsOwn() throws Exception {
-        Endpoints.Channel channel = new Endpoints.Channel(leftPort(), "Trip");
+        Endpoints.Channel channel = new Endpoints.Channel(leftPort(), "Trip", () -> null);
         TaskRef first = channel.task("flight", "findFlight");
         assertEquals(new TaskRef("Trip", "flight.findFlight"), first);
         assertSame(first, channel.task("flight", new String("findFlight")), "made again for a second invoke");
         assertEquals(new TaskRef("Trip", "flight.rebook"), channel.task("flight", "rebook"));
         // the same operation through another partner link, were ODE to share a channel, or another process's channel
         assertEquals(new TaskRef("Trip", "charter.findFlight"), channel.task("charter", "findFlight"));
-        assertEquals(new TaskRef("Other", "flight.findFlight"), new Endpoints.Channel(leftPort(), "Other").task("flight", "findFlight"));
+        assertEquals(new TaskRef("Other", "flight.findFlight"), new Endpoints.Channel(leftPort(), "Other", () -> null).task("flight", "findFlight"));
         assertSame(first, channel.task("flight", "findFlight"));
     }
 }

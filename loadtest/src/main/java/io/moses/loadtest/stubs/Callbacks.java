@@ -41,6 +41,8 @@ final class Callbacks {
     private long busy;
     private long withoutAddress;
     private String lastFailure;
+    /** Where the latest request said to call back: a broker's reply address names its call. */
+    private volatile URI lastReplyTo;
 
     Callbacks(String service, String namespace, Async spec, ScheduledExecutorService scheduler, HttpClient http) {
         this.service = service;
@@ -73,6 +75,7 @@ final class Callbacks {
             throw new Soap.BadRequest("service " + service + ": " + Async.REQUEST + " needs children requestId, replyTo and item (in namespace "
                     + namespace + " or none); it has " + request.children().keySet());
         URI replyTo = replyTo(request, settings.address());
+        lastReplyTo = replyTo;
         String id = requestId.strip();
         return count -> take(id, replyTo, latency.get());
     }
@@ -175,6 +178,7 @@ final class Callbacks {
         pending.clear();
         sent = failed = skipped = busy = withoutAddress = 0;
         lastFailure = null;
+        lastReplyTo = null;
         settings = spec.callbacks();
     }
 
@@ -189,5 +193,6 @@ final class Callbacks {
         json.put("pendingRefused", busy);
         json.put("withoutReplyTo", withoutAddress);
         json.put("lastCallbackFailure", lastFailure);
+        json.put("lastReplyTo", lastReplyTo == null ? null : lastReplyTo.toString());
     }
 }

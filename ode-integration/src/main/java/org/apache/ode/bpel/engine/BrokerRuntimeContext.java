@@ -154,7 +154,8 @@ final class BrokerRuntimeContext extends BpelRuntimeContextImpl {
         if (_bpelProcess instanceof BrokerBpelProcess p && p.messages() != io.moses.ode.InstanceMessages.NONE) {
             String partnerLink = p.partnerLinkProviding(mex.getServiceName());
             if (partnerLink != null)
-                p.messages().received(getPid(), p.getProcessType().getLocalPart(), partnerLink, mex.getOperationName());
+                p.messages().received(getPid(), p.getProcessType().getLocalPart(), partnerLink, mex.getOperationName(),
+                        mex.getProperty(io.moses.ode.InstanceMessages.CALL));
         }
     }
 
