@@ -60,6 +60,9 @@ class AsyncProvidersEndToEndTest {
     static final Pattern FAULT = Pattern.compile("<faultcode>([^<]*)</faultcode><faultstring>([^<]*)</faultstring>");
     static StubServices stubs;
     static ChildProcess broker;
+    /** The second broker, whose plan alternates the suppliers (the last test's). */
+    static ChildProcess alternating;
+    /** Where {@link #quote} sends: the broker under test. */
     static String base;
     @TempDir static Path work;
 
@@ -78,6 +81,7 @@ class AsyncProvidersEndToEndTest {
     @AfterAll
     static void stop() throws Exception {
         if (broker != null) broker.close();
+        if (alternating != null) alternating.close();
         if (stubs != null) stubs.close();
     }
 
@@ -225,5 +229,67 @@ class AsyncProvidersEndToEndTest {
         assertEquals(timedOut, stubs.counter("supplier-a", "callbacksSkipped"), counters);
         assertEquals(timedOut, stubs.requests("supplier-a"), counters);
         assertEquals(answered, stubs.counter("supplier-b", "callbacksSent"), counters);
+    }
+
+    /**
+     * A broker whose plan names alt(supplier-a, supplier-b) for the task, declared idempotent with
+     * a 1 s callback timeout; supplier-a calls back after 2.5 s. Each quote's call goes to
+     * supplier-b once supplier-a's callback is late, is answered with supplier-b's price, and
+     * supplier-a's callback, when it comes, is discarded: accepted (so the stub counts it sent) and
+     * never delivered to the instance, which has its answer.
+     */
+    @Test
+    @Order(3)
+    void aLateCallbackMovesTheCallToThePlansAlternateAndTheLateOneIsDiscarded() throws Exception {
+        Path seed = work.resolve("alternate-seed.yaml");
+        java.nio.file.Files.writeString(seed, java.nio.file.Files.readString(Path.of("../bpel-processes/quote-async/seed.yaml"))
+                .replace("{task: supplier.requestQuote, callback: quoteReady, callbackTimeout: 10}",
+                        "{task: supplier.requestQuote, callback: quoteReady, callbackTimeout: 1, idempotent: true}")
+                .replace("shares: [{implementation: supplier-a, fraction: 0.5}, {implementation: supplier-b, fraction: 0.5}]",
+                        "shares: [{implementation: \"alt(supplier-a,supplier-b)\", fraction: 1.0}]"));
+        assertTrue(java.nio.file.Files.readString(seed).contains("alt(supplier-a,supplier-b)"), "the seed's plan changed");
+        alternating = stubs.broker(work.resolve("alternating"), "--deploy", "../bpel-processes/quote-async", "--seed", seed.toString(),
+                "--monitors", "none", "--optimizer", "off", "--request-timeout", Integer.toString(REQUEST_TIMEOUT_MS));
+        base = "http://127.0.0.1:" + alternating.await(BrokerProcessTest.LISTENING, 90);
+        callBackToTheBroker();
+        stubs.set("supplier-a", "{\"callbackDelayMillis\":2500,\"distribution\":\"fixed\"}");
+
+        // sent at once, all before the first late callback: more, and supplier-a, ejected after
+        // three in a row, would get none of the later ones
+        int quotes = 3;
+        List<Timed> replies = run(quotes, quotes, "alt-");
+        for (Timed t : replies) {
+            assertEquals(200, t.reply().statusCode(), t.requestId() + ": " + t.reply().body() + " (" + counters() + ")");
+            Matcher price = PRICE.matcher(t.reply().body());
+            assertTrue(price.find(), t.reply().body());
+            assertEquals(price("supplier-b", t.requestId()), price.group(1), t.requestId() + ": answered by supplier-b, the alternate");
+            assertTrue(t.millis() >= 1000, t.requestId() + " answered after " + t.millis() + " ms, before supplier-a's callback was late");
+        }
+        assertEquals(quotes, stubs.requests("supplier-a"), counters());
+        assertEquals(quotes, stubs.requests("supplier-b"), counters());
+        // supplier-a's callbacks come 2.5 s after their requests: the broker takes each and drops it
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // bounds a hang only
+        while (stubs.counter("supplier-a", "callbacksSent") + stubs.counter("supplier-a", "callbacksFailed") < quotes) {
+            assertTrue(System.nanoTime() < deadline, "supplier-a's callbacks were not all sent: " + counters());
+            Thread.sleep(50);
+        }
+        assertEquals(quotes, stubs.counter("supplier-a", "callbacksSent"), "the broker accepted each late callback: " + counters());
+        JsonCallbacks c = JsonCallbacks.of(base);
+        assertEquals(quotes, c.resent(), c + "\n" + alternating.output());
+        assertEquals(quotes, c.discarded(), c + "\n" + alternating.output());
+        assertEquals(0, c.awaited(), c.toString());
+        assertEquals(0, c.late(), "supplier-b's callbacks each answered a call awaited: " + c);
+    }
+
+    /** The broker's counts of asynchronous calls ({@code GET /admin/status}, {@code callbacks}). */
+    record JsonCallbacks(long awaited, long late, long discarded, long resent) {
+        static JsonCallbacks of(String base) throws Exception {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/admin/status"))
+                    .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("operator:operator-demo".getBytes(StandardCharsets.UTF_8)))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            com.fasterxml.jackson.databind.JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).path("callbacks");
+            return new JsonCallbacks(n.path("awaited").asLong(-1), n.path("late").asLong(-1), n.path("discarded").asLong(-1), n.path("resent").asLong(-1));
+        }
     }
 }

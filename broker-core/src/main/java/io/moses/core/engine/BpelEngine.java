@@ -676,10 +676,16 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         return invoke(service, operation, body, serviceClass, caller, timeout, bestEffort, null);
     }
 
-    /**
-     * A message naming a call the binding sent to another provider, its callback being late, is
-     * discarded: the instance gets the answer of the call that replaced it.
-     */
+    @Override
+    public CompositeOutcome discarded(QName service, String operation, String call) {
+        if (call == null || !handler.superseded(call)) return null;
+        log.info("{}.{}: discarded a late callback (its call went to another provider)", service.getLocalPart(), operation);
+        Provided target = provided.get(service);
+        SoapBinding.OperationBinding op = target == null ? null : target.binding().operation(operation);
+        return op != null && mexIsOneWay(op) ? new CompositeReply(null)
+                : new CompositeFailure("this callback's call was answered by another provider: it is discarded", true);
+    }
+
     @Override
     public CompositeOutcome invoke(QName service, String operation, Element body, String serviceClass, String caller, Duration timeout,
                                    boolean bestEffort, String call) {
@@ -689,11 +695,6 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         if (op == null)
             return new CompositeFailure("service " + service.getLocalPart() + " has no operation " + operation
                     + " (it has " + target.binding().operations().keySet() + ")", true);
-        if (call != null && handler.superseded(call)) {
-            log.info("{}.{}: discarded a late callback (its call went to another provider)", service.getLocalPart(), operation);
-            return mexIsOneWay(op) ? new CompositeReply(null)
-                    : new CompositeFailure("this callback's call was answered by another provider: it is discarded", true);
-        }
         Element request;
         try {
             request = target.binding().toOdeMessage(op, body, true);

@@ -36,6 +36,15 @@ public interface CompositeInvoker {
     }
 
     /**
+     * What a message whose address named {@code call} gets instead of being delivered: the late
+     * callback of a call the broker sent to another provider is discarded (an empty reply); null
+     * for any other message, to be delivered.
+     */
+    default CompositeOutcome discarded(QName service, String operation, String call) {
+        return null;
+    }
+
+    /**
      * The same for a message whose address named {@code call} (null: none), the number of a
      * partner call of the broker's: an asynchronous task's callback.
      */

@@ -77,6 +77,13 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             Element body = element(request == null ? null : request.getNode());
             if (body != null) keepEnvelopeNamespaces(body, mc);
             String call = callOf(mc);
+            // before it is routed: its instance may have ended with the answer of the call that replaced it
+            CompositeOutcome dropped = call == null ? null : engine.discarded(service.service(), operation.getLocalPart(), call);
+            if (dropped instanceof CompositeReply) {
+                outcome = "discarded";
+                return null;
+            }
+            if (dropped instanceof CompositeFailure f) throw clientFault(f.reason());
             if (conversations != ConversationForwarding.NONE) {
                 ConversationForwarding.Relayed relayed = forwarded(mc, operation.getLocalPart(), body, caller, call);
                 if (relayed != null) {
@@ -151,12 +158,14 @@ final class CompositeEndpoint implements Provider<DOMSource> {
      */
     @SuppressWarnings("unchecked")
     private static String callOf(MessageContext mc) {
-        if (mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http) {
-            String call = io.moses.adaptation.ReplyTo.callIn(http.getQueryString());
-            if (call != null) return call;
-            String forwarded = http.getHeader(ConversationForwarding.CALL_HEADER);
-            if (forwarded != null) return io.moses.adaptation.ReplyTo.callIn(io.moses.adaptation.ReplyTo.PARAMETER + "=" + forwarded);
-        }
+        // from the message, not the servlet request: CXF answers a one-way message 202 and goes on
+        // without it, and the servlet request may be recycled by then
+        String call = io.moses.adaptation.ReplyTo.callIn((String) mc.get(MessageContext.QUERY_STRING));
+        if (call != null) return call;
+        if (mc.get(MessageContext.HTTP_REQUEST_HEADERS) instanceof java.util.Map<?, ?> headers)
+            for (var h : ((java.util.Map<String, java.util.List<String>>) headers).entrySet())
+                if (ConversationForwarding.CALL_HEADER.equalsIgnoreCase(h.getKey()) && h.getValue() != null && !h.getValue().isEmpty())
+                    return io.moses.adaptation.ReplyTo.callIn(io.moses.adaptation.ReplyTo.PARAMETER + "=" + h.getValue().get(0));
         return null;
     }
 

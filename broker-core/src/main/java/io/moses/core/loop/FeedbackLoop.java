@@ -342,6 +342,10 @@ public final class FeedbackLoop implements AutoCloseable {
                 "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
                 "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
                 "explorations", binding.explorations(), "lastChange", lastChange));
+        // asynchronous tasks' calls: awaited now, and callbacks that came late, were discarded
+        // (their call went to another provider) or moved a call on
+        m.put("callbacks", Map.of("awaited", binding.callbacksAwaited(), "late", binding.lateCallbacks(),
+                "discarded", binding.discardedCallbacks(), "resent", binding.lateResends()));
         m.put("planning", coverage().toJson());
         if (!inputs.notDeployed().isEmpty()) m.put("notDeployed", inputs.notDeployed());
         return m;
