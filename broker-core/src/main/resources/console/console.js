@@ -64,6 +64,28 @@ function el(tag, attrs, ...children) {
 function td(v, cls) { return el('td', cls ? { class: cls } : {}, v); }
 function num(v, digits) { return v === null || v === undefined || Number.isNaN(v) ? '–' : Number(v).toFixed(digits); }
 function badge(text, cls) { return el('span', { class: 'badge ' + (cls || text) }, text); }
+function seconds(v) { return v < 90 ? Number(v.toFixed(3)) + ' s' : age(v); }
+
+// A task's traits, as the Service Manager declared them (GET /admin/composites): what the plan
+// may do with the task (a second call, another provider mid-conversation) and how it answers.
+function traitsOf(composite, task) {
+  const c = state.composites.find(x => x.name === composite);
+  return c && c.traits ? c.traits[task] : null;
+}
+function traitBadges(t, brief) {
+  if (!t) return [];
+  const out = [];
+  const trait = (text, title) => out.push(' ', el('span', { class: 'badge trait', title, 'data-trait': text }, text));
+  if (t.idempotent) trait('idempotent', 'a second call is safe: the plan may call it 1-out-of-n, hedge it or send a timed-out call elsewhere');
+  if (t.stateful) trait('stateful', 'its provider keeps conversation state: a process instance\'s calls on its partner link stay with one provider');
+  if (t.callback) {
+    const how = 'answered by the provider\'s call of ' + t.callback.operation + ', within ' + seconds(t.callback.timeout);
+    trait('asynchronous', how);
+    if (!brief) out.push(' by ', el('code', {}, t.callback.operation), ' within ' + seconds(t.callback.timeout));
+  }
+  return out;
+}
+
 function fill(tableId, rows) {
   const body = document.querySelector('#' + tableId + ' tbody');
   body.replaceChildren(...rows);
@@ -126,7 +148,8 @@ function renderOverview() {
   const planning = s.planning || { planned: [], unplanned: {} };
   fill('composites', state.composites.map(c => {
     const why = (planning.unplanned || {})[c.name];
-    return el('tr', { 'data-composite': c.name }, td(c.name), td(c.tasks.join(', ')),
+    return el('tr', { 'data-composite': c.name }, td(c.name),
+      td(el('div', {}, ...c.tasks.map(t => el('div', { 'data-task': t }, t, ...traitBadges((c.traits || {})[t]))))),
       td(why ? el('span', {}, badge('not planned', 'out'), ' ' + why) : (planning.planned || []).includes(c.name) ? badge('planned', 'met') : '–'));
   }));
 
@@ -145,7 +168,8 @@ function renderOverview() {
   fill('services', state.services.map(c => {
     const o = c.observed;
     const out = c.state === 'out';
-    return el('tr', { 'data-service': c.name, 'data-state': c.state }, td(c.name), td(c.composite + ' / ' + c.task), td(el('code', {}, c.endpoint)),
+    return el('tr', { 'data-service': c.name, 'data-state': c.state }, td(c.name),
+      td(el('span', {}, c.composite + ' / ' + c.task, ...traitBadges(traitsOf(c.composite, c.task), true))), td(el('code', {}, c.endpoint)),
       td(num(c.sla.responseTime, 3), 'num'), td(num(c.sla.availability, 4), 'num'), td(num(c.sla.cost, 2), 'num'),
       td(o ? o.samples : 0, 'num'), td(o ? num(o.responseTime, 3) : '–', 'num'), td(o ? num(o.availability, 4) : '–', 'num'),
       td(badge(c.state)),

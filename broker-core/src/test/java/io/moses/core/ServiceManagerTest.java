@@ -371,7 +371,7 @@ class ServiceManagerTest {
 
     @Test
     @Order(8)
-    void theAdminApiSaysHowAServicesTaskAnswersByItsCallbackOrInItsReply() throws Exception {
+    void theAdminApiAndTheSoapServiceManagerSayHowAServicesTaskAnswersByItsCallbackOrInItsReply() throws Exception {
         io.moses.model.TaskRef left = new io.moses.model.TaskRef("EchoPair", "left.echo");
         String first = "/admin/services/" + broker.knowledgeBase().concreteServices(left).get(0).name();
         assertTrue(JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("callback").isMissingNode(), "answers in its reply");
@@ -391,6 +391,55 @@ class ServiceManagerTest {
         HttpResponse<String> off = admin("PUT", first, "{\"callback\": null}", "olga", "olga-secret");
         assertEquals(200, off.statusCode(), off.body());
         assertTrue(broker.knowledgeBase().asynchronousTasks().isEmpty());
+
+        // over SOAP: a timeout out of (0 s, 7 days] is the caller's error, and changes nothing
+        io.moses.sla.wsdl.services.ObjectFactory soap = new io.moses.sla.wsdl.services.ObjectFactory();
+        String last = broker.knowledgeBase().concreteServices(left).get(broker.knowledgeBase().concreteServices(left).size() - 1).name();
+        for (double timeout : new double[] {0, -1, 7 * 24 * 3600 + 1, Double.NaN}) {
+            UpdateService bad = new UpdateService();
+            bad.setName(last);
+            bad.setCallback(soap.createUpdateServiceCallback(callback("done", timeout)));
+            refused("INVALID", "callback timeout must be more than 0 and at most 604800 s", () -> operator().updateService(bad));
+        }
+        assertTrue(broker.knowledgeBase().asynchronousTasks().isEmpty(), "a refused change changes nothing");
+
+        // declared with no timeout: the default 30 s, as the admin API, the knowledge base and the console's JSON report it
+        long plan = broker.planVersion();
+        UpdateService async = new UpdateService();
+        async.setName(last);
+        async.setCallback(soap.createUpdateServiceCallback(callback("done", null)));
+        ChangeResponse r = operator().updateService(async);
+        assertTrue(r.getPlanVersion() > plan, "re-planned: " + r.getMessage());
+        assertEquals("done", r.getService().getCallback().getOperation());
+        assertEquals(30.0, r.getService().getCallback().getTimeout());
+        assertEquals(java.util.Map.of(left, new io.moses.model.Callback("done", java.time.Duration.ofSeconds(30))),
+                broker.knowledgeBase().asynchronousTasks());
+        shown = JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("callback");
+        assertEquals("done", shown.path("operation").asText(), shown.toString());
+        assertEquals(30.0, shown.path("timeout").asDouble(), shown.toString());
+        JsonNode traits = JSON.readTree(admin("GET", "/admin/composites", null, "olga", "olga-secret").body()).get(0).path("traits");
+        assertEquals(30.0, traits.path("left.echo").path("callback").path("timeout").asDouble(), traits.toString());
+        assertTrue(traits.path("right.echo").has("stateful") && !traits.path("right.echo").has("callback"), traits.toString());
+        ListServices composite = new ListServices();
+        composite.setComposite("EchoPair");
+        for (var s : operator().listServices(composite).getService())
+            assertEquals(s.getTask().equals("left.echo") ? "done" : null, s.getCallback() == null ? null : s.getCallback().getOperation(),
+                    "the callback is the task's: " + s.getName());
+
+        // nil: it answers in its reply again
+        UpdateService inReply = new UpdateService();
+        inReply.setName(last);
+        inReply.setCallback(soap.createUpdateServiceCallback(null));
+        assertEquals(null, operator().updateService(inReply).getService().getCallback());
+        assertTrue(broker.knowledgeBase().asynchronousTasks().isEmpty());
+        assertTrue(JSON.readTree(admin("GET", first, null, "olga", "olga-secret").body()).path("callback").isMissingNode());
+    }
+
+    static io.moses.sla.wsdl.services.Callback callback(String operation, Double timeout) {
+        var c = new io.moses.sla.wsdl.services.Callback();
+        c.setOperation(operation);
+        c.setTimeout(timeout);
+        return c;
     }
 
     /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */

@@ -238,6 +238,24 @@ public final class ServiceManager {
         }
     }
 
+    /**
+     * A task's callback as the admin API and the SOAP Service Manager give it: the operation and
+     * the timeout in seconds (null: {@link io.moses.model.Callback#DEFAULT_TIMEOUT}), at most
+     * {@link io.moses.model.Callback#MAX_TIMEOUT}.
+     */
+    public static io.moses.model.Callback callback(String operation, Double timeoutSeconds) {
+        if (operation == null || operation.isBlank())
+            throw new SlaException(SlaException.Code.INVALID, "callback operation must not be empty (name the process's operation the provider calls)");
+        long max = io.moses.model.Callback.MAX_TIMEOUT.toSeconds();
+        // in seconds, as it was given: the operator reads the reason in the unit it wrote
+        if (timeoutSeconds != null && !(timeoutSeconds > 0 && timeoutSeconds <= max))
+            throw new SlaException(SlaException.Code.INVALID, "callback timeout must be more than 0 and at most " + max + " s ("
+                    + io.moses.model.Callback.MAX_TIMEOUT.toDays() + " days), was " + timeoutSeconds + " s");
+        java.time.Duration timeout = timeoutSeconds == null ? io.moses.model.Callback.DEFAULT_TIMEOUT
+                : java.time.Duration.ofNanos(Math.round(timeoutSeconds * 1e9));
+        return build(() -> new io.moses.model.Callback(operation, timeout));
+    }
+
     /** A task named {@code partnerLink.operation} of a composite. */
     public static TaskRef task(String composite, String task) {
         if (composite == null || composite.isBlank()) throw new SlaException(SlaException.Code.INVALID, "composite must not be empty");

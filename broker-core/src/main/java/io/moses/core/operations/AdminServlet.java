@@ -166,12 +166,27 @@ final class AdminServlet extends HttpServlet {
         return out;
     }
 
-    /** The composite services the broker provides (stored in the knowledge base). */
+    /**
+     * The composite services the broker provides (stored in the knowledge base), each task with
+     * its traits: what the Service Manager declared, shown where the tasks are (the console).
+     */
     private List<Map<String, Object>> composites() {
+        java.util.Set<TaskRef> idempotent = kb.idempotentTasks(), stateful = kb.statefulTasks();
+        Map<TaskRef, io.moses.model.Callback> callbacks = kb.asynchronousTasks();
         List<Map<String, Object>> out = new ArrayList<>();
-        for (CompositeService c : kb.compositeServices())
+        for (CompositeService c : kb.compositeServices()) {
+            Map<String, Object> traits = new LinkedHashMap<>();
+            for (TaskRef t : c.tasks()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("idempotent", idempotent.contains(t));
+                m.put("stateful", stateful.contains(t));
+                io.moses.model.Callback cb = callbacks.get(t);
+                if (cb != null) m.put("callback", Map.of("operation", cb.operation(), "timeout", cb.timeout().toNanos() / 1e9));
+                traits.put(t.name(), m);
+            }
             out.add(Map.of("name", c.name(), "namespace", c.namespace() == null ? "" : c.namespace(),
-                    "tasks", c.tasks().stream().map(TaskRef::name).toList()));
+                    "tasks", c.tasks().stream().map(TaskRef::name).toList(), "traits", traits));
+        }
         return out;
     }
 

@@ -202,13 +202,9 @@ public final class ServiceManagerServlet extends HttpServlet {
             if (!Set.of("operation", "timeout").contains(f)) throw new SlaException(SlaException.Code.INVALID, "callback." + f + ": unknown field");
         }
         String operation = text(v, "operation", true);
-        java.time.Duration timeout = io.moses.model.Callback.DEFAULT_TIMEOUT;
-        if (v.has("timeout")) {
-            if (!v.get("timeout").isNumber()) throw new SlaException(SlaException.Code.INVALID, "callback.timeout must be a number of seconds");
-            timeout = java.time.Duration.ofNanos(Math.round(v.get("timeout").asDouble() * 1e9));
-        }
-        java.time.Duration t = timeout;
-        return ServiceManager.build(() -> new io.moses.model.Callback(operation, t));
+        if (v.has("timeout") && !v.get("timeout").isNumber())
+            throw new SlaException(SlaException.Code.INVALID, "callback.timeout must be a number of seconds");
+        return ServiceManager.callback(operation, v.has("timeout") ? v.get("timeout").asDouble() : null);
     }
 
     private static ServiceManager.Change withService(ServiceManager.Change c, ConcreteService s) {

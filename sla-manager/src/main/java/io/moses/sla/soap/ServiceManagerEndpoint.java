@@ -51,11 +51,11 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
         return call(() -> {
             ListServicesResponse r = new ListServicesResponse();
             Set<TaskRef> idempotent = manager.idempotentTasks(), stateful = manager.statefulTasks();
+            Map<TaskRef, io.moses.model.Callback> callbacks = manager.asynchronousTasks();
             for (ServiceManager.Listed l : manager.list(p.getComposite())) {
                 io.moses.sla.wsdl.services.ConcreteService x = toWsdl(l.service());
                 x.setUsed(l.used());
-                x.setIdempotent(idempotent.contains(l.service().task()));
-                x.setStateful(stateful.contains(l.service().task()));
+                traits(x, l.service().task(), idempotent, stateful, callbacks);
                 r.getService().add(x);
             }
             r.setPlanVersion(manager.planVersion());
@@ -66,32 +66,60 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
     @Override
     public ChangeResponse addService(AddService p) throws ServiceFault_Exception {
         return call(() -> {
-            ServiceManager.Change added = manager.add(fromWsdl(p.getService()));
-            return change(declared(added, p.getService().isIdempotent(), p.getService().isStateful()));
+            ConcreteService service = fromWsdl(p.getService());
+            // refused before anything is stored, as a bad SLA is
+            Answer answer = p.getService().getCallback() == null ? null : new Answer(callback(p.getService().getCallback()));
+            ServiceManager.Change added = manager.add(service);
+            return change(declared(added, p.getService().isIdempotent(), p.getService().isStateful(), answer));
         });
     }
 
     @Override
     public ChangeResponse updateService(UpdateService p) throws ServiceFault_Exception {
         return call(() -> {
-            boolean onlyFlags = (p.isIdempotent() != null || p.isStateful() != null) && p.getEndpoint() == null && p.getSla() == null
-                    && p.getMapping() == null;
+            // absent: unchanged; nil: it answers in its reply
+            Answer answer = p.getCallback() == null ? null
+                    : new Answer(p.getCallback().isNil() ? null : callback(p.getCallback().getValue()));
+            boolean onlyFlags = (p.isIdempotent() != null || p.isStateful() != null || answer != null) && p.getEndpoint() == null
+                    && p.getSla() == null && p.getMapping() == null;
             ServiceManager.Change updated = onlyFlags
                     ? new ServiceManager.Change(manager.list(null).stream().map(ServiceManager.Listed::service).filter(s -> s.name().equals(p.getName()))
                             .findFirst().orElseThrow(() -> new SlaException(SlaException.Code.UNKNOWN_SERVICE, "no concrete service '" + p.getName() + "'")),
                             manager.planVersion(), "")
                     : manager.update(p.getName(), p.getEndpoint() == null ? null : ServiceManager.endpoint(p.getEndpoint()),
                             p.getSla() == null ? null : sla(p.getSla()), p.getMapping() == null ? null : mapping(p.getMapping()));
-            return change(declared(updated, p.isIdempotent(), p.isStateful()));
+            return change(declared(updated, p.isIdempotent(), p.isStateful(), answer));
         });
     }
 
-    /** Says for the service's task what the flags given say (each re-planned; null: unchanged); the reply names the service. */
-    private ServiceManager.Change declared(ServiceManager.Change change, Boolean idempotent, Boolean stateful) {
+    /** How a task answers, as a request declares it: by {@code callback}, or in its reply (null). */
+    private record Answer(io.moses.model.Callback callback) {}
+
+    /** Says for the service's task what the traits given say (each re-planned; null: unchanged); the reply names the service. */
+    private ServiceManager.Change declared(ServiceManager.Change change, Boolean idempotent, Boolean stateful, Answer answer) {
         ConcreteService service = change.service();
         if (idempotent != null) change = manager.setIdempotent(service.task(), idempotent);
         if (stateful != null) change = manager.setStateful(service.task(), stateful);
+        if (answer != null) change = manager.setCallback(service.task(), answer.callback());
         return new ServiceManager.Change(service, change.planVersion(), change.message());
+    }
+
+    static io.moses.model.Callback callback(io.moses.sla.wsdl.services.Callback c) {
+        return ServiceManager.callback(c.getOperation(), c.getTimeout());
+    }
+
+    /** The task's traits on a service of the WSDL: idempotent, stateful, and its callback if it is asynchronous. */
+    private static void traits(io.moses.sla.wsdl.services.ConcreteService x, TaskRef task, Set<TaskRef> idempotent, Set<TaskRef> stateful,
+                               Map<TaskRef, io.moses.model.Callback> callbacks) {
+        x.setIdempotent(idempotent.contains(task));
+        x.setStateful(stateful.contains(task));
+        io.moses.model.Callback c = callbacks.get(task);
+        if (c != null) {
+            var w = new io.moses.sla.wsdl.services.Callback();
+            w.setOperation(c.operation());
+            w.setTimeout(c.timeout().toNanos() / 1e9);
+            x.setCallback(w);
+        }
     }
 
     @Override
@@ -103,8 +131,7 @@ public final class ServiceManagerEndpoint implements ServiceManagerPort {
         ChangeResponse r = new ChangeResponse();
         if (c.service() != null) {
             r.setService(toWsdl(c.service()));
-            r.getService().setIdempotent(manager.idempotentTasks().contains(c.service().task()));
-            r.getService().setStateful(manager.statefulTasks().contains(c.service().task()));
+            traits(r.getService(), c.service().task(), manager.idempotentTasks(), manager.statefulTasks(), manager.asynchronousTasks());
         }
         r.setPlanVersion(c.planVersion());
         r.setMessage(c.message());
