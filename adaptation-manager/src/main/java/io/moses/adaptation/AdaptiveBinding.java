@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * <p>An asynchronous task (docs/model.md, "Asynchronous tasks") is observed by its callback
  * ({@link Callbacks}): the engine says when its one-way request was sent ({@link #sent}) and when
  * an instance takes a message ({@link #received}); a callback is the call's reply, none within
- * its timeout a failure.
+ * its timeout a failure. Its request's reply address names the call ({@link ReplyTo}); where
+ * the plan named an alternate for an idempotent task, a late callback sends the call to the
+ * next member, and the late one's callback is discarded ({@link #superseded}).
  *
  * <p>A (class, task) the plan does not cover (an anonymous caller, a plan still to come) is
  * bound like {@link StaticBinding}: the first concrete service of the task, else the WSDL

@@ -50,6 +50,8 @@ class DockerComposeTest {
                     && cmd.contains("\"--drain\""), cmd);
             // the others forward conversations to the name they reach it by, not to 127.0.0.1 (itself)
             assertTrue(cmd.contains("\"--advertise\",\"http://" + b + ":8080\""), cmd);
+            // a process's own references (a callback's reply address) name the front, which any replica behind answers
+            assertTrue(cmd.contains("\"--public-url\",\"http://haproxy:8080\""), cmd);
             assertEquals("moses", s.path("environment").path("MOSES_DB_USER").asText());
             // failed logins are counted per client: HAProxy, at its fixed address, says whom it forwards for
             assertTrue(cmd.contains("\"--trusted-proxy\",\"172.28.0.10\""), cmd);
