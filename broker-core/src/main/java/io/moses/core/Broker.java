@@ -131,9 +131,11 @@ final class Broker implements AutoCloseable {
         InvokeHandler handler = config.staticBinding()
                 ? new StaticBinding(firstServicePerTask(kb.concreteServices()), client, config.invokeTimeout())
                 : binding;
-        authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins);
+        // the replicas share the key: any of them takes a callback whose call another made, before or after a restart
+        io.moses.core.engine.CallNumbers calls = new io.moses.core.engine.CallNumbers(kb.clusterSecret("callback"));
+        authenticator = new BasicAuthenticator(knowledge::user, PasswordHasher::verify, !knowledge.hasUsers(), logins, calls);
         engine = new BpelEngine(config.workDir(), metrics.timed(handler), config.engineThreads(), config.maxInstancesPerUser(),
-                kb.processDatabase().orElse(null), cluster.replica(), this::publicUrl);
+                kb.processDatabase().orElse(null), cluster.replica(), this::publicUrl, calls);
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
                 config.overloadBound(), wall, tls);
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),

@@ -42,8 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The suppliers call back the address the process gave them: its myRole reference on the
  * partner link, the broker's /services/QuoteCallbackService, with the call's number added
- * ({@code ?moses-call=}). A conversation's messages are taken only from the user who started it,
- * so the stubs are told to send that user's credentials with their callbacks.
+ * ({@code ?moses-call=}). They send no credentials: the number names the conversation's user.
  */
 @Tag("e2e")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -85,10 +84,9 @@ class AsyncProvidersEndToEndTest {
         if (stubs != null) stubs.close();
     }
 
-    /** Back to the stubs' defaults, then told as whom to call back (see the class comment). */
+    /** Back to the stubs' defaults: they call back where the requests say, with no credentials. */
     static void callBackToTheBroker() throws Exception {
         stubs.reset();
-        for (String s : SUPPLIERS) stubs.set(s, "{\"callbackUser\":\"alice\",\"callbackPassword\":\"alice-demo\"}");
     }
 
     static HttpResponse<String> quote(String requestId, String item) throws Exception {
@@ -189,7 +187,7 @@ class AsyncProvidersEndToEndTest {
             // every callback went where the request's replyTo said: the stubs have no other address
             assertEquals(0, stubs.counter(s, "withoutReplyTo"), s + ": the requests whose replyTo held no address (" + counters + ")");
             String replyTo = stubs.field(s, "lastReplyTo");
-            assertTrue(replyTo != null && replyTo.matches(Pattern.quote(base) + "/services/QuoteCallbackService\\?moses-call=[A-Za-z0-9_-]{20}"),
+            assertTrue(replyTo != null && replyTo.matches(Pattern.quote(base) + "/services/QuoteCallbackService\\?moses-call=[A-Za-z0-9_-]{20,}"),
                     s + ": the reply address is the process's own endpoint, with the call's number: " + replyTo);
             requests += got;
         }
@@ -232,6 +230,76 @@ class AsyncProvidersEndToEndTest {
     }
 
     /**
+     * A reply address's call number is its callback's credential, and nothing more: a changed
+     * number is refused (the quote waits on, and is answered by the genuine callback that comes
+     * after), and the genuine one does not start a conversation.
+     */
+    @Test
+    @Order(3)
+    void theCallNumberIsTheCallbacksCredentialAndAChangedOneIsRefused() throws Exception {
+        callBackToTheBroker();
+        for (String s : SUPPLIERS) stubs.set(s, "{\"callback\":\"never\"}");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<HttpResponse<String>> waiting = pool.submit(() -> quote("forged-1", "item"));
+            String replyTo = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // bounds a hang only
+            while (replyTo == null) {
+                for (String s : SUPPLIERS) if (replyTo == null) replyTo = stubs.field(s, "lastReplyTo");
+                assertTrue(System.nanoTime() < deadline, "no supplier got the quote: " + counters());
+                if (replyTo == null) Thread.sleep(20);
+            }
+            String genuine = replyTo.substring(replyTo.indexOf("moses-call=") + "moses-call=".length());
+            char last = genuine.charAt(genuine.length() - 1);
+            String forged = replyTo.substring(0, replyTo.length() - 1) + (last == 'A' ? 'B' : 'A');
+
+            double refusedBefore = unauthenticated();
+            assertEquals(202, quoteReady(forged, "forged-1", "1.00").statusCode(), "a one-way message is answered before it is read");
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (unauthenticated() < refusedBefore + 1) {
+                assertTrue(System.nanoTime() < deadline, "the forged callback was not refused");
+                Thread.sleep(20);
+            }
+            // the genuine number starts nothing: quote starts a conversation
+            HttpResponse<String> start = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/services/QuoteAsyncService?moses-call=" + genuine))
+                    .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:quote-async/quote\"")
+                    .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(
+                            "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body><qa:quote xmlns:qa='urn:moses:quote-async'>"
+                                    + "<qa:requestId>forged-2</qa:requestId><qa:item>x</qa:item></qa:quote></soap:Body></soap:Envelope>")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(500, start.statusCode(), start.body());
+            assertTrue(start.body().contains("only answers a conversation"), start.body());
+
+            assertEquals(202, quoteReady(replyTo, "forged-1", "2.00").statusCode());
+            HttpResponse<String> answered = waiting.get(60, TimeUnit.SECONDS);
+            assertEquals(200, answered.statusCode(), answered.body());
+            Matcher price = PRICE.matcher(answered.body());
+            assertTrue(price.find(), answered.body());
+            assertEquals("2.00", price.group(1), "answered by the genuine callback, not the forged one");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A supplier's callback for {@code requestId}, with no credentials, to {@code address}. */
+    static HttpResponse<String> quoteReady(String address, String requestId, String price) throws Exception {
+        String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                + "<q:quoteReady xmlns:q='urn:moses:task:supplier'><q:requestId>" + requestId + "</q:requestId><q:price>" + price
+                + "</q:price></q:quoteReady></soap:Body></soap:Envelope>";
+        return HTTP.send(HttpRequest.newBuilder(URI.create(address)).header("Content-Type", "text/xml; charset=utf-8")
+                .header("SOAPAction", "\"urn:moses:task:supplier/quoteReady\"").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Messages to QuoteAsync's services refused for their credentials so far ({@code /metrics}). */
+    static double unauthenticated() throws Exception {
+        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("moses_composite_requests_seconds_count\\{composite=\"QuoteAsync\",outcome=\"unauthenticated\",?}\\s+(\\S+)")
+                .matcher(metrics);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    /**
      * A broker whose plan names alt(supplier-a, supplier-b) for the task, declared idempotent with
      * a 1 s callback timeout; supplier-a calls back after 2.5 s. Each quote's call goes to
      * supplier-b once supplier-a's callback is late, is answered with supplier-b's price, and
@@ -239,7 +307,7 @@ class AsyncProvidersEndToEndTest {
      * never delivered to the instance, which has its answer.
      */
     @Test
-    @Order(3)
+    @Order(4)
     void aLateCallbackMovesTheCallToThePlansAlternateAndTheLateOneIsDiscarded() throws Exception {
         Path seed = work.resolve("alternate-seed.yaml");
         java.nio.file.Files.writeString(seed, java.nio.file.Files.readString(Path.of("../bpel-processes/quote-async/seed.yaml"))

@@ -118,7 +118,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      *                            that would start one more is refused (0: no limit)
      */
     public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser) {
-        this(workDir, handler, jobThreads, maxInstancesPerUser, null, "moses", () -> null);
+        this(workDir, handler, jobThreads, maxInstancesPerUser, null, "moses", () -> null, null);
     }
 
     /**
@@ -127,9 +127,10 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
      * @param node  this replica's name, which owns the durable jobs it schedules
      * @param publicUrl where partners reach the broker's services ({@code http://host:port}), asked when a
      *              process is deployed: its own endpoint references are there (null: they hold no address)
+     * @param numbers makes the numbers of asynchronous calls, their callbacks' credentials; null: random numbers
      */
     public BpelEngine(Path workDir, InvokeHandler handler, int jobThreads, int maxInstancesPerUser, io.moses.mdal.ProcessDatabase store,
-                      String node, java.util.function.Supplier<String> publicUrl) {
+                      String node, java.util.function.Supplier<String> publicUrl, CallNumbers numbers) {
         this.endpoints = new Endpoints(publicUrl);
         if (maxInstancesPerUser < 0) throw new IllegalArgumentException("maxInstancesPerUser must be >= 0, was " + maxInstancesPerUser);
         this.maxInstancesPerUser = maxInstancesPerUser;
@@ -175,7 +176,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             return th;
         });
         server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads,
-                () -> tx.getTransaction() != null));
+                () -> tx.getTransaction() != null, numbers));
         server.registerBpelEventListener(callers);
         server.registerBpelEventListener(new ConversationEvents(() -> conversations, callers::starterOf,
                 pid -> org.apache.ode.bpel.engine.IncomingCorrelation.durable(server, pid)));
@@ -348,6 +349,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Told of the correlation values instances initiate and of instances that end (on the instance's thread). */
     public void onConversations(Conversations listener) {
         this.conversations = listener;
+    }
+
+    @Override
+    public boolean startsInstances(QName service, String operation) {
+        return provided.containsKey(service) && createsInstances(service, operation);
     }
 
     private boolean createsInstances(QName service, String operation) {
@@ -765,8 +771,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             return outcome;
         } finally {
             try {
-                completed.accept(new CompletedRequest(target.service().composite(), serviceClass,
-                        outcome instanceof CompositeReply, System.nanoTime() - start, callers.invokes(mexId), bestEffort));
+                // a callback answers the broker's own call: it is no request of the class (the
+                // Path Analyzer would count the asynchronous task's visits per request halved)
+                if (call == null)
+                    completed.accept(new CompletedRequest(target.service().composite(), serviceClass,
+                            outcome instanceof CompositeReply, System.nanoTime() - start, callers.invokes(mexId), bestEffort));
             } catch (RuntimeException e) {
                 log.warn("request listener failed: {}", e.toString());
             }

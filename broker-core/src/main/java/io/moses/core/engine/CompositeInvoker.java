@@ -44,6 +44,11 @@ public interface CompositeInvoker {
         return null;
     }
 
+    /** Whether a message of {@code operation} may start a new instance of the process that provides {@code service}. */
+    default boolean startsInstances(QName service, String operation) {
+        return true;
+    }
+
     /**
      * The same for a message whose address named {@code call} (null: none), the number of a
      * partner call of the broker's: an asynchronous task's callback.

@@ -37,6 +37,7 @@ final class PartnerInvoker implements MessageExchangeContext {
     private final Scheduler scheduler;
     private final Supplier<BpelServerImpl> server;
     private final Callers callers;
+    private final CallNumbers numbers;
     private final java.util.concurrent.Executor replies;
     private final java.util.function.BooleanSupplier inTransaction;
 
@@ -47,8 +48,10 @@ final class PartnerInvoker implements MessageExchangeContext {
      *                      completing thread delivers the reply itself (no hand-off)
      * @param inTransaction whether the current thread is inside a transaction
      */
+    /** @param numbers makes asynchronous calls' numbers, credentials of their callbacks; null: random numbers */
     PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers,
-                   java.util.concurrent.Executor replies, java.util.function.BooleanSupplier inTransaction) {
+                   java.util.concurrent.Executor replies, java.util.function.BooleanSupplier inTransaction, CallNumbers numbers) {
+        this.numbers = numbers;
         this.replies = replies;
         this.inTransaction = inTransaction;
         this.handler = handler;
@@ -87,8 +90,12 @@ final class PartnerInvoker implements MessageExchangeContext {
         Invocation unbound = new Invocation(channel.task(partnerLink, op.name()), callers.classOf(instance),
                 op.soapAction(), body, target, binding.soap12 ? SoapVersion.SOAP_12 : SoapVersion.SOAP_11);
         boolean twoWay = mex.getMessageExchangePattern() == MessageExchange.MessageExchangePattern.REQUEST_RESPONSE;
-        if (!twoWay && channel.replyBase() != null && handler.answersLater(unbound.task()))
-            unbound = unbound.withReplyTo(io.moses.adaptation.ReplyTo.at(channel.replyBase())); // its callback names this call
+        if (!twoWay && channel.replyBase() != null && handler.answersLater(unbound.task())) {
+            // its callback names this call, and with it the conversation's user, whose credentials the provider need not have
+            String composite = unbound.task().composite(), user = instance == null ? null : callers.starterOf(instance);
+            unbound = unbound.withReplyTo(numbers == null ? io.moses.adaptation.ReplyTo.at(channel.replyBase())
+                    : new io.moses.adaptation.ReplyTo(channel.replyBase(), () -> numbers.mint(composite, user)));
+        }
         Invocation invocation = handler.stateful(unbound.task()) ? conversationWithProvider(dao.getPartnerLink(), unbound) : unbound;
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();

@@ -26,6 +26,14 @@ public interface Authenticator {
         return null;
     }
 
+    /**
+     * The user whose conversation made the asynchronous call {@code call} names (its callback's
+     * credential), for a message to one of {@code composite}'s services; null if it names none.
+     */
+    default User userOfCall(String composite, String call) {
+        return null;
+    }
+
     /** Everybody is anonymous: the broker runs without users. */
     Authenticator ANONYMOUS = request -> null;
 }

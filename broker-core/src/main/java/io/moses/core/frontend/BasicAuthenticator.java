@@ -26,6 +26,7 @@ public final class BasicAuthenticator implements Authenticator {
     private final Function<String, User> users;
     private final BiPredicate<char[], String> verifier;
     private final boolean anonymousAllowed;
+    private final io.moses.core.engine.CallNumbers calls;
     private final LoginThrottle throttle;
     private final byte[] key = new byte[32];
     private final Map<String, Verified> verified = new ConcurrentHashMap<>();
@@ -44,6 +45,13 @@ public final class BasicAuthenticator implements Authenticator {
     /** @param throttle slows guessing down; shared with the other ways in (the management services) */
     public BasicAuthenticator(Function<String, User> users, BiPredicate<char[], String> verifier, boolean anonymousAllowed,
                               LoginThrottle throttle) {
+        this(users, verifier, anonymousAllowed, throttle, null);
+    }
+
+    /** @param calls the asynchronous calls' numbers, which are their callbacks' credentials; null: none are */
+    public BasicAuthenticator(Function<String, User> users, BiPredicate<char[], String> verifier, boolean anonymousAllowed,
+                              LoginThrottle throttle, io.moses.core.engine.CallNumbers calls) {
+        this.calls = calls;
         this.users = users;
         this.verifier = verifier;
         this.anonymousAllowed = anonymousAllowed;
@@ -60,6 +68,12 @@ public final class BasicAuthenticator implements Authenticator {
     @Override
     public User callerOf(MessageContext request) {
         return userOf(header(request, "Authorization"));
+    }
+
+    @Override
+    public User userOfCall(String composite, String call) {
+        String name = calls == null || call == null ? null : calls.userOf(composite, call);
+        return name == null ? null : users.apply(name);
     }
 
     @Override

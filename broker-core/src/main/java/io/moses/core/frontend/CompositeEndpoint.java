@@ -62,12 +62,18 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             if (operation == null) throw clientFault("the request names no operation of " + service.service().getLocalPart());
             String serviceClass;
             io.moses.model.User caller;
+            String call = callOf(mc);
             try {
                 // checked once per request: by a filter in front when it polices or sheds, else here
                 Object found = mc.get(MessageContext.SERVLET_REQUEST) instanceof jakarta.servlet.http.HttpServletRequest http
                         ? http.getAttribute(PolicingFilter.CALLER) : null;
                 if (found instanceof AuthenticationException refused) throw refused;
-                caller = found instanceof io.moses.model.User u ? u : authenticator.callerOf(mc);
+                io.moses.model.User byCall = call == null || found != null || hasCredentials(mc) ? null
+                        : authenticator.userOfCall(service.composite(), call);
+                if (byCall != null && engine.startsInstances(service.service(), operation.getLocalPart()))
+                    throw new AuthenticationException("a reply address's call number only answers a conversation, and "
+                            + operation.getLocalPart() + " starts one: send the user's HTTP Basic credentials");
+                caller = byCall != null ? byCall : found instanceof io.moses.model.User u ? u : authenticator.callerOf(mc);
                 serviceClass = caller != null ? caller.serviceClass() : authenticator.serviceClassOf(mc);
             } catch (AuthenticationException e) {
                 outcome = "unauthenticated";
@@ -76,7 +82,6 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             // null: an empty SOAP body, what an operation whose input has no part is sent
             Element body = element(request == null ? null : request.getNode());
             if (body != null) keepEnvelopeNamespaces(body, mc);
-            String call = callOf(mc);
             // before it is routed: its instance may have ended with the answer of the call that replaced it
             CompositeOutcome dropped = call == null ? null : engine.discarded(service.service(), operation.getLocalPart(), call);
             if (dropped instanceof CompositeReply) {
@@ -149,6 +154,14 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             headers.put(ConversationForwarding.CALL_HEADER, java.util.List.of(call));
         }
         return conversations.forward(service, operation, body, headers, caller == null ? null : caller.name(), hop);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static boolean hasCredentials(MessageContext mc) {
+        if (mc.get(MessageContext.HTTP_REQUEST_HEADERS) instanceof java.util.Map<?, ?> headers)
+            for (var h : ((java.util.Map<String, java.util.List<String>>) headers).entrySet())
+                if ("Authorization".equalsIgnoreCase(h.getKey()) && h.getValue() != null && !h.getValue().isEmpty()) return true;
+        return false;
     }
 
     /**

@@ -77,6 +77,13 @@ final class PolicingFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        // a callback without credentials: its call's number is its credential, checked by the
+        // endpoint; it answers the broker's own call, so it is not policed against the user's rate
+        if (http.getHeader("Authorization") == null && (io.moses.adaptation.ReplyTo.callIn(http.getQueryString()) != null
+                || http.getHeader(ConversationForwarding.CALL_HEADER) != null)) {
+            chain.doFilter(req, res);
+            return;
+        }
         // the caller is known before the overload bound: a request whose credentials are refused
         // takes no engine place, and a wrong password counts once (the endpoint reuses the answer)
         User user;

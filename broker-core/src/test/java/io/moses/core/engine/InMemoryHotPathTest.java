@@ -33,7 +33,7 @@ class InMemoryHotPathTest {
             BpelEngine engine = new BpelEngine(tmp.resolve("work"), invocation -> {
                 String text = invocation.body().getTextContent().trim();
                 return CompletableFuture.completedFuture(new InvokeOutcome.InvokeReply(element(PT, "echoResponse", "result", text), "partner"));
-            }, 4, 0, kb.processDatabase().orElseThrow(), "hot-path", () -> null);
+            }, 4, 0, kb.processDatabase().orElseThrow(), "hot-path", () -> null, null);
             try {
                 engine.start();
                 engine.deploy(unit("echo-pair", true));
