@@ -130,8 +130,19 @@ public final class AdaptiveBinding implements InvokeHandler {
     private record Compiled(Plan plan, Map<Plan.Key, SmoothWeightedRoundRobin<Choice>> selectors,
                             Map<String, Choice> services, Map<TaskRef, ConcreteService> fallback,
                             Map<Plan.Key, List<String>> preferred, Map<TaskRef, List<String>> byTask,
-                            Map<TaskRef, List<String>> unused, Set<TaskRef> idempotent, Set<TaskRef> stateful,
-                            Map<TaskRef, io.moses.model.Callback> asynchronous) {}
+                            Map<TaskRef, List<String>> unused, TaskTraits traits) {
+        Set<TaskRef> idempotent() {
+            return traits.idempotent();
+        }
+
+        Set<TaskRef> stateful() {
+            return traits.stateful();
+        }
+
+        Map<TaskRef, io.moses.model.Callback> asynchronous() {
+            return traits.asynchronous();
+        }
+    }
 
     /** An implementation with its members resolved: what one invoke executes. */
     private record Choice(Implementation implementation, List<Provider> members) {}
@@ -160,7 +171,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         this.exploreNanos = options.explorePeriod().toNanos();
         this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock(), options.wall());
         Map<String, Duration> t = Map.copyOf(timeouts);
-        this.current = new AtomicReference<>(compile(plan, services, Set.of(), Set.of(), Map.of()));
+        this.current = new AtomicReference<>(compile(plan, services, TaskTraits.NONE));
         this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health,
                 task -> current.get().asynchronous().containsKey(task));
         this.callbacks = new Callbacks(outcomes, health, client);
@@ -172,23 +183,12 @@ public final class AdaptiveBinding implements InvokeHandler {
      * the monitors know.
      */
     public void update(Plan plan, Collection<ConcreteService> services) {
-        update(plan, services, Set.of());
+        update(plan, services, TaskTraits.NONE);
     }
 
-    /** As {@link #update(Plan, Collection)}, with the tasks whose second call is safe. */
-    public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent) {
-        update(plan, services, idempotent, Set.of());
-    }
-
-    /** As {@link #update(Plan, Collection, Set)}, with the tasks whose provider keeps conversation state. */
-    public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful) {
-        update(plan, services, idempotent, stateful, Map.of());
-    }
-
-    /** As {@link #update(Plan, Collection, Set, Set)}, with the asynchronous tasks and how each answers. */
-    public void update(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful,
-                       Map<TaskRef, io.moses.model.Callback> asynchronous) {
-        Compiled next = compile(plan, services, idempotent, stateful, asynchronous);
+    /** As {@link #update(Plan, Collection)}, with what the binding must know of the tasks. */
+    public void update(Plan plan, Collection<ConcreteService> services, TaskTraits traits) {
+        Compiled next = compile(plan, services, traits);
         callbacks.declared(next.asynchronous());
         Compiled prev = current.getAndSet(next);
         health.retain(next.services().keySet());
@@ -210,6 +210,11 @@ public final class AdaptiveBinding implements InvokeHandler {
 
     public Plan plan() {
         return current.get().plan();
+    }
+
+    /** The tasks' traits in force, as the last {@link #update} gave them. */
+    public TaskTraits traits() {
+        return current.get().traits();
     }
 
     /** Called (on a request thread: keep it cheap) with (service, why) when a service is ejected. */
@@ -272,8 +277,7 @@ public final class AdaptiveBinding implements InvokeHandler {
      * Compiles a plan for the request path. Shares that name a service no longer registered are
      * dropped (one log line); a (class, task) left with none is bound like a plan-less one.
      */
-    private static Compiled compile(Plan plan, Collection<ConcreteService> services, Set<TaskRef> idempotent, Set<TaskRef> stateful,
-                                    Map<TaskRef, io.moses.model.Callback> asynchronous) {
+    private static Compiled compile(Plan plan, Collection<ConcreteService> services, TaskTraits traits) {
         Map<String, Choice> byName = new HashMap<>();
         Map<TaskRef, ConcreteService> fallback = new LinkedHashMap<>();
         Map<TaskRef, List<String>> byTask = new HashMap<>();
@@ -325,7 +329,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         Map<TaskRef, List<String>> tasks = new HashMap<>();
         byTask.forEach((k, v) -> tasks.put(k, List.copyOf(v)));
         return new Compiled(plan, Map.copyOf(selectors), Map.copyOf(byName), Map.copyOf(fallback), Map.copyOf(preferred),
-                Map.copyOf(tasks), Map.copyOf(unused), Set.copyOf(idempotent), Set.copyOf(stateful), Map.copyOf(asynchronous));
+                Map.copyOf(tasks), Map.copyOf(unused), traits);
     }
 
     @Override

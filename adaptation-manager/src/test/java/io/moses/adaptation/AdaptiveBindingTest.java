@@ -63,7 +63,7 @@ class AdaptiveBindingTest {
 
     /** Declares {@link #TASK} idempotent on {@code b}, keeping its plan. */
     static AdaptiveBinding idempotent(AdaptiveBinding b, List<ConcreteService> services) {
-        b.update(b.plan(), services, java.util.Set.of(TASK));
+        b.update(b.plan(), services, TaskTraits.idempotent(java.util.Set.of(TASK)));
         return b;
     }
 

@@ -48,7 +48,7 @@ class AsyncCallbacksTest {
         List<ConcreteService> services = List.of(service(name));
         AdaptiveBinding b = new AdaptiveBinding(services, plan(Implementation.single(name)), client, log, Duration.ofSeconds(5), Map.of(),
                 AdaptiveBinding.Options.defaults().withEjectAfter(ejectAfter));
-        b.update(b.plan(), services, Set.of(), Set.of(), Map.of(TASK, new Callback(CALLBACK, timeout)));
+        b.update(b.plan(), services, new TaskTraits(Set.of(), Set.of(), Map.of(TASK, new Callback(CALLBACK, timeout))));
         return b;
     }
 
@@ -117,7 +117,7 @@ class AsyncCallbacksTest {
         List<ConcreteService> services = List.of(service("late-a"), service("late-b"));
         AdaptiveBinding b = new AdaptiveBinding(services, plan(new Implementation(Implementation.Pattern.ALTERNATE, List.of("late-a", "late-b"))),
                 client, log, Duration.ofSeconds(5), Map.of(), AdaptiveBinding.Options.defaults());
-        b.update(b.plan(), services, Set.of(TASK), Set.of(), Map.of(TASK, new Callback(CALLBACK, Duration.ofSeconds(1))));
+        b.update(b.plan(), services, new TaskTraits(Set.of(TASK), Set.of(), Map.of(TASK, new Callback(CALLBACK, Duration.ofSeconds(1)))));
         org.w3c.dom.Document d = Xml.parse(("<f:findFlight xmlns:f='urn:moses:task:flight' xmlns:wsa='http://www.w3.org/2005/08/addressing'>"
                 + "<f:replyTo><wsa:EndpointReference><wsa:Address>http://broker:8080/services/QuoteService</wsa:Address></wsa:EndpointReference>"
                 + "</f:replyTo></f:findFlight>").getBytes());

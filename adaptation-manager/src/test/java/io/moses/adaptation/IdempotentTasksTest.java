@@ -57,7 +57,7 @@ class IdempotentTasksTest {
     static AdaptiveBinding binding(Plan plan, List<ConcreteService> services, Set<TaskRef> idempotent, Map<String, Duration> timeouts,
                                    AdaptiveBinding.Options options) {
         AdaptiveBinding b = new AdaptiveBinding(services, plan, client, new ServiceCallLog(256), Duration.ofSeconds(10), timeouts, options);
-        b.update(plan, services, idempotent);
+        b.update(plan, services, TaskTraits.idempotent(idempotent));
         return b;
     }
 

@@ -52,7 +52,7 @@ class StatefulBindingTest {
     static AdaptiveBinding stateful(Plan plan, List<ConcreteService> services, AdaptiveBinding.Options options) {
         AdaptiveBinding b = new AdaptiveBinding(services, plan, client, new ServiceCallLog(256), Duration.ofSeconds(5), Map.of(), options);
         // idempotent too: what would otherwise retry, resend and explore elsewhere
-        b.update(plan, services, Set.of(TASK), Set.of(TASK));
+        b.update(plan, services, new TaskTraits(Set.of(TASK), Set.of(TASK), java.util.Map.of()));
         return b;
     }
 

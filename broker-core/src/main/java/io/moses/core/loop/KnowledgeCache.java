@@ -32,7 +32,6 @@ public final class KnowledgeCache {
     /** The classes' own policies above the agreed rate; loaded with the users (a change bumps the subscriptions' version). */
     private volatile Map<String, io.moses.model.OverRate> overRates = Map.of();
     private volatile Plan plan;
-    private volatile java.util.Set<io.moses.model.TaskRef> stateful = java.util.Set.of();
     private volatile long planVersion;
     /** The users' version when they were loaded: a subscription changed without a new plan reloads them too. */
     private volatile long subscriptionsVersion = -1;
@@ -49,10 +48,8 @@ public final class KnowledgeCache {
         Plan plan = kb.latestPlan().orElse(null);
         loadUsers();
         classes = kb.serviceClasses();
-        java.util.Set<io.moses.model.TaskRef> stateful = kb.statefulTasks();
-        binding.update(plan, services, kb.idempotentTasks(), stateful, kb.asynchronousTasks());
+        binding.update(plan, services, new io.moses.adaptation.TaskTraits(kb.idempotentTasks(), kb.statefulTasks(), kb.asynchronousTasks()));
         this.services = services;
-        this.stateful = stateful;
         this.plan = plan;
         planVersion = plan == null ? 0 : plan.version();
     }
@@ -108,7 +105,7 @@ public final class KnowledgeCache {
 
     /** The stateful tasks as of the last load. */
     public java.util.Set<io.moses.model.TaskRef> statefulTasks() {
-        return stateful;
+        return binding.traits().stateful();
     }
 
     public List<ConcreteService> services() {
