@@ -287,7 +287,10 @@ public final class FeedbackLoop implements AutoCloseable {
         Map<String, QosMonitor.ServiceStats> stats = observedStats();
         PlanResult result = optimizer.plan(input(stats, without), why);
         if (!result.hasPlan()) {
-            log.warn("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
+            // a broker whose processes have no managed services has nothing to plan: no warning
+            if (result.message() != null && result.message().startsWith("nothing to plan"))
+                log.info("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
+            else log.warn("no new plan ({}): {}; plan {} stays", why, result.message(), knowledge.planVersion());
             return result;
         }
         Plan published = kb.publish(keepUnplanned(result, before));
