@@ -13,6 +13,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -84,6 +85,143 @@ class DurableRestartTest {
         } finally {
             inventory.stop(0);
         }
+    }
+
+    /**
+     * A callback that comes after its broker was SIGKILLed and started again reaches its durable
+     * instance: a durable copy of quote-async whose supplier (this test) takes requestQuote and
+     * never calls back itself; the broker is killed while the instance waits for quoteReady, and
+     * the callback, sent to the replyTo the request carried, is taken by the broker started again
+     * on the same port (so that the address still names it). The call itself was forgotten with
+     * the broker's memory: the callback counts as late, and the instance completes with its price.
+     */
+    @Test
+    @Timeout(300) // bounds a hang only
+    void aCallbackAfterARestartReachesItsDurableInstance(@TempDir Path work) throws Exception {
+        Path unit = Files.createDirectories(work.resolve("quote-async-durable"));
+        try (var files = Files.list(QUOTE_ASYNC)) {
+            for (Path f : files.toList()) Files.copy(f, unit.resolve(f.getFileName()));
+        }
+        String dd = Files.readString(unit.resolve("deploy.xml"));
+        assertTrue(dd.contains("<in-memory>true</in-memory>"), dd);
+        Files.writeString(unit.resolve("deploy.xml"), dd.replace("<in-memory>true</in-memory>", "<in-memory>false</in-memory>"));
+
+        java.util.concurrent.BlockingQueue<String[]> requests = new java.util.concurrent.LinkedBlockingQueue<>();
+        HttpServer supplier = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 10);
+        supplier.createContext("/", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            Matcher address = Pattern.compile("<(?:\\w+:)?Address[^>]*>([^<]*)</").matcher(body);
+            Matcher id = AsyncProvidersEndToEndTest.REQUEST_ID.matcher(body);
+            requests.add(new String[] {address.find() ? address.group(1).replace("&amp;", "&") : null, id.find() ? id.group(1) : null, body});
+            exchange.sendResponseHeaders(202, -1); // accepted: the callback comes later, from the test
+            exchange.close();
+        });
+        supplier.start();
+        int port = io.moses.mdal.testing.FreePorts.forServer(); // fixed: the replyTo names it, before and after the restart
+        List<String> args = List.of("--port", Integer.toString(port), "--work", work.resolve("w").toString(), "--deploy", unit.toString(),
+                "--seed", QUOTE_ASYNC.resolve("seed.yaml").toString(), "--set", "STUBS=http://127.0.0.1:" + supplier.getAddress().getPort(),
+                "--monitors", "none", "--optimizer", "off", "--request-timeout", "60000");
+        String base = "http://127.0.0.1:" + port;
+        try {
+            String[] request;
+            long id;
+            try (ChildProcess first = new ChildProcess("io.moses.core.Main", args)) {
+                assertEquals(Integer.toString(port), first.await(BrokerProcessTest.LISTENING, 120));
+                // its client waits for the price: the kill below ends its connection
+                var quote = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return quote(base, "r-1");
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                });
+                request = requests.poll(60, TimeUnit.SECONDS);
+                assertTrue(request != null, "the supplier got no request:\n" + first.output());
+                assertEquals("r-1", request[1], request[2]);
+                assertTrue(request[0] != null && request[0].startsWith(base + "/services/QuoteCallbackService?moses-call="), request[2]);
+                // the instance's wait for quoteReady is in the knowledge base (committed) before the kill
+                id = awaitWaitingInstance(base);
+                first.process.destroyForcibly(); // SIGKILL
+                assertTrue(first.process.waitFor(30, TimeUnit.SECONDS));
+                try {
+                    HttpResponse<String> r = quote.get(60, TimeUnit.SECONDS);
+                    assertTrue(r.statusCode() != 200, "the quote was answered before the callback: " + r.body());
+                } catch (java.util.concurrent.ExecutionException expected) {
+                    // the connection ended with the broker
+                }
+            }
+            try (ChildProcess second = new ChildProcess("io.moses.core.Main", args)) {
+                assertEquals(Integer.toString(port), second.await(BrokerProcessTest.LISTENING, 120));
+                String price = "123.45";
+                String callback = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                        + "<q:quoteReady xmlns:q='urn:moses:task:supplier'><q:requestId>r-1</q:requestId><q:price>" + price
+                        + "</q:price></q:quoteReady></soap:Body></soap:Envelope>";
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(request[0]))
+                        .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:task:supplier/quoteReady\"")
+                        .header("Authorization", new io.moses.model.auth.BasicCredentials("alice", "alice-demo").header())
+                        .timeout(Duration.ofSeconds(60)) // bounds a hang only
+                        .POST(HttpRequest.BodyPublishers.ofString(callback)).build(), HttpResponse.BodyHandlers.ofString());
+                assertTrue(r.statusCode() == 202 || r.statusCode() == 200, r.statusCode() + " " + r.body() + "\n" + second.output());
+                com.fasterxml.jackson.databind.JsonNode shown = instance(base, id);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!shown.path("state").asText().equals("completed") && System.nanoTime() < deadline) {
+                    Thread.sleep(100); // between two reads of the instance: the callback's delivery is the event waited for
+                    shown = instance(base, id);
+                }
+                assertEquals("completed", shown.path("state").asText(), shown + "\n" + second.output());
+                assertTrue(shown.path("variables").path("ready").asText().contains(">" + price + "<"), shown.toString());
+                assertTrue(shown.path("variables").path("response").asText().contains(">" + price + "<"), shown.toString());
+                // the broker started again never made the call: the callback is late, and awaited by nothing
+                AsyncProvidersEndToEndTest.JsonCallbacks c = AsyncProvidersEndToEndTest.JsonCallbacks.of(base);
+                assertEquals(1, c.late(), c.toString());
+                assertEquals(0, c.awaited(), c.toString());
+            }
+            assertEquals(0, requests.size(), "requestQuote was sent once");
+        } finally {
+            supplier.stop(0);
+        }
+    }
+
+    static final Path QUOTE_ASYNC = Path.of("../bpel-processes/quote-async");
+
+    static HttpResponse<String> quote(String base, String requestId) throws Exception {
+        String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
+                + "<qa:quote xmlns:qa='urn:moses:quote-async'><qa:requestId>" + requestId + "</qa:requestId><qa:item>widget</qa:item>"
+                + "</qa:quote></soap:Body></soap:Envelope>";
+        return http.send(HttpRequest.newBuilder(URI.create(base + "/services/QuoteAsyncService"))
+                .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:quote-async/quote\"")
+                .header("Authorization", new io.moses.model.auth.BasicCredentials("alice", "alice-demo").header())
+                .timeout(Duration.ofSeconds(120)) // bounds a hang only
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static com.fasterxml.jackson.databind.JsonNode admin(String base, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", new io.moses.model.auth.BasicCredentials("operator", "operator-demo").header())
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), path + ": " + r.body());
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
+    }
+
+    static com.fasterxml.jackson.databind.JsonNode instance(String base, long id) throws Exception {
+        return admin(base, "/admin/instances/" + id);
+    }
+
+    /** The one QuoteAsync instance, once its route for quoteReady is open (bounded wait). */
+    static long awaitWaitingInstance(String base) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            com.fasterxml.jackson.databind.JsonNode list = admin(base, "/admin/instances?process=QuoteAsync").path("instances");
+            if (list.size() == 1) {
+                com.fasterxml.jackson.databind.JsonNode shown = instance(base, list.get(0).path("id").asLong());
+                last = shown.toString();
+                for (com.fasterxml.jackson.databind.JsonNode w : shown.path("waitsFor"))
+                    if (w.path("kind").asText().equals("message") && w.path("what").asText().contains("quoteReady")) return shown.path("id").asLong();
+            }
+            Thread.sleep(50); // between two reads: the instance's commit is the event waited for
+        }
+        throw new AssertionError("no QuoteAsync instance waiting for quoteReady: " + last);
     }
 
     private static long count(java.sql.Statement s, String sql) throws java.sql.SQLException {
