@@ -65,9 +65,7 @@ class AsyncProvidersClusterTest {
      */
     @Test
     void asynchronousSuppliersCallBackThroughTheFrontAndEachCallbackReachesItsQuote() throws Exception {
-        stubs.reset();
-        for (String s : AsyncProvidersEndToEndTest.SUPPLIERS)
-            stubs.set(s, "{\"callbackUser\":\"alice\",\"callbackPassword\":\"alice-demo\"}"); // a conversation's messages are its user's
+        stubs.reset(); // no credentials: the call's number names alice, and every replica holds the key
         int quotes = 20;
         Map<String, Integer> answeredBy = new java.util.TreeMap<>();
         for (int i = 0; i < quotes; i++) {
@@ -110,7 +108,8 @@ class AsyncProvidersClusterTest {
             assertTrue(m.find(), "no forwarded counter on " + r);
             forwarded += Double.parseDouble(m.group(1));
         }
-        System.out.println("callbacks forwarded to their owner: " + forwarded + " of " + quotes + ", HAProxy's 2xx per replica: "
+        // HAProxy (leastconn) gives a callback the replica the quote's request does not hold: the other one forwards it
+        assertTrue(forwarded >= 1, "no callback was forwarded to its owner (" + forwarded + " of " + quotes + "), HAProxy's 2xx per replica: "
                 + cluster.haproxy.answered2xx());
     }
 
