@@ -128,8 +128,11 @@ final class PlanStore {
                                 + ": concrete service '" + m + "' implements " + t + ", not " + k.task());
                 }
         }
-        for (String k : draft.predictions().keySet())
-            if (!classes.contains(k)) throw KnowledgeBaseException.invalid("plan.predictions: unknown service class '" + k + "'");
+        // a plan of several composites predicts each (class, composite): "gold/TripPlanner"
+        for (String k : draft.predictions().keySet()) {
+            String cls = k.indexOf('/') > 0 ? k.substring(0, k.indexOf('/')) : k;
+            if (!classes.contains(cls)) throw KnowledgeBaseException.invalid("plan.predictions: unknown service class '" + cls + "' in '" + k + "'");
+        }
         for (Plan.ClassAtRisk r : draft.atRisk())
             if (!classes.contains(r.serviceClass()))
                 throw KnowledgeBaseException.invalid("plan.atRisk: unknown service class '" + r.serviceClass() + "'");

@@ -525,6 +525,13 @@ abstract class KnowledgeBaseContract {
         assertEquals(List.of(2L), kb.planHistory(1).stream().map(Plan::version).toList());
         assertEquals(first, kb.plan(1).orElseThrow());
         assertTrue(kb.plan(3).isEmpty());
+
+        // a plan of several composites predicts each (class, composite)
+        Map<String, Plan.Prediction> perComposite = Map.of("gold/TripPlanner", new Plan.Prediction(1.5, 0.97, 2.5),
+                "gold/Other", new Plan.Prediction(0.5, 0.99, 1));
+        Plan third = kb.publish(new Plan(0, null, Map.of(key("gold", FLIGHT), List.of(new Plan.Share(Implementation.single("flight-b"), 1))),
+                perComposite, 1, "ojAlgo", 0, List.of(), null));
+        assertEquals(perComposite, kb.plan(third.version()).orElseThrow().predictions());
     }
 
     @Test
@@ -543,6 +550,9 @@ abstract class KnowledgeBaseContract {
         String cls = messageOf(() -> kb.publish(new Plan(0, null, Map.of(key("platinum", FLIGHT),
                 List.of(new Plan.Share(Implementation.single("flight-a"), 1))), Map.of(), 0, "t", 0, List.of(), null)));
         assertTrue(cls.contains("serviceClass") && cls.contains("platinum"), cls);
+        String predicted = messageOf(() -> kb.publish(new Plan(0, null, Map.of(), Map.of("platinum/TripPlanner",
+                new Plan.Prediction(1, 0.9, 1)), 0, "t", 0, List.of(), null)));
+        assertTrue(predicted.contains("plan.predictions") && predicted.contains("platinum"), predicted);
         String nan = messageOf(() -> kb.publish(new Plan(0, null, Map.of(), Map.of(), Double.NaN, "t", 0, List.of(), null)));
         assertTrue(nan.contains("plan.objective"), nan);
         assertEquals(0, kb.latestPlanVersion(), "no version was used up");
