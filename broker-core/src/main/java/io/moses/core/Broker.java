@@ -171,6 +171,7 @@ final class Broker implements AutoCloseable {
         http.trustHops(hops);
         metrics.policing(policing);
         metrics.conversations(conversations);
+        metrics.predictions(loop);
         Health health = new Health(() -> state, cluster.replica(), config.staticBinding(), engine, kb, knowledge, lease, loop, processes);
         http.mount("/health", health.readiness());
         http.mount("/health/live", health.liveness());

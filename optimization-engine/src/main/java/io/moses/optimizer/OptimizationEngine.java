@@ -138,6 +138,18 @@ public final class OptimizationEngine {
         inForce.set(null);
     }
 
+    /**
+     * What {@code plan}'s shares give each class on {@code input}'s estimates, computed as the
+     * optimizer predicts a plan's R, A and C, without solving: the figures of the plan in force
+     * with other r_j (a forecast). Keyed as {@link Plan#predictions()}; a class whose shares name
+     * an implementation that is not a candidate on this input (a member down) is left out.
+     */
+    public static Map<String, Plan.Prediction> evaluate(PlanningInput input, Plan plan) {
+        Program prog = new Program(input);
+        if (!prog.uncovered.isEmpty()) return Map.of();
+        return prog.evaluate(plan);
+    }
+
     public PlanResult plan(PlanningInput input) {
         return plan(input, "re-plan");
     }

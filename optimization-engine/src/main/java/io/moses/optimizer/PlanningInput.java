@@ -152,6 +152,29 @@ public record PlanningInput(List<CompositeService> composites, List<ServiceClass
                 failureDetection, profiles, visits, settings, idempotent, tasks);
     }
 
+    /**
+     * The same input with the observed response times of {@code responseTimes}' services replaced
+     * (a forecast in place of what was observed); their latency samples are scaled with them, so
+     * that a 1-out-of-n set's empirical E[min] follows.
+     */
+    public PlanningInput withResponseTimes(Map<String, Double> responseTimes) {
+        Map<String, Observation.ServiceQos> o = new HashMap<>(observed);
+        Map<String, double[]> samples = new HashMap<>(successSamples);
+        for (ConcreteService cs : services) {
+            Double r = responseTimes.get(cs.name());
+            if (r == null || !(r > 0) || Double.isInfinite(r)) continue;
+            Observation.ServiceQos q = o.get(cs.name());
+            double before = q == null ? cs.sla().responseTime() : q.responseTime();
+            o.put(cs.name(), q == null
+                    ? new Observation.ServiceQos(cs.name(), r, cs.sla().availability(), Math.max(1, settings.minObservedSamples()), java.time.Instant.EPOCH)
+                    : new Observation.ServiceQos(cs.name(), r, q.availability(), Math.max(q.samples(), settings.minObservedSamples()), q.at()));
+            double[] s = samples.get(cs.name());
+            if (s != null && before > 0) samples.put(cs.name(), java.util.Arrays.stream(s).map(x -> x * r / before).toArray());
+        }
+        return new PlanningInput(composites, classes, classLoad, services, down, o, samples, failureDetection,
+                profiles, visits, settings, idempotent, stateful);
+    }
+
     public static Builder builder() {
         return new Builder();
     }

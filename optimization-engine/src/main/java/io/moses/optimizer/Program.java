@@ -450,6 +450,31 @@ final class Program {
         return new Plan.Prediction(r, Math.min(1.0, Math.exp(lnA)), c);
     }
 
+    /** {@link #predict} of every unit under the fractions of {@code plan}; units whose shares are not all candidates here are left out. */
+    Map<String, Plan.Prediction> evaluate(Plan plan) {
+        double[] x = new double[core.columns()];
+        Set<String> incomplete = new HashSet<>();
+        for (Block b : blocks) {
+            List<Plan.Share> shares = plan.shares(b.serviceClass(), b.task());
+            if (shares.isEmpty()) incomplete.add(b.serviceClass());
+            for (Plan.Share sh : shares) {
+                int j = 0;
+                while (j < b.implementations().size() && !same(b.implementations().get(j).implementation(), sh.implementation())) j++;
+                if (j == b.implementations().size()) incomplete.add(b.serviceClass());
+                else x[b.first() + j] += sh.fraction();
+            }
+        }
+        Map<String, Plan.Prediction> out = new LinkedHashMap<>();
+        for (Unit u : units)
+            if (!incomplete.contains(u.serviceClass().name())) out.put(u.label(), predict(u, x));
+        return out;
+    }
+
+    /** The same pattern of the same members (a hedge's delay is recomputed from the samples). */
+    private static boolean same(Implementation a, Implementation b) {
+        return a.pattern() == b.pattern() && a.members().equals(b.members());
+    }
+
     /** Utilization load_j / l_j of every endpoint with load. */
     Map<String, Double> utilization(double[] x) {
         Map<String, Double> u = new LinkedHashMap<>();

@@ -59,6 +59,7 @@ public final class FeedbackLoop implements AutoCloseable {
     private final ServiceQosRules serviceRules;
     private final ClassRules classRules;
     private final PlanningInputs inputs;
+    private final ViolationPredictions predictions;
     /** Concrete services the operator took out: planned as down until put back in. */
     private final java.util.Set<String> heldOut = ConcurrentHashMap.newKeySet();
     private volatile String lastChange = "none yet";
@@ -99,11 +100,13 @@ public final class FeedbackLoop implements AutoCloseable {
         this.serviceRules = new ServiceQosRules(settings, qos, estimates, nanos);
         this.classRules = new ClassRules(settings, nanos);
         this.inputs = new PlanningInputs(kb, settings, estimates, wall, deployed);
+        this.predictions = new ViolationPredictions(settings, nanos);
         ws.onChange((service, up) -> {
             if (up) {
                 // back up: its failures while down no longer describe it
                 qos.forget(service);
                 inputs.forget(service);
+                predictions.forget(service);
                 binding.reinstate(service, "the WS Monitor finds it back up");
             } else {
                 binding.eject(service, "the WS Monitor finds it down");
@@ -175,12 +178,58 @@ public final class FeedbackLoop implements AutoCloseable {
             Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
             Map<String, ConcreteService> services = new HashMap<>();
             for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
+            predictions.observe(latest);
             serviceRules.check(stats, latest, services).forEach(replanner::request);
             serviceRules.checkExplored(knowledge.plan()).forEach(replanner::request);
             writeObservations(stats, services);
         }
         if (settings.pathAnalyzer()) classRules.checkVisits(paths.visits()).forEach(replanner::request);
         checkSlas();
+        if (settings.qosMonitor() && optimizer != null && replicas.leads()) predict();
+    }
+
+    /**
+     * The proactive rule: a class predicted to cross its R_max is an SLA event and asks for a plan
+     * made with its providers' forecast; a prediction whose time came is judged.
+     */
+    private void predict() {
+        if (!predictions.anyWork()) return; // no provider rises: no input to build
+        PlanningInput now;
+        List<io.moses.model.ServiceClass> classList;
+        Map<String, ClassMonitor.ClassStats> observed = classes.snapshot();
+        try {
+            now = planningInput();
+            classList = knowledge.classes();
+        } catch (RuntimeException e) {
+            return; // the database is away: the next period predicts again
+        }
+        for (ViolationPredictions.Verdict v : predictions.judge(now, observed))
+            if (!v.cameTrue()) record(SlaEvent.Kind.PREDICTION_MISSED, v.prediction().serviceClass(), v.detail());
+        for (ViolationPredictions.Predicted p : predictions.check(knowledge.plan(), now, classList, observed)) {
+            record(SlaEvent.Kind.PREDICTED_VIOLATION, p.serviceClass(), p.detail());
+            replanner.request("class " + p.serviceClass() + " is predicted to break its SLA: " + p.detail());
+        }
+    }
+
+    private void record(SlaEvent.Kind kind, String serviceClass, String detail) {
+        try {
+            kb.recordSlaEvent(new SlaEvent(wall.instant(), kind, serviceClass, null, detail));
+        } catch (KnowledgeBaseException ignored) {
+            // the event is in the plan's reason or the counters
+        }
+    }
+
+    /** Violations predicted, predictions that came true, and those that did not (/metrics). */
+    public long predictedViolations() {
+        return predictions.predicted();
+    }
+
+    public long predictionsConfirmed() {
+        return predictions.confirmed();
+    }
+
+    public long predictionsMissed() {
+        return predictions.missed();
     }
 
     private void checkSlas() {
@@ -285,7 +334,7 @@ public final class FeedbackLoop implements AutoCloseable {
         if (optimizer == null) return null;
         Plan before = knowledge.plan();
         Map<String, QosMonitor.ServiceStats> stats = observedStats();
-        PlanResult result = optimizer.plan(input(stats, without), why);
+        PlanResult result = optimizer.plan(planInput(stats, without), why);
         if (!result.hasPlan()) {
             // a broker whose processes have no managed services has nothing to plan: no warning
             if (result.message() != null && result.message().startsWith("nothing to plan"))
@@ -332,6 +381,13 @@ public final class FeedbackLoop implements AutoCloseable {
         java.util.Set<String> out = new java.util.HashSet<>(heldOut);
         out.addAll(without);
         return inputs.input(stats, settings.pathAnalyzer() ? paths.visits() : Map.of(), ws.down(), out, binding.ejected());
+    }
+
+    /** The input of a plan: as {@link #input}, with the forecast of the providers driving a predicted violation. */
+    private PlanningInput planInput(Map<String, QosMonitor.ServiceStats> stats, java.util.Set<String> without) {
+        PlanningInput in = input(stats, without);
+        Map<String, Double> ahead = predictions.ahead(knowledge.plan());
+        return ahead.isEmpty() ? in : in.withResponseTimes(ahead);
     }
 
     /** After a new plan, what it assumed becomes the baseline of the drift rules. */

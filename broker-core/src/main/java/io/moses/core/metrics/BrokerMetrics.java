@@ -67,6 +67,16 @@ public final class BrokerMetrics implements AutoCloseable {
                 .description("conversation messages refused because no instance held their correlation values").register(registry);
     }
 
+    /** The proactive SLA rule's predictions: made, come true, missed (docs/model.md, "Forecasts"). */
+    public void predictions(io.moses.core.loop.FeedbackLoop loop) {
+        FunctionCounter.builder("moses.sla.predicted", loop, io.moses.core.loop.FeedbackLoop::predictedViolations)
+                .description("class SLA violations predicted from the providers' forecasts").register(registry);
+        FunctionCounter.builder("moses.sla.prediction.confirmed", loop, io.moses.core.loop.FeedbackLoop::predictionsConfirmed)
+                .description("predictions that came true: the class broke its SLA, or its providers went where forecast").register(registry);
+        FunctionCounter.builder("moses.sla.prediction.missed", loop, io.moses.core.loop.FeedbackLoop::predictionsMissed)
+                .description("predictions that did not come true by their time").register(registry);
+    }
+
     /** GET /metrics, the gauges brought up to date first. */
     public HttpServlet servlet() {
         BrokerGauges g = gauges;
