@@ -63,7 +63,7 @@ public final class Main {
                 usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]... [--reseed]
                                  [--operator-file FILE]
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
-                                 [--monitors qos,ws,paths|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
+                                 [--monitors qos,ws,paths[,forecast]|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT] [--public-url http[s]://HOST:PORT]
@@ -167,9 +167,12 @@ public final class Main {
                     String m = arg(args, ++i, a);
                     java.util.Set<String> on = m.equals("none") ? java.util.Set.of() : java.util.Set.of(m.split(","));
                     for (String x : on)
-                        if (!java.util.Set.of("qos", "ws", "paths").contains(x))
-                            throw new IllegalArgumentException("--monitors takes qos,ws,paths or none, got '" + x + "'");
-                    c = c.withAdaptation(c.adaptation().withMonitors(on.contains("qos"), on.contains("ws"), on.contains("paths")));
+                        if (!java.util.Set.of("qos", "ws", "paths", "forecast").contains(x))
+                            throw new IllegalArgumentException("--monitors takes qos,ws,paths[,forecast] or none, got '" + x + "'");
+                    if (on.contains("forecast") && !on.contains("qos"))
+                        throw new IllegalArgumentException("--monitors forecast needs qos: it forecasts the QoS Monitor's windows");
+                    c = c.withAdaptation(c.adaptation().withMonitors(on.contains("qos"), on.contains("ws"), on.contains("paths"))
+                            .withForecast(on.contains("forecast")));
                 }
                 case "--optimizer" -> {
                     String o = arg(args, ++i, a);

@@ -185,7 +185,7 @@ public final class FeedbackLoop implements AutoCloseable {
         }
         if (settings.pathAnalyzer()) classRules.checkVisits(paths.visits()).forEach(replanner::request);
         checkSlas();
-        if (settings.qosMonitor() && optimizer != null && replicas.leads()) predict();
+        if (settings.forecast() && settings.qosMonitor() && optimizer != null && replicas.leads()) predict();
     }
 
     /**

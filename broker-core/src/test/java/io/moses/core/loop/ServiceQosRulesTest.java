@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class ServiceQosRulesTest {
     static final TaskRef TASK = TaskRef.of("Trip", "flight", "findFlight");
     /** Drifts of 50 % in response time and 25 % in availability, held 2 s; a monitor period of 1 s; 20 samples. */
-    static final Adaptation SETTINGS = new Adaptation(true, true, true, true, "auto", 1000, 1000, 2000, 0.5, 0.25, 0.25, 20, 10_000);
+    static final Adaptation SETTINGS = new Adaptation(true, true, true, true, "auto", 1000, 1000, 2000, 0.5, 0.25, 0.25, 20, 10_000, false);
     static final long PERIOD = Duration.ofMillis(1000).toNanos();
 
     /** The broker's monotonic clock, moved only by the test. */
