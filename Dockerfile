@@ -13,7 +13,7 @@ RUN mvn -B -q -DskipTests install \
  && cp -r bpel-processes /app/bpel-processes
 
 # The broker is compiled for Java 17 (maven.compiler.release) and runs on 17, but on Java 25 it
-# serves ~1.8x the composite requests per CPU second and warms up faster (docs/benchmarks.md).
+# serves ~1.8x the composite requests per CPU second and warms up faster (docs/performance.md).
 FROM eclipse-temurin:25-jre
 # curl for the health checks; Clp and lp_solve for the optimizer (ojAlgo, pure Java, when both are absent)
 RUN apt-get update -qq \
@@ -28,7 +28,7 @@ WORKDIR /app
 # The heap, collector and inlining ./moses run gives brokers (`./moses jvm-options`): the parallel
 # collector in 256 MB holds the broker under ~450 MB at full load, where the JVM's own choice (G1,
 # a quarter of the memory it sees) grows it past 1 GB; C2 inlining only callees compiled to under
-# 1,000 bytes does a third less work in the first 30 s of load (docs/benchmarks.md).
+# 1,000 bytes does a third less work in the first 30 s of load (docs/benchmarks/2026-11-28-request-path.md, part six).
 # docker run -e JDK_JAVA_OPTIONS=... overrides.
 ENV JDK_JAVA_OPTIONS="-Xmx256m -XX:+UseParallelGC -XX:InlineSmallCode=1000"
 EXPOSE 8080

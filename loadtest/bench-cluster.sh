@@ -18,7 +18,7 @@
 #                             [--clients-two N] [--outage 60] [--no-build]
 # --clients-two N: wrk's connections for the two-replica runs (default: --clients, the same load
 # for both; twice --clients gives each replica the load the lone one had).
-# Needs wrk and HAProxy. Record results in docs/benchmarks.md.
+# Needs wrk and HAProxy. Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -eEuo pipefail
 # a command that fails stops the bench; say which, or the exit is silent
 trap 'echo "bench: stopped: line $LINENO failed: $BASH_COMMAND" >&2' ERR

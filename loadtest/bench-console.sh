@@ -5,7 +5,7 @@
 #   loadtest/bench-console.sh [--requests 300]
 # The broker's own background work (monitors, probes) is measured idle first and subtracted.
 # Prints CPU ms per request and the cost of one console poll (status, plan, concrete-services,
-# classes every 2 s); record results in docs/benchmarks.md.
+# classes every 2 s); record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 N=300

@@ -24,7 +24,7 @@
 # commit issued through JDBC's commit(), only COMMIT statements). At the end: the medians over
 # the rounds, ratios to the first variant, and the rows each completed conversation left in ODE's
 # tables. Traffic only to 127.0.0.1; everything is started in a temporary directory and stopped
-# (by PID) at the end. Record results in docs/benchmarks.md.
+# (by PID) at the end. Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=3 SECS=15 CONNS=4 WARMUP=10 IDLE=8 VARIANTS="memory,h2,mariadb,galera"

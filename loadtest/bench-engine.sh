@@ -7,7 +7,7 @@
 #
 #   loadtest/bench-engine.sh [--clients 16] [--seconds 10] [--rounds 12] [--java-opts "..."]
 #
-# Brokers' java (`./moses java`, MOSES_JAVA overrides). Record results in docs/benchmarks.md.
+# Brokers' java (`./moses java`, MOSES_JAVA overrides). Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLIENTS=16 SECONDS_PER_ROUND=10 ROUNDS=12 JAVA_OPTS_EXTRA=""

@@ -2,7 +2,7 @@
 # The knowledge base's own operations (plan publication, subscription, service change, a
 # replica's window write, the plan-version poll) on one MariaDB against three Galera nodes, in
 # one run, interleaved (io.moses.mdal.KnowledgeBaseBench). Both are started in temporary
-# directories on free ports and stopped at the end. Record results in docs/benchmarks.md.
+# directories on free ports and stopped at the end. Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 #   loadtest/bench-galera.sh [ROUNDS] [CALLS_PER_ROUND]     (default 5 60)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

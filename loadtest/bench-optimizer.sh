@@ -7,7 +7,7 @@
 # finishes (50 x 50 x 8 over lp_solve takes minutes).
 #   loadtest/bench-optimizer.sh [REPS] [MAX_COLUMNS_FOR_SIMPLEX] [ojalgo]
 #   (defaults: 5 repetitions per size, trip planner 40; whole-program simplex up to 50,000 columns)
-# Prints a Markdown table; record it in docs/benchmarks.md (section "Optimization Engine").
+# Prints a Markdown table; record it in the benchmark journal (docs/benchmarks/, the last run: 2026-11-23-optimization-engine.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

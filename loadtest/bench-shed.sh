@@ -19,7 +19,7 @@
 # departure), users alice, carl, anna, cleo in turn (gold, bronze, gold, bronze). Rate policing
 # is off (the default), so only the overload bound refuses.
 # MOSES_BROKER_CP / MOSES_STUBS_CP: class paths instead of the build's (tests). Needs wrk.
-# Record results in docs/benchmarks.md.
+# Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECS=60 CAP_SECS=20 WARMUP=60 FACTOR=2 MAX_IN_FLIGHT=16 MAX_QUEUED=16 BUILD=1 KEEP=0

@@ -7,7 +7,7 @@
 #
 #   loadtest/bench-soak.sh [--minutes 10] [--step 30] [--connections 16]
 #
-# Needs wrk (apt-get install wrk). Record results in docs/benchmarks.md.
+# Needs wrk (apt-get install wrk). Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MINUTES=10 STEP=30 CONNS=16

@@ -24,7 +24,7 @@
 # Direct-call limit: one stub called directly with wrk at the same connection count, divided by
 # the partner invokes per composite request (counted at the stubs during the static runs).
 # CPU per request: the broker's utime+stime (/proc/PID/stat) over the run, divided by requests.
-# Needs wrk (apt-get install wrk). Record results in docs/benchmarks.md.
+# Needs wrk (apt-get install wrk). Record results in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_PER_RUN=15 ROUNDS=3 WARMUP=150 CONNS=1,8,32,128 BINDINGS=static,adaptive,plan KEEP=0
@@ -169,7 +169,7 @@ for n in "${NAMES[@]}"; do
 done
 echo "'vs static' compares with the first binding (${NAMES[0]}); 'vs limit' with the direct-call limit (one stub called directly / invokes per request)."
 
-# The goals of the request path (docs/benchmarks.md), where this run measured them: each line
+# The goals of the request path (docs/performance.md), where this run measured them: each line
 # says met or not met; "-" where the run lacks what the goal needs (a binding or a connection count).
 verdict() { [[ "$1" == 1 ]] && echo met || echo "not met"; }
 has() { local x; for x in "${@:2}"; do [[ "$x" == "$1" ]] && return 0; done; return 1; }

@@ -20,7 +20,7 @@
 # run's default adaptive binding, bpel-processes/trip-planner/seed.yaml) instead of the static
 # binding, e.g. --variant live= --live live: the live broker's warm-up beside the static one's.
 # --plot: default loadtest/target/warmup.svg. Needs wrk (apt-get install wrk). Record results
-# in docs/benchmarks.md.
+# in the benchmark journal, docs/benchmarks/ (docs/performance.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUNS=3 SECS=120 PLOT="$ROOT/loadtest/target/warmup.svg"

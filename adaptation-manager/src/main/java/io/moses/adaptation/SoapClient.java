@@ -31,7 +31,7 @@ import org.w3c.dom.Node;
  * Jetty's HTTP client: pooled keep-alive connections, fully asynchronous (no thread waits on a
  * reply), a connect timeout and a per-call response timeout.
  *
- * <p>Threads (docs/benchmarks.md, "Partner calls"): the caller's thread writes the request
+ * <p>Threads (docs/benchmarks/2026-11-23-request-path.md, "Partner calls"): the caller's thread writes the request
  * and hands it to the client; the reply is read, parsed and its result completed on one of the
  * client's own threads, which then runs whatever follows (the engine's reply delivery). That
  * is one hand-off per call; no common pool, no thread per task. Replies are parsed straight

@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * The knowledge base's own operations on one MariaDB against a three-node Galera cluster, in one
- * run (loadtest/bench-galera.sh runs it; results in docs/benchmarks.md): plan publication, a
+ * run (loadtest/bench-galera.sh runs it; results in docs/benchmarks/2026-11-25-galera.md): plan publication, a
  * subscription (version-checked), a service change, a replica's window write, and the replicas'
  * plan-version poll. One caller, the operations interleaved round by round between the two
  * back-ends so that the machine's load falls on both alike. Not a test: timings are goals, not

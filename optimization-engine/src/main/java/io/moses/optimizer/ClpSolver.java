@@ -8,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * COIN-OR Clp through JNA on its C interface (Clp_C_Interface.h; Debian package
- * {@code coinor-libclp1}). Measured faster than lp_solve on the large programs (docs/benchmarks.md,
+ * {@code coinor-libclp1}). Measured faster than lp_solve on the large programs (docs/benchmarks/2026-11-23-optimization-engine.md,
  * "Optimization Engine"), where column generation keeps one Clp model open between pricing rounds:
  * the first solve is Clp's dual simplex from scratch, every later one its primal simplex from the
  * last basis (added columns enter non-basic at their lower bound, so the basis stays primal

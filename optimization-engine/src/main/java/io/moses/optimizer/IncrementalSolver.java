@@ -8,7 +8,7 @@ package io.moses.optimizer;
 interface IncrementalSolver {
     /**
      * From this many x columns on, column generation over this solver beats giving it the whole
-     * program (measured per solver, docs/benchmarks.md "Optimization Engine").
+     * program (measured per solver, docs/benchmarks/2026-11-23-optimization-engine.md).
      */
     int columnGenerationFrom();
 

@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Finds the LP solvers. The order of preference (measured, docs/benchmarks.md "Optimization
+ * Finds the LP solvers. The order of preference (measured, docs/benchmarks/2026-11-23-optimization-engine.md "Optimization
  * Engine": Clp is the fastest at every size, lp_solve next, ojAlgo last):
  * <ol>
  *   <li>COIN-OR Clp (Debian package {@code coinor-libclp1}, {@code libClp.so.1});</li>

@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * median tick, and the time and bytes allocated per recorded request. No network, no timer: the
  * broker's clocks are the simulation's.
  *
- * <p>From the repository root, after {@code ./moses build} (results in docs/benchmarks.md, "The
+ * <p>From the repository root, after {@code ./moses build} (results in docs/benchmarks/2026-11-23-monitors.md, "The
  * monitor tick and the per-request recording"); {@code -Ddigest=true} also prints what the
  * monitors concluded, to compare two builds' behaviour:
  * <pre>java -cp broker-core/target/test-classes:broker-core/target/classes:$(cat broker-core/target/classpath.txt) \

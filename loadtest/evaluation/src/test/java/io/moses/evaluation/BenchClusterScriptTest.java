@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * replicas behind HAProxy, one round of one replica (r2 in maintenance) and two, then the
  * script's report checked against itself: the requests each replica answered, CPU per request,
  * the ratio two/one and its verdict, the idle CPU and the explanation lines, and every process
- * it started stopped. The figures themselves belong to docs/benchmarks.md, not to a test.
+ * it started stopped. The figures themselves belong to the benchmark journal (docs/benchmarks/), not to a test.
  */
 @Tag("e2e")
 class BenchClusterScriptTest {

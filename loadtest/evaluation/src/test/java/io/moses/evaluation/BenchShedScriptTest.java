@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * offered, a verdict that follows from its own mean and R_max, the driver's 503s matching the
  * broker's own count of its refusals, the ratio lines, no error of the driver itself, and every
  * process it started stopped. How well shedding works is a figure for
- * docs/benchmarks.md, not for a test.
+ * the benchmark journal (docs/benchmarks/), not for a test.
  */
 @Tag("e2e")
 class BenchShedScriptTest {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * seed and stubs), two closed-model steps and one rate, then the report's data for the line
  * static@1 and the cluster gone (every process it started stopped, its data directory removed).
  * About two minutes on a busy 2-core machine, most of it starting MariaDB and the replica. The
- * full comparison (1 and 2 replicas, both bindings) is a benchmark run by hand (docs/benchmarks.md).
+ * full comparison (1 and 2 replicas, both bindings) is a benchmark run by hand (docs/benchmarks/2026-11-23-cluster.md).
  */
 @Tag("e2e")
 class ClusterBenchTest {
