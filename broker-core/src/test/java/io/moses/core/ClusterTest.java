@@ -46,7 +46,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cluster of issue 13 as real processes: MariaDB in a temporary directory, the stub
+ * The cluster as real processes: MariaDB in a temporary directory, the stub
  * services, broker replicas ({@code moses run} main class) and HAProxy configured from the
  * repository's template, all on free ports; load through HAProxy from the closed-loop driver.
  * The tests run in order on one cluster: each leaves two replicas serving (slots r1..r6 are

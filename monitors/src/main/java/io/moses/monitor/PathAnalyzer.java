@@ -20,7 +20,7 @@ import java.util.function.BiConsumer;
  * {@link #visits} (the monitor's period) reads the totals instead of the N requests, and a request
  * recorded meanwhile is either in or out, never half. Neither holds the lock longer than a few
  * array writes per task: not the one lock over every class that the period held while it summed
- * the window, which once blocked request threads (docs/benchmarks.md, issue 9).
+ * the window, which once blocked request threads (docs/benchmarks.md).
  */
 public final class PathAnalyzer {
     private final int window;

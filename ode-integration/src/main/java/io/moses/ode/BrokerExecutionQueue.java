@@ -23,7 +23,7 @@ import org.apache.ode.jacob.vpu.ExecutionQueueImpl;
  * ({@code ChannelListener.getImplementedMethods}). ODE makes that set once per listener object,
  * from the channel interfaces of its class, copying every {@code Method} by reflection: a set
  * that depends on the class alone, made hundreds of times a request (a tenth of the bytes the
- * engine allocated for a trip-planner request: docs/benchmarks.md, issue 26). Here the first
+ * engine allocated for a trip-planner request: docs/benchmarks.md). Here the first
  * listener of a class makes it, by ODE's own code, and the later ones are given that set before
  * the queue matches them: the same methods, made once. The set is immutable, and its
  * {@code Method}s are only read and invoked, which any thread may share.
