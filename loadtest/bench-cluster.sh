@@ -24,7 +24,7 @@ set -eEuo pipefail
 trap 'echo "bench: stopped: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS=3 SECS=20 CLIENTS=8 CLIENTS_TWO="" WARMUP=60 IDLE=15 OUTAGE=0 BUILD=1
-GOAL=1.1 # two replicas may cost at most this many times the CPU per request of one (issue 21)
+GOAL=1.1 # two replicas may cost at most this many times the CPU per request of one
 while (( $# )); do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Overload shed by class (issue 23): the trip planner offered about twice the broker's capacity,
+# Overload shed by class: the trip planner offered about twice the broker's capacity,
 # half by gold users and half by bronze users, once with shedding by class (the default: the
 # class worth least is refused first, waiting requests are served highest class first) and once
 # without it (--class-priority equal: every class worth the same, refused and served in arrival

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Galera fault drill (issue 22), on a cluster of its own: two replicas behind HAProxy over a
+# The Galera fault drill, on a cluster of its own: two replicas behind HAProxy over a
 # 3-node Galera knowledge base (./moses cluster up --replicas 2 --db galera), the trip planner
 # under steady closed-loop load through the front for the whole drill; every replica's /health
 # (leader, lease holder and term) sampled 4 times a second.

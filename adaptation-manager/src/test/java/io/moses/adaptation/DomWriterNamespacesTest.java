@@ -129,7 +129,7 @@ class DomWriterNamespacesTest {
 
     @Test
     void anElementMovedOutOfTheCallersDefaultNamespaceIsWrittenInItsOwn() throws Exception {
-        // issue 20: <testElementSyncRequest xmlns="urn:a"> copied into a part of urn:b was written with two xmlns
+        // found in the conformance suite: <testElementSyncRequest xmlns="urn:a"> copied into a part of urn:b was written with two xmlns
         Element moved = moved(parse("<testElementSyncRequest xmlns='urn:a'>1</testElementSyncRequest>"), "urn:b", "testElementSyncRequest");
         for (Element back : writeAndRead(moved)) {
             assertEquals("urn:b", back.getNamespaceURI());

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * BPEL behaviours the betsy conformance suite found lost between Apache ODE and the broker
- * (issue 16), each with a process of the same shape deployed on a real broker and called over
+ * BPEL behaviours the betsy conformance suite found lost between Apache ODE and the broker,
+ * each with a process of the same shape deployed on a real broker and called over
  * SOAP: an invoke of operations whose messages have no part (basic/Invoke-Empty), and a
  * request correlated to an instance a one-way message started, the correlation set in a scope
  * (scopes/Scope-CorrelationSets-InitAsync) or the message taken by a pick

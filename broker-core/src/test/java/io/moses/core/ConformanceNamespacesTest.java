@@ -27,7 +27,7 @@ import org.w3c.dom.Node;
 /**
  * The conformance processes ({@link ConformanceEndToEndTest}) called by clients that put their
  * request elements in a default namespace, as many SOAP stacks do, and by clients that use a
- * prefix (issue 20: the broker sent partners {@code <level xmlns="..." xmlns="...">} for the
+ * prefix (the broker sent partners {@code <level xmlns="..." xmlns="...">} for the
  * first). Here the partner and the clients read every message with a namespace-aware parser,
  * as SOAP stacks do: a message that is not well-formed, or an element in the wrong namespace,
  * fails the call. The partner answers in a default namespace too.

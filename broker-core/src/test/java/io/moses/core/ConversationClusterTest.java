@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Conversations through HAProxy with two replicas (issue 21): a case opened by a one-way
+ * Conversations through HAProxy with two replicas: a case opened by a one-way
  * message lives in the replica that took it; its close, sent through the front, reaches it
  * whichever replica HAProxy picks, taken by a receive in a scope (ScopeCase) or by a pick
  * (PickCase). When the owner of an in-memory instance is killed, the close is answered at once

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every conversation shape of {@link ConversationEndToEndTest}, sent through HAProxy's front to
- * two replicas over MariaDB (issue 21). The conversations run one at a time, so HAProxy
+ * two replicas over MariaDB. The conversations run one at a time, so HAProxy
  * (leastconn, ties taken in turn) sends each next message to the other replica than the one
  * before: to the replica without the instance, which must forward it to the owner (at least
  * {@value #CONVERSATIONS} messages must have been forwarded; with eight at a time, as on one

@@ -28,7 +28,7 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * Issue 20: a process copies the client's request element whole into a partner message of
+ * A process copies the client's request element whole into a partner message of
  * another namespace, and the partner's reply whole into the client's reply. Whether the client
  * puts its element in a default namespace or uses a prefix, and wherever it declares the
  * prefixes its xsi:type values use, the partner gets well-formed XML (it parses what it gets

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Operator state is the cluster's (issue 21), as an operator sees it: MariaDB, two replicas and
+ * Operator state is the cluster's, as an operator sees it: MariaDB, two replicas and
  * HAProxy as real processes, the console's login, reads, actions and logout through the front
  * URL. A replica's own port is read only to check what that replica holds.
  */

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Process units are the cluster's (issue 21), as an operator sees them: MariaDB, HAProxy from
+ * Process units are the cluster's, as an operator sees them: MariaDB, HAProxy from
  * the repository's template and broker replicas as real processes, every change and request
  * through the front URL. A unit deployed through the front is served by every replica, by one
  * restarted and by one started later too; a new version and an undeploy reach every replica.

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A partner whose WSDL binding is SOAP 1.2 is sent SOAP 1.2 (issue 16): the echo pair with its
+ * A partner whose WSDL binding is SOAP 1.2 is sent SOAP 1.2: the echo pair with its
  * right partner's port bound with soap12, both partners behind a real socket.
  */
 @Tag("e2e")

@@ -235,12 +235,12 @@ public interface KnowledgeBase extends AutoCloseable {
     /** The cluster's secret of this name (V11), created at random (256 bits, hex) by the first replica that asks. */
     String clusterSecret(String name);
 
-    // ---- the cluster's deployment units (issue 21)
+    // ---- the cluster's deployment units
 
     /** The deployment units every replica applies, and which version each replica has applied. */
     ProcessUnits processUnits();
 
-    /** Re-plans asked of the optimizer leader (issue 21). */
+    /** Re-plans asked of the optimizer leader. */
     ReplanRequests replanRequests();
     // ---- conversations: which replica holds the instance a correlation value belongs to (V8)
 
@@ -274,7 +274,7 @@ public interface KnowledgeBase extends AutoCloseable {
      */
     DurableTakeover takeOverDurable(String gone, String to, String toAddress, java.util.function.Predicate<String> durableProcess);
 
-    // ---- the operator's state, the cluster's (issue 21)
+    // ---- the operator's state, the cluster's
 
     /** Console logins, valid on every replica. */
     OperatorSessions operatorSessions();

@@ -4,7 +4,7 @@ import io.moses.model.User;
 import java.util.Optional;
 
 /**
- * Console logins, valid on every replica (issue 21). A session is known by its token, a random
+ * Console logins, valid on every replica. A session is known by its token, a random
  * secret the browser holds in a cookie; only the token's SHA-256 is stored, so the table gives
  * nobody a way in. A session ends at logout, after an idle time, or when its user is removed or
  * stops being an operator: every replica checks that on each use. Times are the caller's clock in

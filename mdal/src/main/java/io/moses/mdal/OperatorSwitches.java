@@ -3,7 +3,7 @@ package io.moses.mdal;
 import java.util.Set;
 
 /**
- * The operator's switches, which every replica applies (issue 21): monitors switched off and
+ * The operator's switches, which every replica applies: monitors switched off and
  * concrete services taken out of the plans. Every change takes the next {@link #version()}, the
  * one cheap number a replica polls. A switch nobody moved is at its default: a monitor runs, a
  * service is in. Errors as in {@link KnowledgeBase}.

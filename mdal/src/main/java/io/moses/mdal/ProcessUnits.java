@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The cluster's deployment units in the knowledge base (issue 21): every replica applies what is
+ * The cluster's deployment units in the knowledge base: every replica applies what is
  * stored here, and records which version it applied. Versions come from one sequence over all
  * units, so {@link #version()} is one cheap number to poll; an undeployed unit stays as a
  * tombstone. Errors as in {@link KnowledgeBase}.

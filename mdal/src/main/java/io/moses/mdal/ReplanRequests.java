@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Re-plans asked of the optimizer leader through the knowledge base (issue 21: decisions are the
+ * Re-plans asked of the optimizer leader through the knowledge base (decisions are the
  * leader's). A replica that stored a change and needs a plan for it, and does not lead, asks here
  * and waits for the answer; the leader takes every pending request, solves once for all of them,
  * and answers each with the plan version that serves it. Errors as in {@link KnowledgeBase}.

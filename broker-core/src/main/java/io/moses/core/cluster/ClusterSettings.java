@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * How a replica behaves in a cluster (issue 13; see README "Running a cluster").
+ * How a replica behaves in a cluster (see README "Running a cluster").
  *
  * @param replica the replica's name in the lease and the monitoring windows (unique per cluster)
  * @param lease   how long the optimizer lease lasts without renewal (renewed every third of it)

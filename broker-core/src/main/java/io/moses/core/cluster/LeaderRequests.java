@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decisions are the leader's (issue 21): the plan that serves a change an SLA or Service Manager
+ * Decisions are the leader's: the plan that serves a change an SLA or Service Manager
  * has just stored is made by the optimizer leader, whichever replica took the change. A replica
  * that leads solves at once; any other asks the leader through the knowledge base and waits,
  * bounded, for the plan version that serves its request. The leader answers every pending request

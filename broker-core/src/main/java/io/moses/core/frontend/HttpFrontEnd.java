@@ -157,7 +157,7 @@ public final class HttpFrontEnd implements AutoCloseable {
     /**
      * CXF asks a bus without a class loader of its own for one on every request, through its
      * resource manager: a search of the whole class path, jar by jar, for the resource "" (~2.5 %
-     * of the broker's CPU at full load, issue 26). The request threads run with the broker's
+     * of the broker's CPU at full load). The request threads run with the broker's
      * loader anyway; naming it makes the answer a lookup.
      */
     private static void knowsItsClassLoader(Bus bus) {

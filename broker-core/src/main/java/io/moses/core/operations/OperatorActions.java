@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator's actions are the cluster's (issue 21). A monitor switched off or on and a
+ * The operator's actions are the cluster's. A monitor switched off or on and a
  * concrete service taken out or put back are stored in the knowledge base and applied here at
  * once; every replica polls the switches' version ({@link #poll}, about twice a second) and applies
  * what changed, so each replica's monitors and plans, and its /admin/status and console, show the

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deployment units are the cluster's (issue 21). A unit deployed, redeployed or undeployed
+ * Deployment units are the cluster's. A unit deployed, redeployed or undeployed
  * through this replica's admin API is applied here first (so a bundle the engine refuses is
  * stored nowhere), then stored in the knowledge base with the next version; every replica polls
  * that version (once a second, off the request path) and applies what changed, and records the

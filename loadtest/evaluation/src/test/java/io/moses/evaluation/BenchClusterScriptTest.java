@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code loadtest/bench-cluster.sh} (the scale-out cost of issue 21) end to end with tiny
+ * {@code loadtest/bench-cluster.sh} (the scale-out cost) end to end with tiny
  * settings and this build's class path instead of a {@code moses build}: a cluster of two
  * replicas behind HAProxy, one round of one replica (r2 in maintenance) and two, then the
  * script's report checked against itself: the requests each replica answered, CPU per request,

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code loadtest/bench-shed.sh} (overload shed by class, issue 23) end to end with tiny settings
+ * {@code loadtest/bench-shed.sh} (overload shed by class) end to end with tiny settings
  * and this build's class path instead of a {@code moses build}: stubs, a broker shedding by class
  * and one in arrival order, a capacity run, then an open loop at twice it against each. Checks the
  * report's shape against itself: a row per variant and class whose outcomes add up to what was

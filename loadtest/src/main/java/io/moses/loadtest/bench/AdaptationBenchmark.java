@@ -24,9 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
 /**
- * How the broker keeps every class's SLA through a provider outage and a slowdown (issue 10's
- * goals). The trip planner under a steady closed-loop load (one client per seed user, so every
- * class is measured), every stub at a fixed 10 ms, monitor and probe period 1 s. Per trial:
+ * How the broker keeps every class's SLA through a provider outage and a slowdown. The trip
+ * planner under a steady closed-loop load (one client per seed user, so every class is measured),
+ * every stub at a fixed 10 ms, monitor and probe period 1 s. Per trial:
  * <ul>
  *   <li>outage: the hotel service the plan relies on most goes down for 5 s: composite
  *       requests failed per class from the moment it went down, time until the plan in force no

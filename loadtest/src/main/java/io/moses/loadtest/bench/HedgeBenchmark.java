@@ -181,7 +181,7 @@ public final class HedgeBenchmark {
         throw new IllegalStateException("weather-a not reinstated within 120 s");
     }
 
-    /** One line per pattern; with a baseline, its p99 as a multiple of the same pattern's p99 there (issue 24: within 3x). */
+    /** One line per pattern; with a baseline, its p99 as a multiple of the same pattern's p99 there (within 3x). */
     static void report(String scenario, Map<String, Tally> tallies, Map<String, Tally> baseline) {
         System.out.println();
         System.out.println(scenario);

@@ -58,7 +58,7 @@ public final class InstanceOrderedScheduler extends SimpleScheduler {
     /**
      * As ODE's, but answers the job's id, as {@link Scheduler} promises: ODE answers a description
      * of the job (its time formatted, its details printed) that no caller reads, built for every
-     * job (every partner's reply is one): ~2 % of the broker's CPU at full load (issue 26).
+     * job (every partner's reply is one): ~2 % of the broker's CPU at full load.
      */
     @Override
     public String scheduleVolatileJob(boolean transacted, JobDetails jobDetail, Date when) {
