@@ -8,8 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
@@ -21,6 +24,9 @@ import java.util.function.Function;
  * path microseconds, not the hash's deliberate tens of milliseconds. A changed password hash
  * invalidates the memory. Every other login goes through the {@link LoginThrottle}: after a few
  * failures for a name its attempts are refused at once, and the hashes run a few at a time.
+ * Requests that bring the same name and password while their hash runs wait for its answer: a
+ * client's burst of first requests costs one hash, not one each, and does not fill the hashing
+ * places (a hash takes seconds on a loaded machine before the JIT has compiled it).
  */
 public final class BasicAuthenticator implements Authenticator {
     private final Function<String, User> users;
@@ -30,6 +36,8 @@ public final class BasicAuthenticator implements Authenticator {
     private final LoginThrottle throttle;
     private final byte[] key = new byte[32];
     private final Map<String, Verified> verified = new ConcurrentHashMap<>();
+    /** The checks running now, by name and the password's keyed digest. */
+    private final Map<String, CompletableFuture<Boolean>> checking = new ConcurrentHashMap<>();
 
     private record Verified(String storedHash, byte[] digest) {}
 
@@ -101,17 +109,38 @@ public final class BasicAuthenticator implements Authenticator {
         byte[] digest = digest(name, password);
         Verified v = known ? verified.get(name) : null;
         if (v != null && v.storedHash().equals(user.passwordHash()) && MessageDigest.isEqual(v.digest(), digest)) return true;
-        boolean ok;
+        String attempt = name + '\0' + Base64.getEncoder().encodeToString(digest);
+        CompletableFuture<Boolean> mine = new CompletableFuture<>();
+        CompletableFuture<Boolean> running = checking.putIfAbsent(attempt, mine);
+        if (running != null) return answerOf(running);
         try {
             // an unknown name counts its failures as a known one does, so that guessing names pays the same
-            ok = throttle.check(name, () -> known && verifier.test(password.toCharArray(), user.passwordHash()));
+            boolean ok = throttle.check(name, () -> known && verifier.test(password.toCharArray(), user.passwordHash()));
+            if (ok) {
+                if (verified.size() > 100_000) verified.clear();
+                verified.put(user.name(), new Verified(user.passwordHash(), digest));
+            }
+            mine.complete(ok);
+            return ok;
         } catch (LoginThrottle.Refused e) {
+            mine.completeExceptionally(e);
             throw new AuthenticationException(e.getMessage());
+        } catch (RuntimeException | Error e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            checking.remove(attempt, mine);
         }
-        if (!ok) return false;
-        if (verified.size() > 100_000) verified.clear();
-        verified.put(user.name(), new Verified(user.passwordHash(), digest));
-        return true;
+    }
+
+    /** The answer of the same credentials' check another request runs. */
+    private static boolean answerOf(CompletableFuture<Boolean> running) {
+        try {
+            return running.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof LoginThrottle.Refused r) throw new AuthenticationException(r.getMessage());
+            throw new AuthenticationException("the password could not be checked: " + e.getCause().getMessage());
+        }
     }
 
     private byte[] digest(String user, String password) {
