@@ -26,6 +26,12 @@ public final class PasswordHasher {
      * of that user a way to keep a core busy for minutes, so it never verifies.
      */
     public static final int MAX_ITERATIONS = 5_000_000;
+    /**
+     * The iterations of new hashes: {@link #DEFAULT_ITERATIONS} unless the environment's
+     * {@code MOSES_PASSWORD_ITERATIONS} says otherwise (1000 to {@link #MAX_ITERATIONS}). The test
+     * suite sets it low: its brokers run with C1 alone, where one hash at the default takes 5 s.
+     */
+    private static final int ITERATIONS = iterationsFrom(System.getenv("MOSES_PASSWORD_ITERATIONS"));
     private static final int SALT_BYTES = 16;
     private static final int HASH_BITS = 256;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -33,7 +39,23 @@ public final class PasswordHasher {
     private PasswordHasher() {}
 
     public static String hash(char[] password) {
-        return hash(password, DEFAULT_ITERATIONS);
+        return hash(password, ITERATIONS);
+    }
+
+    /** The iterations {@link #hash(char[])} uses. */
+    public static int iterations() {
+        return ITERATIONS;
+    }
+
+    static int iterationsFrom(String setting) {
+        if (setting == null || setting.isBlank()) return DEFAULT_ITERATIONS;
+        try {
+            int n = Integer.parseInt(setting.trim());
+            if (n >= 1000 && n <= MAX_ITERATIONS) return n;
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException("MOSES_PASSWORD_ITERATIONS must be a number from 1000 to " + MAX_ITERATIONS + ", was '" + setting + "'");
     }
 
     public static String hash(char[] password, int iterations) {

@@ -1,7 +1,9 @@
 package io.moses.mdal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -10,12 +12,23 @@ class PasswordHasherTest {
     @Test
     void verifiesTheRightPasswordOnly() {
         String h = PasswordHasher.hash("correct horse".toCharArray());
-        assertTrue(h.startsWith("pbkdf2-sha256$" + PasswordHasher.DEFAULT_ITERATIONS + "$"), h);
+        assertTrue(h.startsWith("pbkdf2-sha256$" + PasswordHasher.iterations() + "$"), h);
         assertFalse(h.contains("correct"));
         assertTrue(PasswordHasher.verify("correct horse".toCharArray(), h));
         assertFalse(PasswordHasher.verify("correct horse ".toCharArray(), h));
         assertFalse(PasswordHasher.verify("".toCharArray(), h));
         assertTrue(PasswordHasher.isHash(h));
+    }
+
+    @Test
+    void newHashesTakeTheDefaultIterationsUnlessTheEnvironmentSaysOtherwise() {
+        assertEquals(600_000, PasswordHasher.iterationsFrom(null));
+        assertEquals(600_000, PasswordHasher.iterationsFrom(" "));
+        assertEquals(10_000, PasswordHasher.iterationsFrom("10000"));
+        for (String bad : new String[] {"999", "5000001", "many"}) {
+            var e = assertThrows(IllegalArgumentException.class, () -> PasswordHasher.iterationsFrom(bad));
+            assertTrue(e.getMessage().contains("MOSES_PASSWORD_ITERATIONS must be a number from 1000 to 5000000, was '" + bad + "'"), e.getMessage());
+        }
     }
 
     @Test
