@@ -175,6 +175,7 @@ final class Broker implements AutoCloseable {
         Health health = new Health(() -> state, cluster.replica(), config.staticBinding(), engine, kb, knowledge, lease, loop, processes);
         http.mount("/health", health.readiness());
         http.mount("/health/live", health.liveness());
+        metrics.replica(health::ready, knowledge::databaseUp, lease::leads, loop);
         metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services, wall);
         http.mount("/metrics", metrics.servlet());
         // an asking replica waits for a takeover too: the lease runs out and the next leader answers
