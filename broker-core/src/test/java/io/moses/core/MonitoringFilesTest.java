@@ -123,6 +123,26 @@ class MonitoringFilesTest {
         }
     }
 
+    /** Every panel's query is valid PromQL: promtool parses it as a recording rule, Grafana's variables filled in. */
+    @Test
+    void theDashboardsQueriesParse(@TempDir Path dir) throws Exception {
+        requirePromtool();
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+        int n = 0;
+        for (JsonNode panel : JSON.readTree(DASHBOARD.toFile()).path("panels"))
+            for (JsonNode t : panel.path("targets")) {
+                String expr = t.path("expr").asText().replace("$__rate_interval", "1m").replace("$__range", "1h")
+                        .replace("$instance", ".*").replace("$class", ".*");
+                assertFalse(expr.contains("$"), "a variable the test does not know: " + expr);
+                rules.append("      - record: dashboard_query_").append(n++).append("\n        expr: ")
+                        .append(JSON.writeValueAsString(expr)).append('\n');
+            }
+        Files.writeString(dir.resolve("dashboard.yml"), rules.toString());
+        Run run = promtool(dir, "check", "rules", "dashboard.yml");
+        assertEquals(0, run.exit(), run.out());
+        assertTrue(run.out().contains("SUCCESS: " + n + " rules found"), run.out());
+    }
+
     /** Alert name to its rule. */
     static java.util.Map<String, JsonNode> alerts() throws Exception {
         java.util.Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
