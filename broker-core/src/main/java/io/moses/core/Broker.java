@@ -176,7 +176,7 @@ final class Broker implements AutoCloseable {
         http.mount("/health", health.readiness());
         http.mount("/health/live", health.liveness());
         metrics.replica(health::ready, knowledge::databaseUp, lease::leads, loop);
-        metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services, wall);
+        metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services, binding::ejected, wall);
         http.mount("/metrics", metrics.servlet());
         // an asking replica waits for a takeover too: the lease runs out and the next leader answers
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),

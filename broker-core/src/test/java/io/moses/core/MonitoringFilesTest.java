@@ -156,7 +156,8 @@ class MonitoringFilesTest {
         var alerts = alerts();
         // what the operator is told about: SLAs broken and predicted, providers, the knowledge base, the leader, the replicas
         assertEquals(Set.of("MosesClassResponseTimeOverSla", "MosesClassAvailabilityUnderSla", "MosesSlaViolationPredicted",
-                "MosesProviderDown", "MosesKnowledgeBaseDown", "MosesNoOptimizerLeader", "MosesReplicaNotReady", "MosesReplicaDown"),
+                "MosesProviderDown", "MosesProviderEjected", "MosesKnowledgeBaseDown", "MosesNoOptimizerLeader", "MosesReplicaNotReady",
+                "MosesReplicaDown"),
                 alerts.keySet());
         Set<String> firing = new HashSet<>(), quiet = new HashSet<>();
         for (JsonNode test : DockerComposeTest.YAML.readTree(PROMETHEUS.resolve("rules.test.yml").toFile()).path("tests"))
@@ -216,7 +217,7 @@ class MonitoringFilesTest {
     void theNamesFoundAreTheFilesMetrics() throws Exception {
         Set<String> names = metricNames();
         for (String expected : List.of("moses_class_sla_met", "moses_class_response_time_seconds", "moses_class_max_response_time_seconds",
-                "moses_concrete_up", "moses_sla_predicted_total", "moses_plan_version", "moses_admission_shed_total",
+                "moses_concrete_up", "moses_concrete_ejected", "moses_sla_predicted_total", "moses_plan_version", "moses_admission_shed_total",
                 "moses_policing_class_requests_total", "moses_composite_requests_seconds_bucket", "moses_knowledge_base_up",
                 "moses_optimizer_leader", "moses_replica_ready", "jvm_memory_used_bytes"))
             assertTrue(names.contains(expected), expected + " not found in " + names);

@@ -43,10 +43,13 @@ public final class BrokerMetrics implements AutoCloseable {
         return new MeteredInvokeHandler(handler, timers);
     }
 
-    /** The JVM's meters, and the plan's (its age on the broker's wall clock), the classes' and the services' gauges (once, at start). */
+    /**
+     * The JVM's meters, and the plan's (its age on the broker's wall clock), the classes' and the
+     * services' gauges, {@code ejected} the services the binding took out of selection (once, at start).
+     */
     public void gauges(Supplier<Plan> plan, Supplier<LiveView> live, Supplier<List<ServiceClass>> classes,
-                       Supplier<List<ConcreteService>> services, java.time.Clock wall) {
-        gauges = new BrokerGauges(registry, plan, live, classes, services, wall);
+                       Supplier<List<ConcreteService>> services, Supplier<java.util.Set<String>> ejected, java.time.Clock wall) {
+        gauges = new BrokerGauges(registry, plan, live, classes, services, ejected, wall);
     }
 
     public void policing(RatePolicing policing) {
