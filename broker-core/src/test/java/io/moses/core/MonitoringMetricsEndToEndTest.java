@@ -3,6 +3,7 @@ package io.moses.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.core.cluster.ClusterSettings;
 import io.moses.core.frontend.OverloadBound;
 import io.moses.core.frontend.RatePolicy;
 import io.moses.core.loop.Adaptation;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Every metric the dashboard and the alerting rules use (monitoring/) is on a running broker's
  * /metrics, once the broker has seen what makes each appear: composite requests of a class whose
  * rates are policed, calls of its concrete services, a request shed under overload, a collection.
- * A name the broker does not export would leave a panel empty and an alert silent for good.
+ * A name the broker does not export would leave a panel empty and an alert silent for good. The
+ * replica's own gauges say what /health says: ready, then not ready while it drains.
  */
 @Tag("e2e")
 class MonitoringMetricsEndToEndTest {
@@ -58,7 +60,9 @@ class MonitoringMetricsEndToEndTest {
                     // one request at a time and no line: a second one while the first runs is shed
                     .withOverloadBound(new OverloadBound(1, 0, Duration.ofSeconds(2)));
             // rates policed (far above what is sent): the policing counters per class
-            try (Broker broker = new Broker(config).ratePolicy(new RatePolicy(RatePolicy.OverRate.REJECT, 2))) {
+            // a drain, as in a cluster: the replica says it is not ready while it still answers
+            ClusterSettings cluster = new ClusterSettings("monitoring", Duration.ofSeconds(3), Duration.ofSeconds(5));
+            try (Broker broker = new Broker(config, cluster).ratePolicy(new RatePolicy(RatePolicy.OverRate.REJECT, 2))) {
                 broker.start();
                 int port = broker.port();
                 for (int i = 0; i < 10; i++) assertEquals(200, call(port).statusCode());
@@ -103,6 +107,15 @@ class MonitoringMetricsEndToEndTest {
                 double solved = AdminApiTest.metric(metrics, "moses_plan_solves_total");
                 assertTrue(solved >= 1 && solved <= broker.solves(), solved + " plans solved, the loop says " + broker.solves());
                 assertTrue(metrics.contains("moses_admission_shed_total{cause=\"full\",class=\"gold\"} "), metrics);
+
+                // stopping: /health answers DRAINING for the drain, and the gauge says not ready
+                Thread stopping = new Thread(broker::close, "stopping");
+                stopping.start();
+                double ready = 1;
+                for (long deadline = System.nanoTime() + 4_000_000_000L; ready != 0 && System.nanoTime() < deadline; Thread.sleep(20))
+                    ready = AdminApiTest.metric(AdminApiTest.send(port, "GET", "/metrics", null, Map.of(), null).body(), "moses_replica_ready");
+                assertEquals(0.0, ready, "moses_replica_ready while the replica drains");
+                stopping.join();
             }
         }
     }
