@@ -175,7 +175,8 @@ final class Broker implements AutoCloseable {
         Health health = new Health(() -> state, cluster.replica(), config.staticBinding(), engine, kb, knowledge, lease, loop, processes);
         http.mount("/health", health.readiness());
         http.mount("/health/live", health.liveness());
-        metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services, wall);
+        metrics.replica(health::ready, knowledge::databaseUp, lease::leads, loop);
+        metrics.gauges(binding::plan, loop::live, knowledge::classes, knowledge::services, binding::ejected, wall);
         http.mount("/metrics", metrics.servlet());
         // an asking replica waits for a takeover too: the lease runs out and the next leader answers
         leaderRequests = new LeaderRequests(kb.replanRequests(), lease, loop, knowledge, cluster.replica(),

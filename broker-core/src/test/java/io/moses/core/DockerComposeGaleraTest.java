@@ -27,7 +27,7 @@ class DockerComposeGaleraTest {
         JsonNode services = services();
         Set<String> names = new TreeSet<>();
         services.fieldNames().forEachRemaining(names::add);
-        assertEquals(Set.of("galera-1", "galera-2", "galera-3", "stubs", "broker-1", "broker-2", "haproxy"), names);
+        assertEquals(Set.of("galera-1", "galera-2", "galera-3", "stubs", "broker-1", "broker-2", "haproxy", "prometheus", "grafana", "jaeger"), names);
         for (String n : NODES) {
             JsonNode s = services.path(n);
             String cmd = s.path("command").toString();
@@ -66,6 +66,10 @@ class DockerComposeGaleraTest {
         assertEquals(plain.path("haproxy"), services.path("haproxy"));
         assertEquals(DockerComposeTest.compose().path("secrets"), DockerComposeTest.YAML.readTree(DockerComposeTest.ROOT.resolve("docker-compose.galera.yml").toFile()).path("secrets"), "the same TLS certificate");
         assertEquals(plain.path("stubs"), services.path("stubs"));
+        // the same monitoring beside it, and the volumes its data lives in
+        for (String m : List.of("prometheus", "grafana", "jaeger")) assertEquals(plain.path(m), services.path(m), m);
+        JsonNode volumes = DockerComposeTest.YAML.readTree(DockerComposeTest.ROOT.resolve("docker-compose.galera.yml").toFile()).path("volumes");
+        assertTrue(volumes.has("prometheus") && volumes.has("grafana"), volumes.toString());
     }
 
     @Test

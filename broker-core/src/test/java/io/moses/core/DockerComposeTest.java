@@ -38,7 +38,7 @@ class DockerComposeTest {
         JsonNode services = compose().path("services");
         Set<String> names = new TreeSet<>();
         services.fieldNames().forEachRemaining(names::add);
-        assertEquals(Set.of("mariadb", "stubs", "broker-1", "broker-2", "haproxy"), names);
+        assertEquals(Set.of("mariadb", "stubs", "broker-1", "broker-2", "haproxy", "prometheus", "grafana", "jaeger"), names);
         // every replica waits for a healthy database and stubs; the second for the first (which seeds)
         for (String b : List.of("broker-1", "broker-2")) {
             JsonNode s = services.path(b);
@@ -77,6 +77,46 @@ class DockerComposeTest {
         assertEquals("${MOSES_TLS_PEM:-./work/tls/front.pem}", compose().path("secrets").path("moses_tls").path("file").asText());
         assertTrue(services.path("mariadb").path("healthcheck").path("test").toString().contains("healthcheck.sh"));
         assertTrue(services.path("mariadb").path("command").toString().contains("utf8mb4_bin"), "the collation MDAL expects");
+    }
+
+    /**
+     * Prometheus scrapes both replicas with the rules loaded, Grafana provisions the dashboard,
+     * Jaeger takes the replicas' traces; what they mount is in the repository, their pages are on
+     * the host's loopback only.
+     */
+    @Test
+    void theMonitoringRunsBesideTheCluster() throws Exception {
+        JsonNode services = compose().path("services");
+        JsonNode prometheus = services.path("prometheus");
+        assertTrue(prometheus.path("image").asText().startsWith("prom/prometheus:"));
+        assertTrue(prometheus.path("volumes").toString().contains("\"./monitoring/prometheus:/etc/prometheus:ro\""), prometheus.toString());
+        assertTrue(prometheus.path("command").toString().contains("--config.file=/etc/prometheus/prometheus.yml"), prometheus.toString());
+        String scrape = Files.readString(ROOT.resolve("monitoring/prometheus/prometheus.yml"));
+        // the names the replicas advertise, each scraped on its own (HAProxy would alternate between them)
+        for (String b : List.of("broker-1", "broker-2")) assertTrue(scrape.contains("'" + b + ":8080'"), scrape);
+        assertTrue(scrape.contains("rule_files:\n  - rules.yml"), scrape);
+        JsonNode grafana = services.path("grafana");
+        assertTrue(grafana.path("image").asText().startsWith("grafana/grafana:"));
+        String mounts = grafana.path("volumes").toString();
+        assertTrue(mounts.contains("\"./monitoring/grafana/provisioning:/etc/grafana/provisioning:ro\"")
+                && mounts.contains("\"./monitoring/grafana/dashboards:/var/lib/grafana/dashboards:ro\""), mounts);
+        String home = grafana.path("environment").path("GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH").asText();
+        assertTrue(Files.exists(ROOT.resolve("monitoring/grafana/dashboards").resolve(home.substring("/var/lib/grafana/dashboards/".length()))), home);
+        assertEquals("Viewer", grafana.path("environment").path("GF_AUTH_ANONYMOUS_ORG_ROLE").asText(), "anonymous visitors only read");
+        assertTrue(services.path("jaeger").path("image").asText().startsWith("jaegertracing/all-in-one:"));
+        for (String b : List.of("broker-1", "broker-2")) {
+            JsonNode env = services.path(b).path("environment");
+            assertEquals("http://jaeger:4318", env.path("OTEL_EXPORTER_OTLP_ENDPOINT").asText(), b + " exports OTLP/HTTP to Jaeger");
+            assertEquals("moses-broker", env.path("OTEL_SERVICE_NAME").asText());
+            assertEquals("service.instance.id=" + b, env.path("OTEL_RESOURCE_ATTRIBUTES").asText());
+        }
+        for (String m : List.of("prometheus", "grafana", "jaeger"))
+            services.path(m).path("ports").forEach(p -> assertTrue(p.asText().startsWith("127.0.0.1:"), m + " publishes " + p + " beyond the host"));
+        // every file and directory a service mounts from the repository is there
+        services.fields().forEachRemaining(e -> e.getValue().path("volumes").forEach(v -> {
+            String host = v.asText().split(":")[0];
+            if (host.startsWith("./")) assertTrue(Files.exists(ROOT.resolve(host)), e.getKey() + " mounts " + host + ", which is missing");
+        }));
     }
 
     @Test

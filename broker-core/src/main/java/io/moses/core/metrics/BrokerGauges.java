@@ -32,6 +32,7 @@ final class BrokerGauges implements AutoCloseable {
     private final Supplier<LiveView> live;
     private final Supplier<List<ServiceClass>> classes;
     private final Supplier<List<ConcreteService>> services;
+    private final Supplier<java.util.Set<String>> ejected;
     private final MultiGauge classResponseTime;
     private final MultiGauge classMaxResponseTime;
     private final MultiGauge classAvailability;
@@ -40,12 +41,14 @@ final class BrokerGauges implements AutoCloseable {
     private final MultiGauge serviceResponseTime;
     private final MultiGauge serviceAvailability;
     private final MultiGauge serviceUp;
+    private final MultiGauge serviceEjected;
 
     BrokerGauges(MeterRegistry registry, Supplier<Plan> plan, Supplier<LiveView> live, Supplier<List<ServiceClass>> classes,
-                 Supplier<List<ConcreteService>> services, java.time.Clock wall) {
+                 Supplier<List<ConcreteService>> services, Supplier<java.util.Set<String>> ejected, java.time.Clock wall) {
         this.live = live;
         this.classes = classes;
         this.services = services;
+        this.ejected = ejected;
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -81,6 +84,10 @@ final class BrokerGauges implements AutoCloseable {
         serviceUp = MultiGauge.builder("moses.concrete.up")
                 .description("1 when a concrete service may be planned, 0 when down (WS Monitor) or taken out by an operator")
                 .register(registry);
+        serviceEjected = MultiGauge.builder("moses.concrete.ejected")
+                .description("1 while the binding keeps a concrete service out of selection (failed calls in a row, or down for the WS Monitor)"
+                        + " until a trial call or a probe is answered")
+                .register(registry);
     }
 
     /** Rebuilds the per-class and per-service rows from the live view; called before each scrape. */
@@ -103,10 +110,12 @@ final class BrokerGauges implements AutoCloseable {
         classAvailability.register(a, true);
         classMinAvailability.register(minA, true);
         classSlaMet.register(met, true);
-        List<MultiGauge.Row<?>> srt = new ArrayList<>(), sa = new ArrayList<>(), up = new ArrayList<>();
+        List<MultiGauge.Row<?>> srt = new ArrayList<>(), sa = new ArrayList<>(), up = new ArrayList<>(), out = new ArrayList<>();
+        java.util.Set<String> outOfSelection = ejected.get();
         for (ConcreteService s : services.get()) {
             Tags tags = Tags.of("composite", s.task().composite(), "task", s.task().name(), "service", s.name());
             up.add(MultiGauge.Row.of(tags, v.down().contains(s.name()) || v.heldOut().contains(s.name()) ? 0 : 1));
+            out.add(MultiGauge.Row.of(tags, outOfSelection.contains(s.name()) ? 1 : 0));
             LiveView.Service o = v.services().get(s.name());
             if (o == null || o.samples() == 0) continue;
             if (!Double.isNaN(o.responseTime())) srt.add(MultiGauge.Row.of(tags, o.responseTime()));
@@ -115,6 +124,7 @@ final class BrokerGauges implements AutoCloseable {
         serviceResponseTime.register(srt, true);
         serviceAvailability.register(sa, true);
         serviceUp.register(up, true);
+        serviceEjected.register(out, true);
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import jakarta.servlet.http.HttpServlet;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -42,10 +43,13 @@ public final class BrokerMetrics implements AutoCloseable {
         return new MeteredInvokeHandler(handler, timers);
     }
 
-    /** The JVM's meters, and the plan's (its age on the broker's wall clock), the classes' and the services' gauges (once, at start). */
+    /**
+     * The JVM's meters, and the plan's (its age on the broker's wall clock), the classes' and the
+     * services' gauges, {@code ejected} the services the binding took out of selection (once, at start).
+     */
     public void gauges(Supplier<Plan> plan, Supplier<LiveView> live, Supplier<List<ServiceClass>> classes,
-                       Supplier<List<ConcreteService>> services, java.time.Clock wall) {
-        gauges = new BrokerGauges(registry, plan, live, classes, services, wall);
+                       Supplier<List<ConcreteService>> services, Supplier<java.util.Set<String>> ejected, java.time.Clock wall) {
+        gauges = new BrokerGauges(registry, plan, live, classes, services, ejected, wall);
     }
 
     public void policing(RatePolicing policing) {
@@ -75,6 +79,26 @@ public final class BrokerMetrics implements AutoCloseable {
                 .description("predictions that came true: the class broke its SLA, or its providers went where forecast").register(registry);
         FunctionCounter.builder("moses.sla.prediction.missed", loop, io.moses.core.loop.FeedbackLoop::predictionsMissed)
                 .description("predictions that did not come true by their time").register(registry);
+    }
+
+    /**
+     * The replica's own state, for alerts that need no scrape of /health: ready as /health says UP,
+     * the knowledge base reachable, this replica the optimizer leader; and the plans its optimizer solved.
+     */
+    public void replica(BooleanSupplier ready, BooleanSupplier knowledgeBaseUp, BooleanSupplier optimizerLeader,
+                        io.moses.core.loop.FeedbackLoop loop) {
+        Gauge.builder("moses.replica.ready", ready, r -> r.getAsBoolean() ? 1 : 0)
+                .description("1 when /health answers UP (the balancer sends this replica traffic), 0 when starting, draining, degraded or down")
+                .strongReference(true).register(registry);
+        Gauge.builder("moses.knowledge.base.up", knowledgeBaseUp, k -> k.getAsBoolean() ? 1 : 0)
+                .description("1 when this replica's last read of the knowledge base succeeded, 0 when it could not reach it")
+                .strongReference(true).register(registry);
+        Gauge.builder("moses.optimizer.leader", optimizerLeader, l -> l.getAsBoolean() ? 1 : 0)
+                .description("1 while this replica holds the optimizer lease (makes the plans), else 0")
+                .strongReference(true).register(registry);
+        // the loop, not a method reference of it: a function counter holds its object weakly
+        FunctionCounter.builder("moses.plan.solves", loop, io.moses.core.loop.FeedbackLoop::solves)
+                .description("plans this replica's optimizer solved").register(registry);
     }
 
     /** GET /metrics, the gauges brought up to date first. */

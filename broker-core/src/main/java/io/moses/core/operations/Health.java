@@ -43,6 +43,22 @@ public final class Health {
         this.processes = processes;
     }
 
+    /** Whether {@code /health} answers UP: what the balancer sends traffic on (/metrics's moses_replica_ready). */
+    public boolean ready() {
+        return "UP".equals(status(engine != null && engine.isRunning(), unitsFailed()));
+    }
+
+    private List<String> unitsFailed() {
+        return processes == null ? List.of() : processes.failedHere();
+    }
+
+    private String status(boolean engineUp, List<String> unitsFailed) {
+        State st = state.get();
+        String status = !engineUp && st == State.READY ? "DOWN" : st == State.READY ? "UP" : st == State.STOPPED ? "DOWN" : st.name();
+        // a stored unit this replica could not apply: not the cluster's service, out of the balancer until fixed
+        return "UP".equals(status) && !unitsFailed.isEmpty() ? "DEGRADED" : status;
+    }
+
     /** GET /health: the readiness below. */
     public HttpServlet readiness() {
         return new HealthServlet(this::health);
@@ -61,14 +77,9 @@ public final class Health {
     Map<String, Object> health() {
         Map<String, Object> h = new LinkedHashMap<>();
         boolean up = engine != null && engine.isRunning();
-        State st = state.get();
-        h.put("status", !up && st == State.READY ? "DOWN" : st == State.READY ? "UP" : st == State.STOPPED ? "DOWN" : st.name());
-        List<String> unitsFailed = processes == null ? List.of() : processes.failedHere();
-        if (!unitsFailed.isEmpty()) {
-            // a stored unit this replica could not apply: not the cluster's service, out of the balancer until fixed
-            if ("UP".equals(h.get("status"))) h.put("status", "DEGRADED");
-            h.put("unitsFailed", unitsFailed);
-        }
+        List<String> unitsFailed = unitsFailed();
+        h.put("status", status(up, unitsFailed));
+        if (!unitsFailed.isEmpty()) h.put("unitsFailed", unitsFailed);
         h.put("replica", replica);
         if (lease != null) {
             var seen = lease.lastSeen();
