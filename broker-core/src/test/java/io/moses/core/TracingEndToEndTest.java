@@ -131,6 +131,7 @@ class TracingEndToEndTest {
             assertEquals(SERVICE_NAME, server.service(), "OTEL_SERVICE_NAME names the broker");
             assertEquals("", server.parentSpanId().replace("0", ""), "a request without traceparent starts a trace");
             assertEquals("planTrip", server.string("moses.operation"));
+            assertEquals("TripPlanner/planTrip", server.name(), "the request's span is named after its composite and operation");
             assertEquals("gold", server.string("moses.class"));
             assertEquals("ok", server.string("moses.outcome"));
             assertEquals(200L, server.attributes().get("http.response.status_code"));
@@ -142,6 +143,7 @@ class TracingEndToEndTest {
             for (Received invoke : invokes) {
                 String task = invoke.string("moses.task");
                 assertEquals(server.spanId(), invoke.parentSpanId(), task + ": a child of the request's span");
+                assertEquals("invoke " + task, invoke.name());
                 assertEquals(GOLD.get(task), invoke.string("moses.implementation"), task + ": the plan's implementation");
                 assertEquals(GOLD.get(task).startsWith("par") ? "parallel" : "alternate", invoke.string("moses.pattern"));
                 assertNotNull(invoke.attributes().get("moses.plan.version"), task + ": the plan's version");
@@ -156,6 +158,7 @@ class TracingEndToEndTest {
                     assertEquals(2, calls.size(), task + ": 1-out-of-2 calls both, the loser discarded: " + calls);
                 for (Received c : calls) {
                     assertEquals("127.0.0.1", c.string("server.address"));
+                    assertEquals("call " + c.string("moses.provider"), c.name());
                     assertTrue(!c.flag("moses.call.retry") && !c.flag("moses.call.hedge") && !c.flag("moses.call.exploration")
                             && !c.flag("moses.call.trial"), "healthy stubs: no retry, hedge, exploration or trial: " + c);
                 }

@@ -69,8 +69,9 @@ public final class Tracing implements AutoCloseable {
         try {
             sdk = AutoConfiguredOpenTelemetrySdk.builder()
                     .addPropertiesSupplier(() -> defaults)
+                    // the replica's name beside the SDK's own service.instance.id, which it keeps
                     .addResourceCustomizer((r, config) -> replica == null ? r
-                            : r.merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.instance.id"), replica))))
+                            : r.merge(Resource.create(Attributes.of(AttributeKey.stringKey("moses.replica"), replica))))
                     .disableShutdownHook() // the broker closes it last, after the requests in flight
                     .build()
                     .getOpenTelemetrySdk();
