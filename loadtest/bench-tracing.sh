@@ -13,7 +13,7 @@ ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds|--seconds|--connections) ARGS+=("$1" "$2"); shift 2 ;;
-    *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 "$ROOT/moses" build
