@@ -48,7 +48,8 @@ final class RequestSpans implements Filter {
             if (state != null) carrier.put("tracestate", state);
             parent = Tracing.extract(parent, carrier); // a malformed one is ignored: the request starts a trace
         }
-        Span span = tracing.tracer().spanBuilder(http.getMethod() + " " + http.getRequestURI())
+        // the method alone until the endpoint names it: a path is any client's choice, a span's name must not be
+        Span span = tracing.tracer().spanBuilder(http.getMethod())
                 .setParent(parent)
                 .setSpanKind(SpanKind.SERVER)
                 .setAttribute(HTTP_METHOD, http.getMethod())
