@@ -50,7 +50,10 @@ final class PartnerInvoker implements MessageExchangeContext {
      *                      completing thread delivers the reply itself (no hand-off)
      * @param inTransaction whether the current thread is inside a transaction
      */
-    /** @param numbers makes asynchronous calls' numbers, credentials of their callbacks; null: random numbers */
+    /**
+     * @param numbers makes asynchronous calls' numbers, credentials of their callbacks; null: random numbers
+     * @param tracing the traces each invoke is told to, as a child of its request's span (read per invoke: set after start)
+     */
     PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers,
                    java.util.concurrent.Executor replies, java.util.function.BooleanSupplier inTransaction, CallNumbers numbers,
                    Supplier<io.moses.core.tracing.Tracing> tracing) {

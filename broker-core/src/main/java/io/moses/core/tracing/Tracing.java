@@ -5,7 +5,6 @@ import io.moses.adaptation.InvokeTrace;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
@@ -32,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Tracing implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Tracing.class);
-    /** No SDK, no spans: every method is a check of {@link #on()} and nothing else. */
+    /** No SDK, no spans: every method returns at once. */
     public static final Tracing OFF = new Tracing(null);
     private static final TextMapPropagator W3C = W3CTraceContextPropagator.getInstance();
 
@@ -180,12 +179,6 @@ public final class Tracing implements AutoCloseable {
             return carrier == null ? null : carrier.get(key);
         }
     };
-
-    /** The trace id of the current thread's span, or null: for log lines of a request. */
-    public static String traceId() {
-        SpanContext s = Span.current().getSpanContext();
-        return s.isValid() ? s.getTraceId() : null;
-    }
 
     /** Exports the spans still buffered and stops the exporter. */
     @Override
