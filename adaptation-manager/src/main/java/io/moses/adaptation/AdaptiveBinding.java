@@ -364,7 +364,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         Implementation impl = next.size() == 1 ? Implementation.single(next.get(0).name())
                 : new Implementation(Implementation.Pattern.ALTERNATE, next.stream().map(Provider::name).toList());
         log.info("{}: no callback from {} within its timeout, the call goes to {}", late.task(), lateService, next.get(0).name());
-        executor.execute(again, impl, next, true).thenAccept(ex -> {
+        executor.execute(again, impl, next, true, InvokeTrace.Why.RETRY).thenAccept(ex -> {
             if (ex.outcome() instanceof InvokeReply r) remember(again, next, r.answeredBy());
             sent(instance, again, ex.outcome());
         });
@@ -445,10 +445,10 @@ public final class AdaptiveBinding implements InvokeHandler {
         Plan.Key key = inv.serviceClass() == null ? null : new Plan.Key(inv.serviceClass(), inv.task());
         if (!c.idempotent().contains(inv.task()))
             // a second call is not safe: the trial is the invoke's call (a circuit breaker's half-open risk)
-            return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, false);
+            return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, false, InvokeTrace.Why.TRIAL);
         // as an exploration, a trial of an idempotent task must not fail the user's request: on
         // anything but a reply, the binding's own choice answers (the second call of the invoke)
-        return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, true).thenCompose(out ->
+        return run(inv, c, key, c.services().get(trial), new ArrayList<>(), null, true, InvokeTrace.Why.TRIAL).thenCompose(out ->
                 out instanceof InvokeReply ? CompletableFuture.completedFuture(out) : bind(inv, c).toCompletableFuture());
     }
 
@@ -460,6 +460,8 @@ public final class AdaptiveBinding implements InvokeHandler {
         for (String s : c.byTask().getOrDefault(inv.task(), List.of())) {
             Choice choice = c.services().get(s);
             if (!choice.members().get(0).service().endpoint().equals(inv.provider())) continue;
+            Plan plan = c.plan();
+            inv.trace().bound(choice.implementation(), plan == null ? null : plan.version());
             return executor.execute(inv, choice.implementation(), choice.members(), c.idempotent().contains(inv.task()))
                     .thenApply(PatternExecutor.Executed::outcome);
         }
@@ -480,11 +482,11 @@ public final class AdaptiveBinding implements InvokeHandler {
         SmoothWeightedRoundRobin<Choice> selector = key == null ? null : c.selectors().get(key);
         if (selector != null) {
             String explore = explorationTarget(c, key);
-            if (explore == null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null, false);
+            if (explore == null) return run(inv, c, key, choose(c, key, selector), new ArrayList<>(), null, false, InvokeTrace.Why.PLAN);
             // an exploration must not fail the user's request: on anything but a reply, the plan's choice answers
-            return run(inv, c, key, c.services().get(explore), new ArrayList<>(), null, false).thenCompose(out ->
+            return run(inv, c, key, c.services().get(explore), new ArrayList<>(), null, false, InvokeTrace.Why.EXPLORATION).thenCompose(out ->
                     out instanceof InvokeReply ? CompletableFuture.completedFuture(out)
-                            : run(inv, c, key, choose(c, key, selector), new ArrayList<>(List.of(explore)), null, false));
+                            : run(inv, c, key, choose(c, key, selector), new ArrayList<>(List.of(explore)), null, false, InvokeTrace.Why.PLAN));
         }
         ConcreteService fixed = c.fallback().get(inv.task());
         if (fixed != null) {
@@ -495,14 +497,20 @@ public final class AdaptiveBinding implements InvokeHandler {
                         pick = s;
                         break;
                     }
-            return run(inv, c, key, c.services().get(pick), new ArrayList<>(), null, false);
+            return run(inv, c, key, c.services().get(pick), new ArrayList<>(), null, false, InvokeTrace.Why.PLAN);
         }
         if (inv.defaultEndpoint() == null)
             return CompletableFuture.completedFuture(new InvokeFailure(inv.task()
                     + ": no concrete service registered and no address in the WSDL", List.of()));
         String name = inv.defaultEndpoint().toString();
-        return client.call(inv.defaultEndpoint(), inv.soapVersion(), inv.soapAction(), inv.body(), defaultTimeout)
-                .thenApply(r -> PayloadAdapter.answer(inv, name, PayloadAdapter.Names.NONE, r));
+        InvokeTrace.Call trace = inv.trace().call(name, inv.defaultEndpoint(), InvokeTrace.Why.PLAN, false);
+        return client.send(inv.defaultEndpoint(), inv.soapVersion(), inv.soapAction(), inv.body(), PayloadAdapter.Names.NONE,
+                        defaultTimeout, trace.headers()).result()
+                .thenApply(r -> {
+                    trace.finished();
+                    trace.ended(r.kind(), false);
+                    return PayloadAdapter.answer(inv, name, PayloadAdapter.Names.NONE, r);
+                });
     }
 
     /** A service the plan does not use, due for an exploration call; only for an idempotent task. */
@@ -556,11 +564,14 @@ public final class AdaptiveBinding implements InvokeHandler {
      * is sent once more to another provider: the budget is one such second call per invoke.
      *
      * @param resent whether the invoke already spent its second call after such a failure
+     * @param cause  why this choice is called, for the invocation's trace
      */
     private CompletableFuture<InvokeOutcome> run(Invocation inv, Compiled c, Plan.Key key, Choice choice,
-                                                 List<String> tried, String earlier, boolean resent) {
+                                                 List<String> tried, String earlier, boolean resent, InvokeTrace.Why cause) {
         boolean idempotent = c.idempotent().contains(inv.task());
-        return executor.execute(inv, choice.implementation(), choice.members(), idempotent).thenCompose(ex -> {
+        Plan plan = c.plan();
+        inv.trace().bound(choice.implementation(), plan == null ? null : plan.version());
+        return executor.execute(inv, choice.implementation(), choice.members(), idempotent, cause).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
             if (out instanceof InvokeReply r && inv.replyTo() != null && idempotent && choice.members().size() > 1)
                 remember(inv, choice.members(), r.answeredBy()); // a late callback moves the call on, as an alternate
@@ -571,7 +582,7 @@ public final class AdaptiveBinding implements InvokeHandler {
             String next = ex.neverProcessed() || resend ? retryTarget(c, key, inv.task(), tried) : null;
             if (next == null) return CompletableFuture.completedFuture(new InvokeFailure(why, tried));
             retries.incrementAndGet();
-            return run(inv, c, key, c.services().get(next), tried, why, resent || resend);
+            return run(inv, c, key, c.services().get(next), tried, why, resent || resend, InvokeTrace.Why.RETRY);
         });
     }
 

@@ -22,13 +22,25 @@ import org.w3c.dom.Element;
  *                        of the task is called, and no other provider is tried; null otherwise
  * @param replyTo         for an asynchronous task, the call's reply address ({@link ReplyTo}): the
  *                        broker's own addresses in the body get the call's number; null otherwise
+ * @param trace           what a tracer is told of this invoke's binding and calls ({@link InvokeTrace#NONE}: nothing)
  */
 public record Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
-                         SoapVersion soapVersion, URI provider, ReplyTo replyTo) {
+                         SoapVersion soapVersion, URI provider, ReplyTo replyTo, InvokeTrace trace) {
     public Invocation {
         Objects.requireNonNull(task, "task");
         soapAction = soapAction == null ? "" : soapAction;
         soapVersion = soapVersion == null ? SoapVersion.SOAP_11 : soapVersion;
+        trace = trace == null ? InvokeTrace.NONE : trace;
+    }
+
+    public Invocation(TaskRef task, String serviceClass, String soapAction, Element body, URI defaultEndpoint,
+                      SoapVersion soapVersion, URI provider, ReplyTo replyTo) {
+        this(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo, InvokeTrace.NONE);
+    }
+
+    /** The same invoke, traced by {@code trace}. */
+    public Invocation withTrace(InvokeTrace trace) {
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo, trace);
     }
 
     /** An invoke bound to no provider. */
@@ -39,17 +51,17 @@ public record Invocation(TaskRef task, String serviceClass, String soapAction, E
 
     /** The same invoke, bound to the stateful partner's {@code provider}. */
     public Invocation withProvider(URI provider) {
-        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo);
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo, trace);
     }
 
     /** The same invoke, whose callback comes to {@code replyTo}. */
     public Invocation withReplyTo(ReplyTo replyTo) {
-        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo);
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo, trace);
     }
 
     /** The same invoke with another body (a copy, to send once more). */
     Invocation withBody(Element body) {
-        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo);
+        return new Invocation(task, serviceClass, soapAction, body, defaultEndpoint, soapVersion, provider, replyTo, trace);
     }
 
     /** An invoke of a SOAP 1.1 partner. */

@@ -59,20 +59,26 @@ final class PatternExecutor {
 
     /** @param idempotent whether a second call of the invocation's task is safe */
     CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent) {
+        return execute(inv, impl, members, idempotent, InvokeTrace.Why.PLAN);
+    }
+
+    /** @param why why these calls are sent, for the invocation's trace */
+    CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent,
+                                        InvokeTrace.Why why) {
         // an asynchronous call is answered by its callback: its providers are tried in turn, as an
         // alternate, the next when the callback is late (AdaptiveBinding), never several at once
         boolean fanOut = idempotent && !answersLater.test(inv.task());
         return switch (impl.pattern()) {
-            case SINGLE -> new Pending(inv, members.get(0)).attempt().thenApply(a -> single(inv, a));
-            case PARALLEL -> fanOut ? parallel(inv, members) : alternate(inv, members, 0, new ArrayList<>(), idempotent);
-            case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>(), idempotent);
+            case SINGLE -> new Pending(inv, members.get(0), why, false).attempt().thenApply(a -> single(inv, a));
+            case PARALLEL -> fanOut ? parallel(inv, members, why) : alternate(inv, members, 0, new ArrayList<>(), idempotent, why);
+            case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>(), idempotent, why);
             // a hedge in a plan made before the task was declared not idempotent runs as such an alternate
-            case HEDGED -> fanOut ? hedged(inv, members, impl.hedgeDelay()) : alternate(inv, members, 0, new ArrayList<>(), idempotent);
+            case HEDGED -> fanOut ? hedged(inv, members, impl.hedgeDelay(), why) : alternate(inv, members, 0, new ArrayList<>(), idempotent, why);
         };
     }
 
     /** One member's attempt. */
-    private record Attempt(Provider provider, CallOutcome result, long nanos) {
+    private record Attempt(Provider provider, CallOutcome result, long nanos, InvokeTrace.Call trace) {
         boolean succeeded() {
             return result instanceof CallReply;
         }
@@ -93,24 +99,26 @@ final class PatternExecutor {
          */
         private final CompletableFuture<Attempt> attempt;
 
-        Pending(Invocation inv, Provider provider) {
+        Pending(Invocation inv, Provider provider, InvokeTrace.Why why, boolean hedge) {
             this.provider = provider;
             ConcreteService service = provider.service();
+            InvokeTrace.Call trace = inv.trace().call(service.name(), service.endpoint(), why, hedge);
             CallsInFlight inFlight = health.state(service.name()).inFlight;
             int slot = inFlight.enter(start);
             if (slot < 0) {
                 CallFailure busy = new CallFailure(CallEnd.REFUSED_LOCALLY,
                         "too many calls in flight to " + service.name() + " (at most " + inFlight.capacity() + ")");
                 this.call = new SoapClient.Call(CompletableFuture.completedFuture(busy), () -> {});
-                this.attempt = CompletableFuture.completedFuture(new Attempt(provider, busy, health.now() - start));
+                this.attempt = CompletableFuture.completedFuture(new Attempt(provider, busy, health.now() - start, trace));
                 return;
             }
             this.call = client.send(service.endpoint(), inv.soapVersion(), provider.soapAction(inv), inv.body(), provider.requestNames(),
-                    timeouts.apply(service.name()));
+                    timeouts.apply(service.name()), trace.headers());
             this.attempt = call.result().handle((r, e) -> {
+                trace.finished();
                 inFlight.exit(slot);
                 if (e != null) throw e instanceof CompletionException c ? c : new CompletionException(e); // never, by SoapClient's contract
-                return new Attempt(provider, r, health.now() - start);
+                return new Attempt(provider, r, health.now() - start, trace);
             });
         }
 
@@ -125,10 +133,10 @@ final class PatternExecutor {
         return new Executed(out, a.neverProcessed(), List.of(a.provider().name()));
     }
 
-    private CompletableFuture<Executed> parallel(Invocation inv, List<Provider> members) {
+    private CompletableFuture<Executed> parallel(Invocation inv, List<Provider> members, InvokeTrace.Why why) {
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
-        for (Provider s : members) calls.add(new Pending(inv, s));
+        for (Provider s : members) calls.add(new Pending(inv, s, why, false));
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
         List<String> tried = members.stream().map(Provider::name).toList();
@@ -146,7 +154,7 @@ final class PatternExecutor {
                 }
                 // a loser: a failure, a late reply that is discarded, or a call withdrawn before it
                 // was sent, whose time (the winner's) is a lower bound of its own: a censored sample
-                record(inv, a, false);
+                record(inv, a, false, result.isDone());
                 if (!a.succeeded()) failed.add(a);
                 if (remaining.decrementAndGet() == 0 && !result.isDone()) {
                     List<Attempt> all;
@@ -168,7 +176,7 @@ final class PatternExecutor {
      * latencies keep their tail, from which the next d is taken; a hung a times out and is
      * ejected as a single would be); its reply is discarded.
      */
-    private CompletableFuture<Executed> hedged(Invocation inv, List<Provider> members, double delaySeconds) {
+    private CompletableFuture<Executed> hedged(Invocation inv, List<Provider> members, double delaySeconds, InvokeTrace.Why why) {
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         List<String> tried = Collections.synchronizedList(new ArrayList<>());
@@ -176,7 +184,7 @@ final class PatternExecutor {
         AtomicInteger running = new AtomicInteger(1);
         class Hedge {
             void send(int i) {
-                Pending p = new Pending(inv, members.get(i));
+                Pending p = new Pending(inv, members.get(i), why, i == 1);
                 tried.add(p.provider.name());
                 // the first call won while the timer sent this one: it need not go on
                 if (result.isDone()) p.call.cancel();
@@ -195,7 +203,7 @@ final class PatternExecutor {
                     return;
                 }
                 // a failure, or a late reply that is discarded
-                record(inv, a, false);
+                record(inv, a, false, result.isDone());
                 if (!a.succeeded()) failed.add(a);
                 if (i == 0 && !a.succeeded()) sendSecond();
                 if (running.decrementAndGet() == 0 && !result.isDone()) {
@@ -218,8 +226,8 @@ final class PatternExecutor {
     }
 
     private CompletableFuture<Executed> alternate(Invocation inv, List<Provider> members, int i, List<Attempt> failed,
-                                                  boolean idempotent) {
-        return new Pending(inv, members.get(i)).attempt().thenCompose(a -> {
+                                                  boolean idempotent, InvokeTrace.Why why) {
+        return new Pending(inv, members.get(i), why, false).attempt().thenCompose(a -> {
             if (a.succeeded()) {
                 record(inv, a, true);
                 return CompletableFuture.completedFuture(new Executed(toOutcome(inv, a), false, names(failed, a)));
@@ -227,7 +235,7 @@ final class PatternExecutor {
             record(inv, a, false);
             failed.add(a);
             if (i + 1 < members.size() && (idempotent || a.neverProcessed()))
-                return alternate(inv, members, i + 1, failed, idempotent);
+                return alternate(inv, members, i + 1, failed, idempotent, why);
             return CompletableFuture.completedFuture(new Executed(allFailed(inv, failed),
                     failed.stream().allMatch(Attempt::neverProcessed), names(failed, null)));
         });
@@ -261,7 +269,13 @@ final class PatternExecutor {
     }
 
     private void record(Invocation inv, Attempt a, boolean winner) {
+        record(inv, a, winner, false);
+    }
+
+    /** @param discarded whether another member's reply had won when this one ended */
+    private void record(Invocation inv, Attempt a, boolean winner, boolean discarded) {
         CallEnd kind = a.result().kind();
+        a.trace().ended(kind, discarded);
         if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return; // a request taken, not yet answered
         outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
         health.observe(a.provider().name(), kind);

@@ -171,6 +171,12 @@ public final class SoapClient implements AutoCloseable {
 
     /** {@link #send} of {@code body} renamed by a payload mapping's request names ({@link PayloadAdapter}) as it is written. */
     Call send(URI endpoint, SoapVersion version, String soapAction, Element body, PayloadAdapter.Names names, Duration timeout) {
+        return send(endpoint, version, soapAction, body, names, timeout, java.util.Map.of());
+    }
+
+    /** {@link #send} with {@code headers} besides (a trace's {@code traceparent}). */
+    Call send(URI endpoint, SoapVersion version, String soapAction, Element body, PayloadAdapter.Names names, Duration timeout,
+              java.util.Map<String, String> headers) {
         String action = soapAction == null ? "" : soapAction;
         CompletableFuture<CallOutcome> result = new CompletableFuture<>();
         Request request;
@@ -180,6 +186,7 @@ public final class SoapClient implements AutoCloseable {
                     .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                     .body(new BytesRequestContent(version.contentType(action), envelope(version, body, names)));
             if (version == SoapVersion.SOAP_11) request.headers(h -> h.put("SOAPAction", "\"" + action + "\""));
+            if (!headers.isEmpty()) request.headers(h -> headers.forEach(h::put));
         } catch (IllegalArgumentException e) {
             result.complete(new CallFailure(CallEnd.CONNECT, "invalid endpoint " + endpoint + ": " + e.getMessage()));
             return new Call(result, () -> {});

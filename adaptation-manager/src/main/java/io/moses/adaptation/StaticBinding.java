@@ -40,12 +40,24 @@ public final class StaticBinding implements InvokeHandler {
                 return CompletableFuture.completedFuture(new InvokeOutcome.InvokeFailure(invocation.task()
                         + ": no concrete service registered and no address in the WSDL", List.of()));
             String name = target.toString();
-            return client.call(target, invocation.soapVersion(), invocation.soapAction(), invocation.body(), timeout)
-                    .thenApply(r -> PayloadAdapter.answer(invocation, name, PayloadAdapter.Names.NONE, r));
+            InvokeTrace.Call trace = invocation.trace().call(name, target, InvokeTrace.Why.PLAN, false);
+            return client.send(target, invocation.soapVersion(), invocation.soapAction(), invocation.body(), PayloadAdapter.Names.NONE,
+                            timeout, trace.headers()).result()
+                    .thenApply(r -> {
+                        trace.finished();
+                        trace.ended(r.kind(), false);
+                        return PayloadAdapter.answer(invocation, name, PayloadAdapter.Names.NONE, r);
+                    });
         }
         ConcreteService service = provider.service();
+        invocation.trace().bound(io.moses.model.Implementation.single(service.name()), null);
+        InvokeTrace.Call trace = invocation.trace().call(service.name(), service.endpoint(), InvokeTrace.Why.PLAN, false);
         return client.send(service.endpoint(), invocation.soapVersion(), provider.soapAction(invocation), invocation.body(),
-                        provider.requestNames(), timeout)
-                .result().thenApply(r -> PayloadAdapter.answer(invocation, service.name(), provider.replyNames(), r));
+                        provider.requestNames(), timeout, trace.headers())
+                .result().thenApply(r -> {
+                    trace.finished();
+                    trace.ended(r.kind(), false);
+                    return PayloadAdapter.answer(invocation, service.name(), provider.replyNames(), r);
+                });
     }
 }

@@ -33,6 +33,8 @@ final class TestServices implements AutoCloseable {
     final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> probes = new ConcurrentHashMap<>();
     final Map<String, String> lastRequest = new ConcurrentHashMap<>();
+    /** The {@code traceparent} header of each service's last call that carried one. */
+    final Map<String, String> lastTraceparent = new ConcurrentHashMap<>();
 
     TestServices() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 500);
@@ -49,6 +51,8 @@ final class TestServices implements AutoCloseable {
             }
             calls.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
             lastRequest.put(name, new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            String traceparent = ex.getRequestHeaders().getFirst("traceparent");
+            if (traceparent != null) lastTraceparent.put(name, traceparent);
             Settings s = settings.getOrDefault(name, new Settings(0, Behaviour.REPLY));
             try {
                 Thread.sleep(s.delayMillis());

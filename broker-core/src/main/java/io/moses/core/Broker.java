@@ -65,6 +65,7 @@ final class Broker implements AutoCloseable {
     private BpelEngine engine;
     private SoapClient client;
     private HttpFrontEnd http;
+    private io.moses.core.tracing.Tracing tracing = io.moses.core.tracing.Tracing.OFF;
     private io.moses.core.cluster.ConversationRouter conversations;
     private CamelContext camel;
     private Authenticator authenticator = Authenticator.ANONYMOUS;
@@ -116,6 +117,8 @@ final class Broker implements AutoCloseable {
             if (served.getNotAfter().toInstant().isBefore(wall.instant()))
                 log.warn("the certificate in --tls-cert {} expired on {}: clients will refuse it", config.tlsCert(), served.getNotAfter().toInstant());
         }
+        // wrong OTEL_* settings stop the start before anything listens
+        tracing = io.moses.core.tracing.Tracing.fromEnvironment(cluster.replica());
         // replies parsed straight into the engine's DOM (ODE keeps its documents in Xerces)
         client = new SoapClient(Duration.ofSeconds(2), null,
                 new io.moses.adaptation.Xml.Parser(new org.apache.xerces.jaxp.DocumentBuilderFactoryImpl()));
@@ -138,6 +141,10 @@ final class Broker implements AutoCloseable {
                 kb.processDatabase().orElse(null), cluster.replica(), this::publicUrl, calls);
         http = new HttpFrontEnd(config.host(), config.port(), config.httpThreads(), config.maxBodyBytes(), config.readDeadline(),
                 config.overloadBound(), wall, tls);
+        if (tracing.on()) {
+            engine.traceWith(tracing);
+            http.first(tracing.requests());
+        }
         processes = new Processes(engine, kb, http, authenticator, metrics.requests(), config.requestTimeout(), config.workDir(),
                 cluster.replica(), why -> loop.solveNow(why, java.util.Set.of()));
         Duration windowAge = Duration.ofMillis(Math.max(3_000, 3 * config.adaptation().monitorMillis()));
@@ -293,6 +300,7 @@ final class Broker implements AutoCloseable {
         if (conversations != null) conversations.close();
         if (engine != null) engine.close();
         if (client != null) client.close();
+        tracing.close(); // the spans of the requests that just finished go out
         if (kb != null) kb.close();
         metrics.close();
         state = State.STOPPED;

@@ -78,6 +78,16 @@ final class StubServices implements AutoCloseable {
         return v.isTextual() ? v.asText() : null;
     }
 
+    /** The W3C {@code traceparent} headers of the last SOAP requests that reached the service with one, oldest first. */
+    List<String> traceparents(String service) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url() + "/admin/services/" + service)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        List<String> out = new ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode t : JSON.readTree(r.body()).path("traceparents")) out.add(t.asText());
+        return out;
+    }
+
     /** SOAP requests that reached the service so far. */
     long requests(String service) throws Exception {
         return counter(service, "requests");

@@ -308,6 +308,7 @@ public final class ConversationRouter implements ConversationForwarding, Convers
         // the seal covers this message to this owner, once: what it buys (no second policing) cannot be replayed
         req.header(HopSeal.HEADER, seal.seal(new HopSeal.Hop(replica, owner.replica(), "POST", path, java.nio.ByteBuffer.wrap(bytes),
                 authorization), wall.millis()));
+        io.moses.core.tracing.Tracing.inject(req::header); // the owner's spans join the message's trace
         req.header("Content-Type", contentType != null ? contentType
                 : service.soap12() ? "application/soap+xml; charset=UTF-8" : "text/xml; charset=UTF-8");
         HttpResponse<byte[]> res;

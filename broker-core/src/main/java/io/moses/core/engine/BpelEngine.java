@@ -75,6 +75,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private volatile boolean running;
     private volatile Conversations conversations;
+    private volatile io.moses.core.tracing.Tracing tracing = io.moses.core.tracing.Tracing.OFF;
     private volatile java.util.function.Consumer<CompletedRequest> completed = r -> {};
     /** The operators' view of durable instances (null without a durable store), and the purge of finished ones. */
     private final Instances instances;
@@ -176,7 +177,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             return th;
         });
         server.setMessageExchangeContext(new PartnerInvoker(handler, scheduler, () -> server, callers, replyThreads,
-                () -> tx.getTransaction() != null, numbers));
+                () -> tx.getTransaction() != null, numbers, () -> tracing));
         server.registerBpelEventListener(callers);
         server.registerBpelEventListener(new ConversationEvents(() -> conversations, callers::starterOf,
                 pid -> org.apache.ode.bpel.engine.IncomingCorrelation.durable(server, pid)));
@@ -344,6 +345,11 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     /** Told of every composite request that ends (on the request's thread: keep it cheap). */
     public void onCompleted(java.util.function.Consumer<CompletedRequest> listener) {
         this.completed = listener;
+    }
+
+    /** Traces every partner invoke, as a child of its request's span ({@link io.moses.core.tracing.Tracing#current()}). */
+    public void traceWith(io.moses.core.tracing.Tracing tracing) {
+        this.tracing = tracing;
     }
 
     /** Told of the correlation values instances initiate and of instances that end (on the instance's thread). */
@@ -741,7 +747,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
             if (call != null) mex.setProperty(io.moses.ode.InstanceMessages.CALL, call); // the instance says which call it answers
             mexId = mex.getMessageExchangeId();
             // the sender matters only where a conversation can belong to it: the common case keeps no entry
-            callers.register(mexId, clientId, serviceClass, target.correlates() ? caller : null);
+            callers.register(mexId, clientId, serviceClass, target.correlates() ? caller : null, tracing.current());
             reply = mex.invoke(msg);
             parked = org.apache.ode.bpel.engine.ResponseWaiters.park(clientId); // before the instance can run
             tx.commit();

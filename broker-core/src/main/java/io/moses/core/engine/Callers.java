@@ -25,6 +25,8 @@ final class Callers implements BpelEventListener {
     private final Map<String, String> clientByExchange = new ConcurrentHashMap<>();
     private final java.util.Set<String> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, Map<io.moses.model.TaskRef, Integer>> invokesByExchange = new ConcurrentHashMap<>();
+    /** The trace context of each waiting request that is traced: its invokes' spans are its children. */
+    private final Map<String, Object> traceByExchange = new ConcurrentHashMap<>();
     /** The sender of each request that named a user, until its instance starts (or a minute, for one that starts none). */
     private final Map<String, Sender> senderByExchange = new ConcurrentHashMap<>();
     private final Map<Long, String> starterByInstance = new ConcurrentHashMap<>();
@@ -39,6 +41,12 @@ final class Callers implements BpelEventListener {
     }
 
     void register(String exchangeId, String clientId, String serviceClass, String user) {
+        register(exchangeId, clientId, serviceClass, user, null);
+    }
+
+    /** @param trace the request's trace context ({@link io.moses.core.tracing.Tracing#current()}), null when untraced */
+    void register(String exchangeId, String clientId, String serviceClass, String user, Object trace) {
+        if (trace != null) traceByExchange.put(exchangeId, trace);
         if (user != null) {
             long now = System.nanoTime();
             if (senderByExchange.size() > 10_000) senderByExchange.values().removeIf(s -> now - s.atNanos() > SENDER_KEPT_NANOS);
@@ -63,6 +71,7 @@ final class Callers implements BpelEventListener {
         if (client != null) org.apache.ode.bpel.engine.ResponseWaiters.forget(client);
         invokesByExchange.remove(exchangeId);
         classByExchange.remove(exchangeId);
+        if (!traceByExchange.isEmpty()) traceByExchange.remove(exchangeId);
         Long iid = instanceByExchange.remove(exchangeId);
         if (iid != null) {
             classByInstance.remove(iid);
@@ -97,6 +106,13 @@ final class Callers implements BpelEventListener {
     int liveInstancesOf(String user) {
         java.util.concurrent.atomic.AtomicInteger n = liveByUser.get(user);
         return n == null ? 0 : n.get();
+    }
+
+    /** The trace context of the request that started the instance and still waits for its reply, or null. */
+    Object traceOf(Long instanceId) {
+        if (instanceId == null || traceByExchange.isEmpty()) return null;
+        String mex = exchangeByInstance.get(instanceId);
+        return mex == null ? null : traceByExchange.get(mex);
     }
 
     String classOf(Long instanceId) {

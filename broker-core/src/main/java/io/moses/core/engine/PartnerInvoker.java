@@ -6,6 +6,7 @@ import io.moses.adaptation.InvokeOutcome.InvokeFailure;
 import io.moses.adaptation.InvokeOutcome.InvokeFault;
 import io.moses.adaptation.InvokeOutcome.InvokeReply;
 import io.moses.adaptation.Invocation;
+import io.moses.adaptation.InvokeTrace;
 import io.moses.adaptation.SoapVersion;
 import java.net.URI;
 import java.util.function.Supplier;
@@ -40,6 +41,7 @@ final class PartnerInvoker implements MessageExchangeContext {
     private final CallNumbers numbers;
     private final java.util.concurrent.Executor replies;
     private final java.util.function.BooleanSupplier inTransaction;
+    private final Supplier<io.moses.core.tracing.Tracing> tracing;
 
     /**
      * @param replies       where replies are handed back to the engine when the thread that
@@ -48,9 +50,14 @@ final class PartnerInvoker implements MessageExchangeContext {
      *                      completing thread delivers the reply itself (no hand-off)
      * @param inTransaction whether the current thread is inside a transaction
      */
-    /** @param numbers makes asynchronous calls' numbers, credentials of their callbacks; null: random numbers */
+    /**
+     * @param numbers makes asynchronous calls' numbers, credentials of their callbacks; null: random numbers
+     * @param tracing the traces each invoke is told to, as a child of its request's span (read per invoke: set after start)
+     */
     PartnerInvoker(InvokeHandler handler, Scheduler scheduler, Supplier<BpelServerImpl> server, Callers callers,
-                   java.util.concurrent.Executor replies, java.util.function.BooleanSupplier inTransaction, CallNumbers numbers) {
+                   java.util.concurrent.Executor replies, java.util.function.BooleanSupplier inTransaction, CallNumbers numbers,
+                   Supplier<io.moses.core.tracing.Tracing> tracing) {
+        this.tracing = tracing;
         this.numbers = numbers;
         this.replies = replies;
         this.inTransaction = inTransaction;
@@ -96,7 +103,10 @@ final class PartnerInvoker implements MessageExchangeContext {
             unbound = unbound.withReplyTo(numbers == null ? io.moses.adaptation.ReplyTo.at(channel.replyBase())
                     : new io.moses.adaptation.ReplyTo(channel.replyBase(), () -> numbers.mint(composite, user)));
         }
-        Invocation invocation = handler.stateful(unbound.task()) ? conversationWithProvider(dao.getPartnerLink(), unbound) : unbound;
+        Invocation bound = handler.stateful(unbound.task()) ? conversationWithProvider(dao.getPartnerLink(), unbound) : unbound;
+        io.moses.core.tracing.Tracing traces = tracing.get();
+        InvokeTrace trace = traces.on() ? traces.invoke(callers.traceOf(instance), bound) : InvokeTrace.NONE;
+        Invocation invocation = trace == InvokeTrace.NONE ? bound : bound.withTrace(trace);
         callers.invoked(instance, invocation.task());
         String mexId = mex.getMessageExchangeId();
 
@@ -104,14 +114,18 @@ final class PartnerInvoker implements MessageExchangeContext {
         scheduler.registerSynchronizer(new Scheduler.Synchronizer() {
             @Override
             public void afterCompletion(boolean success) {
-                if (!success) return;
+                if (!success) {
+                    trace.ended(new InvokeFailure(invocation.task() + ": not sent, the engine's transaction did not commit", java.util.List.of()));
+                    return;
+                }
                 handler.invoke(invocation).whenComplete((outcome, error) -> {
+                    InvokeOutcome result = error == null ? outcome
+                            : new InvokeFailure(invocation.task() + ": " + error, java.util.List.of());
+                    trace.ended(result);
                     if (!twoWay) {
                         if (outcome != null && instance != null) handler.sent(instance, invocation, outcome);
                         return;
                     }
-                    InvokeOutcome result = error == null ? outcome
-                            : new InvokeFailure(invocation.task() + ": " + error, java.util.List.of());
                     if (inTransaction.getAsBoolean()) replies.execute(() -> reply(mexId, binding, op, result));
                     else reply(mexId, binding, op, result);
                 });

@@ -56,11 +56,13 @@ final class CompositeEndpoint implements Provider<DOMSource> {
     public DOMSource invoke(DOMSource request) {
         long start = System.nanoTime();
         String outcome = "fault";
+        MessageContext mc = null;
+        QName operation = null;
+        String serviceClass = null;
         try {
-            MessageContext mc = context.getMessageContext();
-            QName operation = (QName) mc.get(MessageContext.WSDL_OPERATION);
+            mc = context.getMessageContext();
+            operation = (QName) mc.get(MessageContext.WSDL_OPERATION);
             if (operation == null) throw clientFault("the request names no operation of " + service.service().getLocalPart());
-            String serviceClass;
             io.moses.model.User caller;
             String call = callOf(mc);
             try {
@@ -119,6 +121,9 @@ final class CompositeEndpoint implements Provider<DOMSource> {
             throw new SoapFault(failure.reason(), faultCode(failure.clientError()));
         } finally {
             metrics.composite(service.composite(), outcome, System.nanoTime() - start);
+            if (mc != null)
+                io.moses.core.tracing.Tracing.describe(mc.get(MessageContext.SERVLET_REQUEST), service.composite(),
+                        service.service().getLocalPart(), operation == null ? null : operation.getLocalPart(), serviceClass, outcome);
         }
     }
 

@@ -200,6 +200,20 @@ public final class HttpFrontEnd implements AutoCloseable {
     }
 
     /** Puts a filter in front of every request under {@code path} (for example an operator check). */
+    /**
+     * Puts {@code filter} before every other on the composite services' path (before {@link #start}):
+     * it sees each request from its arrival, the wait for an engine place included.
+     */
+    public void first(jakarta.servlet.Filter filter) {
+        FilterHolder holder = new FilterHolder(filter);
+        holder.setName("first-" + filter.getClass().getSimpleName());
+        context.getServletHandler().prependFilter(holder);
+        org.eclipse.jetty.ee10.servlet.FilterMapping mapping = new org.eclipse.jetty.ee10.servlet.FilterMapping();
+        mapping.setFilterName(holder.getName());
+        mapping.setPathSpec("/services/*");
+        context.getServletHandler().prependFilterMapping(mapping);
+    }
+
     public void filter(String path, jakarta.servlet.Filter filter) {
         context.addFilter(new FilterHolder(filter), path, null);
     }

@@ -82,7 +82,7 @@ final class OverloadFilter implements Filter {
         PolicingFilter.BestEffort bestEffort = (PolicingFilter.BestEffort) http.getAttribute(PolicingFilter.BEST_EFFORT);
         if (bestEffort != null) {
             EnginePlaces.Ticket t = places.enter(ClassWorth.BEST_EFFORT);
-            EnginePlaces.Verdict v = t.verdict() == EnginePlaces.Verdict.WAITING ? places.await(t) : t.verdict();
+            EnginePlaces.Verdict v = t.verdict() == EnginePlaces.Verdict.WAITING ? awaited(http, t) : t.verdict();
             bestEffort.placed(v == EnginePlaces.Verdict.PLACED);
             if (v != EnginePlaces.Verdict.PLACED) {
                 refuseBestEffort(http, (HttpServletResponse) res, bestEffort.excess(), v);
@@ -93,7 +93,7 @@ final class OverloadFilter implements Filter {
         } else {
             String serviceClass = classOf(http);
             EnginePlaces.Ticket t = places.enter(worth.of(serviceClass));
-            EnginePlaces.Verdict v = t.verdict() == EnginePlaces.Verdict.WAITING ? places.await(t) : t.verdict();
+            EnginePlaces.Verdict v = t.verdict() == EnginePlaces.Verdict.WAITING ? awaited(http, t) : t.verdict();
             if (v != EnginePlaces.Verdict.PLACED) {
                 refuse(http, (HttpServletResponse) res, serviceClass, v);
                 return;
@@ -105,6 +105,14 @@ final class OverloadFilter implements Filter {
         } finally {
             held.release();
         }
+    }
+
+    /** Waits for a place; the wait is an event of the request's span, when it is traced. */
+    private EnginePlaces.Verdict awaited(HttpServletRequest http, EnginePlaces.Ticket t) {
+        long start = System.nanoTime();
+        EnginePlaces.Verdict v = places.await(t);
+        io.moses.core.tracing.Tracing.waited(http, "engine place", v.name().toLowerCase(java.util.Locale.ROOT), System.nanoTime() - start);
+        return v;
     }
 
     /**

@@ -58,6 +58,8 @@ class ConversationRouterTest {
     static final java.time.Instant WALL = java.time.Instant.parse("2026-01-01T00:00:00Z");
     /** The seal of the last message the owner received. */
     final java.util.concurrent.atomic.AtomicReference<String> sealReceived = new java.util.concurrent.atomic.AtomicReference<>();
+    /** The traceparent of the last message the owner received ("" for none). */
+    final java.util.concurrent.atomic.AtomicReference<String> traceparentReceived = new java.util.concurrent.atomic.AtomicReference<>();
 
     @BeforeEach
     void start() throws Exception {
@@ -71,6 +73,8 @@ class ConversationRouterTest {
         owner.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
             sealReceived.set(exchange.getRequestHeaders().getFirst(HopSeal.HEADER));
+            String traceparent = exchange.getRequestHeaders().getFirst("traceparent");
+            traceparentReceived.set(traceparent == null ? "" : traceparent);
             byte[] answer = ("<s:Envelope xmlns:s='http://schemas.xmlsoap.org/soap/envelope/'><s:Body><c:closeResponse xmlns:c='" + NS
                     + "'><c:label>case-1</c:label></c:closeResponse></s:Body></s:Envelope>").getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "text/xml; charset=UTF-8");
@@ -141,6 +145,25 @@ class ConversationRouterTest {
         assertTrue(r.payload().getTextContent().contains("case-1"), r.payload().getTextContent());
         assertEquals(1, router.forwarded());
         assertTrue(sealReceived.get().startsWith(WALL.toEpochMilli() + "."), "sealed at the time of the router's clock: " + sealReceived.get());
+    }
+
+    @Test
+    void aForwardedMessageCarriesTheTraceContextOfTheRequestThatForwardsIt() throws Exception {
+        Element close = close(3);
+        Conversations.Keys keys = engine.correlationOf(scopeCase.service(), "close", close);
+        kb.registerConversation(new ConversationOwner(keys.process(), keys.keys().get(0), 7, "r2",
+                "http://127.0.0.1:" + owner.getAddress().getPort()));
+        ConversationRouter router = router(Duration.ofSeconds(5));
+        assertNotNull(router.forward(scopeCase, "close", close, Map.of(), null, false));
+        assertEquals("", traceparentReceived.get(), "an untraced request forwards no trace context");
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736", spanId = "00f067aa0ba902b7";
+        // the request's server span, current on its thread as the tracing filter makes it
+        io.opentelemetry.api.trace.Span span = io.opentelemetry.api.trace.Span.wrap(io.opentelemetry.api.trace.SpanContext.create(
+                traceId, spanId, io.opentelemetry.api.trace.TraceFlags.getSampled(), io.opentelemetry.api.trace.TraceState.getDefault()));
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            assertNotNull(router.forward(scopeCase, "close", close(3), Map.of(), null, false));
+        }
+        assertEquals("00-" + traceId + "-" + spanId + "-01", traceparentReceived.get(), "the owner's spans join the request's trace");
     }
 
     @Test

@@ -96,6 +96,8 @@ final class StubHandler extends Handler.Abstract.NonBlocking {
 
     private void soap(StubService service, Request request, Response response, Callback callback) {
         long count = service.requests.incrementAndGet();
+        String traceparent = request.getHeaders().get("traceparent");
+        if (traceparent != null) service.traced(traceparent);
         String soapNs = soapNsOf(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
         if (!service.settings().up()) {
             service.refused.incrementAndGet();

@@ -50,6 +50,10 @@ final class StubService {
     /** Answered with a client fault: malformed XML, unexpected element, missing echo field. */
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong wsdlRequests = new AtomicLong();
+    /** The W3C {@code traceparent} headers of the last {@link #TRACEPARENTS_KEPT} SOAP requests that carried one: a test compares them with the caller's spans. */
+    private final java.util.concurrent.ConcurrentLinkedDeque<String> traceparents = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private final java.util.concurrent.atomic.AtomicInteger traceparentCount = new java.util.concurrent.atomic.AtomicInteger();
+    static final int TRACEPARENTS_KEPT = 1000;
 
     /** @param scheduler and {@code http}: what an asynchronous service's callbacks wait on and are sent with */
     StubService(StubSpec spec, ScheduledExecutorService scheduler, HttpClient http) {
@@ -83,7 +87,15 @@ final class StubService {
         if (callbacks != null) callbacks.settings(c);
     }
 
+    /** A SOAP request carried this {@code traceparent}. */
+    void traced(String traceparent) {
+        traceparents.addLast(traceparent);
+        if (traceparentCount.incrementAndGet() > TRACEPARENTS_KEPT && traceparents.pollFirst() != null) traceparentCount.decrementAndGet();
+    }
+
     void reset() {
+        traceparents.clear();
+        traceparentCount.set(0);
         settings = spec.initial();
         for (AtomicLong c : new AtomicLong[] {requests, replied, faults, dropped, refused, rejected, wsdlRequests}) c.set(0);
         if (book != null) book.reset();
@@ -138,6 +150,7 @@ final class StubService {
         m.put("refused", refused.get());
         m.put("rejected", rejected.get());
         m.put("wsdlRequests", wsdlRequests.get());
+        if (!traceparents.isEmpty()) m.put("traceparents", java.util.List.copyOf(traceparents));
         if (book != null) book.addTo(m);
         if (callbacks != null) callbacks.addTo(m);
         return m;
