@@ -83,12 +83,75 @@ public final class Trend {
             sum = 0;
             time = 0;
             count = 0;
+            int from2 = stepAt(t, v);
+            if (from2 > 0) {
+                t = Arrays.copyOfRange(t, from2, t.length);
+                v = Arrays.copyOfRange(v, from2, v.length);
+            }
         } else if (count > 0 && time / count <= at - windowSeconds) { // pooled for longer than the window: too old to be a point
             sum = 0;
             time = 0;
             count = 0;
         }
         return new Trend(windowSeconds, minSamples, t, v, at, sum, time, count);
+    }
+
+    /**
+     * Where the points rose at once, if they did: the index of the first point after a step up,
+     * else 0. A step is two runs of points about their own medians that fit the points better
+     * (in absolute deviations) than the Theil-Sen line by a clear margin ({@link #STEP_FIT}); a
+     * ramp fits its line better than any two levels. The trend then keeps only the points after
+     * the step: a level that moved at once is the drift rule's, not a trend to extrapolate.
+     */
+    static int stepAt(double[] t, double[] v) {
+        int n = t.length;
+        if (n < 2 * STEP_RUN) return 0;
+        // only a step up matters (a trend down predicts nothing), and its newest points are all
+        // above the others' median: the full test runs on those periods only (1 in 32 on noise)
+        double before = median(sorted(Arrays.copyOfRange(v, 0, n - STEP_RUN)));
+        for (int i = n - STEP_RUN; i < n; i++) if (!(v[i] > before)) return 0;
+        double[] slopes = new double[n * (n - 1) / 2];
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (t[j] > t[i]) slopes[m++] = (v[j] - v[i]) / (t[j] - t[i]);
+        if (m == 0) return 0;
+        slopes = Arrays.copyOf(slopes, m);
+        Arrays.sort(slopes);
+        double b = median(slopes);
+        double[] r = new double[n];
+        for (int i = 0; i < n; i++) r[i] = v[i] - b * t[i];
+        double a = median(sorted(r));
+        double line = 0;
+        for (int i = 0; i < n; i++) line += Math.abs(r[i] - a);
+        double best = Double.POSITIVE_INFINITY;
+        int at = 0;
+        for (int k = STEP_RUN; k <= n - STEP_RUN; k++) {
+            double c = deviation(v, 0, k) + deviation(v, k, n);
+            if (c < best) {
+                best = c;
+                at = k;
+            }
+        }
+        return best < STEP_FIT * line ? at : 0;
+    }
+
+    /** Points on each side of a step, at least: fewer are not a level. */
+    static final int STEP_RUN = 5;
+    /** How much better two levels must fit than the line to be a step: their absolute deviations at most this share of the line's. */
+    static final double STEP_FIT = 0.6;
+
+    private static double deviation(double[] v, int from, int to) {
+        double[] x = sorted(Arrays.copyOfRange(v, from, to));
+        double med = median(x), d = 0;
+        for (double y : x) d += Math.abs(y - med);
+        return d;
+    }
+
+    private static double[] sorted(double[] x) {
+        double[] y = x.clone();
+        Arrays.sort(y);
+        return y;
     }
 
     /** The same figures with no point: the service changed at once, and its past says nothing of its trend. */

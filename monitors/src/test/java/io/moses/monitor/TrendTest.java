@@ -81,6 +81,33 @@ class TrendTest {
     }
 
     @Test
+    void aStepIsALevelThatMovedNotATrend() {
+        // 30 s at 100 ms, then 500 ms at once: the trend keeps the points after the step, flat
+        Trend f = Trend.empty(WINDOW, 1);
+        for (int t = 0; t < 45; t++) f = f.next(t, t < 30 ? 0.1 : 0.5, 50);
+        assertEquals(15, f.points(), "the points since the step");
+        assertEquals(0, f.slope(), 1e-12);
+        assertEquals(0.5, f.level(), 1e-12);
+        // with the stubs' noise, 100 steps of 100 or 20 replies a period are never predicted across 0.7
+        for (int n : new int[]{20, 100}) {
+            int predicted = 0;
+            for (int seed = 0; seed < 100; seed++) {
+                Random rnd = new Random(seed);
+                Trend g = Trend.empty(WINDOW, MIN_SAMPLES);
+                int inRow = 0;
+                boolean any = false;
+                for (int t = 0; t < 150; t++) {
+                    g = g.next(t, window(rnd, n, t < 60 ? 0.1 : 0.5), n);
+                    inRow = predicts(g, 0.7) ? inRow + 1 : 0;
+                    any |= inRow >= PERSISTENCE;
+                }
+                if (any) predicted++;
+            }
+            assertEquals(0, predicted, "steps predicted with " + n + " replies a period");
+        }
+    }
+
+    @Test
     void theSlopesLowerBoundIsCrossedOnNoiseAsOftenAsTheNormalTailWhateverTheNoise() {
         // distribution-free: on skewed lognormal windows the bound at 2 standard deviations is
         // above 0 in about 2.3 % of the periods, as it would be on Gaussian ones

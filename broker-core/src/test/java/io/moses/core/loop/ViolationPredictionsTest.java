@@ -203,6 +203,19 @@ class ViolationPredictionsTest {
     }
 
     @Test
+    void aStepIsLeftToTheDriftRule() {
+        // 100 ms, then 550 ms at once (the class keeps its SLA): a level that moved, no trend to extrapolate
+        for (int replies : new int[]{20, 100})
+            for (int seed = 0; seed < 5; seed++) {
+                AtomicLong nanos = new AtomicLong();
+                ViolationPredictions rule = new ViolationPredictions(SETTINGS, nanos::get);
+                Run r = run(200, t -> t < 60 ? 0.1 : 0.55, new Random(seed), replies, rule, nanos, plan());
+                assertEquals(-1, r.crossed());
+                assertEquals(-1, r.first(), "seed " + seed + ", " + replies + " replies a period: predicted at " + r.first());
+            }
+    }
+
+    @Test
     void aLongRunOfStationaryLognormalNoiseGivesNoPrediction() {
         // 20,000 one-second windows at 400 ms of 100 replies, and at 450 ms of 20 replies: the class's R_max is 700 ms
         double[][] cases = {{0.4, 100}, {0.45, 20}};
