@@ -63,7 +63,7 @@ public final class Main {
                 usage: moses run [--port N] [--host ADDR] [--deploy DIR]... [--work DIR] [--db SPEC] [--seed FILE]... [--reseed]
                                  [--operator-file FILE]
                                  [--set NAME=VALUE]... [--binding adaptive|static] [--refresh MS]
-                                 [--monitors qos,ws,paths[,forecast]|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
+                                 [--monitors qos,ws,paths,forecast|...|none] [--optimizer auto|clp|lp_solve|ojalgo|off]
                                  [--monitor-period MS] [--probe-period MS] [--hold MS]
                                  [--request-timeout MS] [--invoke-timeout MS] [--max-body BYTES] [--read-timeout MS]
                                  [--replica NAME] [--lease MS] [--drain MS] [--advertise http[s]://HOST:PORT] [--public-url http[s]://HOST:PORT]
@@ -79,6 +79,9 @@ public final class Main {
                             classes, users and concrete services); --reseed: into any, replacing what the
                             seed names (so a changed subscription, class or service of a seeded name reverts)
                   --set     a value for ${NAME} in the seed file
+                  --monitors  the monitors that run (default qos,ws,paths,forecast): forecast predicts a
+                            class's SLA violation from its providers' response-time trends and re-plans
+                            ahead (docs/model.md, "Forecasts"); qos,ws,paths turns only it off
                   --operator-file  a file holding one line NAME:PASSWORD (a Docker secret): that operator is
                             created at start while the knowledge base has no operator (else the file is
                             not read). Offline: moses operator set NAME --db SPEC

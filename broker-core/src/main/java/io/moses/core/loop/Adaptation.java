@@ -19,9 +19,8 @@ package io.moses.core.loop;
  * @param minSamples          observations needed before they replace a provider's agreed values
  * @param unknownFailureMillis failure-detection time f_j of a service none of whose failures has
  *                            been seen yet: the invoke timeout (a failure may be a hang)
- * @param forecast            predict a class's violation from its providers' forecasts and re-plan
- *                            ahead (docs/model.md, "Forecasts"); off by default: it does not yet see
- *                            a noisy ramp before the class crosses
+ * @param forecast            predict a class's violation from its providers' response-time trends
+ *                            and re-plan ahead (docs/model.md, "Forecasts"); on by default
  */
 public record Adaptation(boolean qosMonitor, boolean wsMonitor, boolean pathAnalyzer, boolean optimizer, String solver,
                          long monitorMillis, long probeMillis, long holdMillis, double responseTimeDrift,
@@ -29,7 +28,7 @@ public record Adaptation(boolean qosMonitor, boolean wsMonitor, boolean pathAnal
                          boolean forecast) {
 
     public static Adaptation defaults() {
-        return new Adaptation(true, true, true, true, "auto", 1000, 1000, 2000, 0.5, 0.02, 0.25, 20, 10_000, false);
+        return new Adaptation(true, true, true, true, "auto", 1000, 1000, 2000, 0.5, 0.02, 0.25, 20, 10_000, true);
     }
 
     public static Adaptation off() {

@@ -178,7 +178,7 @@ public final class FeedbackLoop implements AutoCloseable {
             Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
             Map<String, ConcreteService> services = new HashMap<>();
             for (ConcreteService s : knowledge.services()) services.put(s.name(), s);
-            predictions.observe(latest);
+            if (settings.forecast()) predictions.observe(latest);
             serviceRules.check(stats, latest, services).forEach(replanner::request);
             serviceRules.checkExplored(knowledge.plan()).forEach(replanner::request);
             writeObservations(stats, services);
@@ -190,7 +190,8 @@ public final class FeedbackLoop implements AutoCloseable {
 
     /**
      * The proactive rule: a class predicted to cross its R_max is an SLA event and asks for a plan
-     * made with its providers' forecast; a prediction whose time came is judged.
+     * made with its providers' forecast, as does a plan in force that the forecast breaks while
+     * the prediction is open; a prediction whose time came is judged.
      */
     private void predict() {
         if (!predictions.anyWork()) return; // no provider rises: no input to build
@@ -209,6 +210,7 @@ public final class FeedbackLoop implements AutoCloseable {
             record(SlaEvent.Kind.PREDICTED_VIOLATION, p.serviceClass(), p.detail());
             replanner.request("class " + p.serviceClass() + " is predicted to break its SLA: " + p.detail());
         }
+        for (String why : predictions.replansAhead(knowledge.plan(), now)) replanner.request("re-plan ahead, " + why);
     }
 
     private void record(SlaEvent.Kind kind, String serviceClass, String detail) {

@@ -3,8 +3,8 @@ package io.moses.core.loop;
 import io.moses.model.Plan;
 import io.moses.model.ServiceClass;
 import io.moses.monitor.ClassMonitor;
-import io.moses.monitor.Forecast;
 import io.moses.monitor.QosMonitor;
+import io.moses.monitor.Trend;
 import io.moses.optimizer.OptimizationEngine;
 import io.moses.optimizer.PlanningInput;
 import java.util.ArrayList;
@@ -19,47 +19,58 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * The proactive SLA rule (docs/model.md, "Forecasts"): each concrete service's response time is
- * forecast from its monitor periods; where the plan in force, evaluated with the forecast of the
- * providers whose response time rises with confidence, gives a class an expected response time
- * over its R_max within the horizon while the class keeps its SLA now, the violation is
- * predicted. A prediction asks for a plan made with the forecast values of its providers, and at
- * its predicted time is judged: it came true when the class broke its SLA or its providers went
- * where they were forecast (the plan it was made under would have broken it), else it missed.
- * One thread (the monitor period) calls it.
+ * The proactive SLA rule (docs/model.md, "Forecasts"): each concrete service's response time has
+ * a robust trend over its last monitor periods ({@link Trend}); where the plan in force, evaluated
+ * with the lower confidence bound of the rising providers' forecast, takes a class that keeps its
+ * SLA now over its R_max within the look-ahead, for two periods in a row, the violation is
+ * predicted. While a prediction is open, the plans are made with the drivers' forecast at twice
+ * the horizon, and a plan in force that the forecast at the horizon takes past the optimizer's
+ * margin asks for the next. At its time a prediction is judged: it came true when the class broke its SLA or its
+ * providers went where the plan it was made under breaks it, else it missed. One thread (the
+ * monitor period) calls it.
  */
 final class ViolationPredictions {
+    /** Seconds of periods a trend is fitted on: 40, enough points for a slope on noisy windows, few enough to follow a ramp's start. */
+    static final double TREND_SECONDS = 40;
+    /** Points (each the mean of at least the minimum samples) before a trend speaks. */
+    static final int MIN_POINTS = 10;
     /**
-     * Standard deviations the trend must be above 0: 3, since windows of lognormal samples are
-     * skewed and a Gaussian 2 would fire on their upward runs.
+     * Standard deviations of confidence the forecast's lower bound is taken at: 3 (about 99.9 %
+     * one-sided; the bounds are distribution-free, so lognormal skew does not erode them).
      */
-    static final double TREND_K = 3;
+    static final double K = 3;
     /**
-     * Standard deviations of the forecast taken off it before it is compared with R_max: 2, the
-     * provider is past that value with about 97.7 % confidence (one-sided, on Gaussian noise).
+     * How far ahead [s] a crossing is predicted, on the lower bound: 150. Early in a ramp that
+     * bound rises at about half the true slope, so a crossing 30 s ahead is seen on it 60 s or
+     * more ahead; late in a slow ramp (noise grows with the level) more (docs/model.md, "Forecasts":
+     * chosen on simulated windows of 20 and 100 replies).
      */
-    static final double BOUND_K = 2;
+    static final double LOOK_AHEAD_SECONDS = 150;
+    /** Periods in a row a class must be predicted before the event: 2, a single period's bound is not enough. */
+    static final int PERSISTENCE = 2;
     /** The horizon is never shorter than this [s]: the class monitor's figures lag its requests by seconds. */
     static final double MIN_HORIZON_SECONDS = 10;
 
-    /** A class predicted to cross its R_max: when [nanos], with what, driven by which providers, how sure (the trend's z). */
+    /** A class predicted to cross its R_max: in how long [s] on the central forecast and at the latest on its lower bound, driven by which providers, how sure (the weakest driver's z). */
     record Predicted(String serviceClass, double predictedResponseTime, double maxResponseTime, long crossesAtNanos,
-                     double secondsAhead, Set<String> drivers, double confidence) {
+                     double secondsAhead, double latestSecondsAhead, Set<String> drivers, double confidence) {
         String detail() {
-            return String.format("expected R %.3f s (max %.3f) in %.0f s, driven by %s (trend %.1f standard deviations above 0)",
-                    predictedResponseTime, maxResponseTime, secondsAhead, drivers, confidence);
+            return String.format("expected R %.3f s (max %.3f) in %.0f s (%.0f s at the latest), driven by %s (trend z %.1f)",
+                    predictedResponseTime, maxResponseTime, secondsAhead, latestSecondsAhead, drivers, confidence);
         }
     }
 
     /** What became of a prediction at its time. */
     record Verdict(Predicted prediction, boolean cameTrue, String detail) {}
 
-    private record Open(Predicted prediction, Plan plan, long dueNanos, boolean[] broke) {}
+    private record Open(Predicted prediction, Plan plan, long dueNanos, boolean[] broke, long[] lastReplanNanos) {}
 
     private final Adaptation settings;
     private final LongSupplier nanos;
-    private final Map<String, Forecast> forecasts = new HashMap<>();
+    private final Map<String, Trend> trends = new HashMap<>();
     private final Map<String, Open> open = new LinkedHashMap<>();
+    /** Per class, the periods in a row it was predicted (before the event). */
+    private final Map<String, Integer> streak = new HashMap<>();
     private final AtomicLong predicted = new AtomicLong(), missed = new AtomicLong(), confirmed = new AtomicLong();
 
     ViolationPredictions(Adaptation settings, LongSupplier nanos) {
@@ -67,35 +78,37 @@ final class ViolationPredictions {
         this.nanos = nanos;
     }
 
-    /**
-     * One monitor period's figures: a service's forecast takes the mean of its replies when the
-     * period has the minimum samples (fewer are too noisy to show a trend; the period is skipped).
-     */
+    /** One monitor period's figures: a service's trend takes the mean of its replies (a period with few is pooled with the next). */
     void observe(Map<String, QosMonitor.ServiceStats> latest) {
+        double at = nanos.getAsLong() / 1e9;
         latest.forEach((name, s) -> {
-            if (s.successes() < settings.minSamples() || !Double.isFinite(s.responseTime())) return;
-            Forecast f = forecasts.get(name);
-            forecasts.put(name, f == null ? Forecast.first(s.responseTime()) : f.next(s.responseTime()));
+            Trend f = trends.get(name);
+            if (f == null) f = Trend.empty(TREND_SECONDS, settings.minSamples());
+            trends.put(name, f.next(at, s.responseTime(), s.successes()));
         });
     }
 
     /** A service's response time changed at once (the drift rule fired, or it came back): its trend starts again. */
     void forget(String service) {
-        forecasts.remove(service);
+        trends.remove(service);
     }
 
-    /** Whether any service's response time rises with confidence, or a prediction is due: otherwise {@link #check} has nothing to do. */
+    /** Whether any service's response time rises with confidence, or a prediction is open: otherwise {@link #check} has nothing to do. */
     boolean anyWork() {
-        if (!open.isEmpty()) return true;
-        for (Forecast f : forecasts.values()) if (f.rising(TREND_K)) return true;
+        if (!open.isEmpty() || !streak.isEmpty()) return true;
+        for (Trend f : trends.values()) if (rising(f)) return true;
         return false;
     }
 
-    /** The horizon in monitor periods: two periods and the last solve (the next plan must be in force and observed), at least 10 s. */
-    double horizonPeriods(Plan plan) {
+    private static boolean rising(Trend f) {
+        return f.ready(MIN_POINTS) && f.slopeLowerBound(K) > 0;
+    }
+
+    /** The horizon [s]: two periods and the last solve (the next plan must be in force and observed), at least 10 s. */
+    double horizonSeconds(Plan plan) {
         double period = settings.monitorMillis() / 1000.0;
         double solve = plan == null ? 0 : plan.solveMillis() / 1000.0;
-        return Math.max(2 * period + solve, MIN_HORIZON_SECONDS) / period;
+        return Math.max(2 * period + solve, MIN_HORIZON_SECONDS);
     }
 
     /**
@@ -105,40 +118,79 @@ final class ViolationPredictions {
      */
     List<Predicted> check(Plan plan, PlanningInput now, List<ServiceClass> classes, Map<String, ClassMonitor.ClassStats> observed) {
         if (plan == null) return List.of();
-        double h = horizonPeriods(plan);
-        Map<String, Double> bound = new HashMap<>();
-        forecasts.forEach((name, f) -> {
-            if (f.rising(TREND_K)) bound.put(name, Math.max(f.level(), f.lowerBound(h, BOUND_K)));
-        });
-        if (bound.isEmpty()) return List.of();
-        Map<String, Plan.Prediction> today = OptimizationEngine.evaluate(now, plan);
-        Map<String, Plan.Prediction> ahead = OptimizationEngine.evaluate(now.withResponseTimes(bound), plan);
+        Set<String> risingNow = new HashSet<>();
+        trends.forEach((name, f) -> { if (rising(f)) risingNow.add(name); });
         List<Predicted> out = new ArrayList<>();
+        if (risingNow.isEmpty()) {
+            streak.clear();
+            return out;
+        }
+        Map<String, Plan.Prediction> today = OptimizationEngine.evaluate(now, plan);
         long t = nanos.getAsLong();
         for (ServiceClass k : classes) {
             if (open.containsKey(k.name())) continue;
             ClassMonitor.ClassStats s = observed.get(k.name());
-            // the class keeps its SLA now, and so does the plan on today's estimates
-            if (s == null || s.requests() < settings.minSamples() || s.responseTime() > k.maxResponseTime()) continue;
-            String label = worst(ahead, k.name());
-            if (label == null || ahead.get(label).responseTime() <= k.maxResponseTime()) continue;
-            Plan.Prediction p = today.get(label);
-            if (p == null || p.responseTime() > k.maxResponseTime()) continue;
-            Set<String> drivers = drivers(plan, k.name(), bound.keySet());
-            if (drivers.isEmpty()) continue;
-            double periods = crossing(plan, now, k, label, drivers, h);
-            double z = Double.POSITIVE_INFINITY;
-            for (String d : drivers) {
-                Forecast f = forecasts.get(d);
-                z = Math.min(z, f.trendError() > 0 ? f.trend() / f.trendError() : Double.POSITIVE_INFINITY);
+            Set<String> drivers = drivers(plan, k.name(), risingNow);
+            String label = worst(today, k.name());
+            // the class keeps its SLA now, observed and on the plan with today's estimates
+            boolean keeps = s != null && s.requests() >= settings.minSamples() && s.responseTime() <= k.maxResponseTime()
+                    && label != null && today.get(label).responseTime() <= k.maxResponseTime();
+            if (!keeps || drivers.isEmpty()) {
+                streak.remove(k.name());
+                continue;
             }
-            long period = settings.monitorMillis() * 1_000_000L;
-            Predicted pr = new Predicted(k.name(), ahead.get(label).responseTime(), k.maxResponseTime(),
-                    t + (long) (periods * period), periods * settings.monitorMillis() / 1000.0, drivers, z);
-            // judged a period after its time: the class monitor's figures lag
-            open.put(k.name(), new Open(pr, plan, pr.crossesAtNanos() + period, new boolean[1]));
+            double latest = crossing(plan, now, k, drivers, (d, sec) -> trends.get(d).lowerBound(sec, K));
+            if (Double.isNaN(latest)) {
+                streak.remove(k.name());
+                continue;
+            }
+            int inRow = streak.merge(k.name(), 1, Integer::sum);
+            if (inRow < PERSISTENCE) continue;
+            streak.remove(k.name());
+            double central = crossing(plan, now, k, drivers, (d, sec) -> Math.max(trends.get(d).level(), trends.get(d).at(sec)));
+            if (Double.isNaN(central)) central = latest;
+            Map<String, Double> there = new HashMap<>();
+            for (String d : drivers) there.put(d, trends.get(d).lowerBound(latest, K));
+            Plan.Prediction p = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(there), plan), k.name());
+            double z = Double.POSITIVE_INFINITY;
+            for (String d : drivers) z = Math.min(z, trends.get(d).z());
+            Predicted pr = new Predicted(k.name(), p == null ? Double.NaN : p.responseTime(), k.maxResponseTime(),
+                    t + (long) (central * 1e9), central, latest, drivers, z);
+            // judged a period after the bound's crossing: the class monitor's figures lag
+            open.put(k.name(), new Open(pr, plan, t + (long) (latest * 1e9) + settings.monitorMillis() * 1_000_000L, new boolean[1], new long[]{t}));
             predicted.incrementAndGet();
             out.add(pr);
+        }
+        streak.keySet().retainAll(classes.stream().map(ServiceClass::name).toList());
+        return out;
+    }
+
+    /**
+     * The open predictions whose class the plan in force, with the drivers at their central
+     * forecast one horizon ahead, takes past what plans keep it within ((1 - margin) R_max,
+     * the optimizer's own row): each asks for a plan made for where they are
+     * going (at most one a horizon per class, so a plan that cannot keep it is not re-solved every
+     * period). The reason of each.
+     */
+    List<String> replansAhead(Plan plan, PlanningInput now) {
+        if (plan == null || open.isEmpty()) return List.of();
+        double h = horizonSeconds(plan);
+        long t = nanos.getAsLong();
+        List<String> out = new ArrayList<>();
+        for (Open o : open.values()) {
+            if (t - o.lastReplanNanos()[0] < (long) (h * 1e9)) continue;
+            Map<String, Double> r = new HashMap<>();
+            for (String d : o.prediction().drivers()) {
+                Trend f = trends.get(d);
+                if (f != null && rising(f)) r.put(d, Math.max(f.level(), f.at(h)));
+            }
+            if (r.isEmpty()) continue;
+            Plan.Prediction p = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(r), plan), o.prediction().serviceClass());
+            double limit = (1 - now.settings().margin()) * o.prediction().maxResponseTime();
+            if (p == null || p.responseTime() <= limit) continue;
+            o.lastReplanNanos()[0] = t;
+            out.add(String.format("class %s: the plan in force gives R %.3f s (planned within %.3f, max %.3f) in %.0f s on the forecast of %s",
+                    o.prediction().serviceClass(), p.responseTime(), limit, o.prediction().maxResponseTime(), h, r.keySet()));
         }
         return out;
     }
@@ -161,12 +213,10 @@ final class ViolationPredictions {
             it.remove();
             Map<String, Double> levels = new HashMap<>();
             for (String d : o.prediction().drivers()) {
-                Forecast f = forecasts.get(d);
-                if (f != null) levels.put(d, f.level());
+                Trend f = trends.get(d);
+                if (f != null && f.points() > 0) levels.put(d, f.level());
             }
-            Map<String, Plan.Prediction> then = OptimizationEngine.evaluate(now.withResponseTimes(levels), o.plan());
-            String label = worst(then, o.prediction().serviceClass());
-            Plan.Prediction under = label == null ? null : then.get(label);
+            Plan.Prediction under = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(levels), o.plan()), o.prediction().serviceClass());
             boolean wouldBreak = under != null && under.responseTime() > o.prediction().maxResponseTime();
             boolean cameTrue = o.broke()[0] || wouldBreak;
             (cameTrue ? confirmed : missed).incrementAndGet();
@@ -182,15 +232,17 @@ final class ViolationPredictions {
 
     /**
      * What the next plan should assume of the providers driving the open predictions: their
-     * forecast at the horizon (the plan is made for where they are going); empty when none is open.
+     * central forecast at twice the horizon (the plan is made for where they are going, and
+     * {@link #replansAhead} asks for the next one when the forecast at the horizon breaks it);
+     * empty when none is open.
      */
     Map<String, Double> ahead(Plan plan) {
         Map<String, Double> out = new HashMap<>();
-        double h = horizonPeriods(plan);
+        double h = 2 * horizonSeconds(plan);
         for (Open o : open.values())
             for (String d : o.prediction().drivers()) {
-                Forecast f = forecasts.get(d);
-                if (f != null) out.merge(d, Math.max(f.level(), f.at(h)), Math::max);
+                Trend f = trends.get(d);
+                if (f != null && rising(f)) out.merge(d, Math.max(f.level(), f.at(h)), Math::max);
             }
         return out;
     }
@@ -207,20 +259,45 @@ final class ViolationPredictions {
         return confirmed.get();
     }
 
-    /** The forecast of a service (null before its first period with the minimum samples). */
-    Forecast forecast(String service) {
-        return forecasts.get(service);
+    /** The trend of a service (null before its first period). */
+    Trend trend(String service) {
+        return trends.get(service);
     }
 
-    /** The periods ahead at which the central forecast of the drivers takes the class over R_max (at most the horizon). */
-    private double crossing(Plan plan, PlanningInput now, ServiceClass k, String label, Set<String> drivers, double h) {
-        for (int p = 1; p < h; p++) {
-            Map<String, Double> r = new HashMap<>();
-            for (String d : drivers) r.put(d, Math.max(forecasts.get(d).level(), forecasts.get(d).at(p)));
-            Plan.Prediction q = OptimizationEngine.evaluate(now.withResponseTimes(r), plan).get(label);
-            if (q != null && q.responseTime() > k.maxResponseTime()) return p;
+    interface DriverForecast {
+        double at(String driver, double seconds);
+    }
+
+    /**
+     * The seconds ahead, within the look-ahead, at which the plan with the drivers at {@code
+     * forecast} takes the class over its R_max (to the second: R rises with every r_j, so a
+     * bisection finds it); NaN when it does not within the look-ahead.
+     */
+    private double crossing(Plan plan, PlanningInput now, ServiceClass k, Set<String> drivers, DriverForecast forecast) {
+        if (!over(plan, now, k, drivers, forecast, LOOK_AHEAD_SECONDS)) return Double.NaN;
+        double lo = 0, hi = LOOK_AHEAD_SECONDS;
+        while (hi - lo > 1) {
+            double mid = (lo + hi) / 2;
+            if (over(plan, now, k, drivers, forecast, mid)) hi = mid;
+            else lo = mid;
         }
-        return h;
+        return hi;
+    }
+
+    private static boolean over(Plan plan, PlanningInput now, ServiceClass k, Set<String> drivers, DriverForecast forecast, double seconds) {
+        Map<String, Double> r = new HashMap<>();
+        for (String d : drivers) {
+            double x = forecast.at(d, seconds);
+            if (!(x > 0) || Double.isInfinite(x)) return false;
+            r.put(d, x);
+        }
+        Plan.Prediction p = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(r), plan), k.name());
+        return p != null && p.responseTime() > k.maxResponseTime();
+    }
+
+    private static Plan.Prediction worstPrediction(Map<String, Plan.Prediction> predictions, String serviceClass) {
+        String label = worst(predictions, serviceClass);
+        return label == null ? null : predictions.get(label);
     }
 
     /** The class's label (the class, or class/composite) with the largest R. */
