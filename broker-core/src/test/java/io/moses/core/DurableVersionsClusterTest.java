@@ -62,7 +62,12 @@ class DurableVersionsClusterTest {
             assertTrue(r2.process.waitFor(30, TimeUnit.SECONDS));
 
             String older = onR2, newer = onR1;
-            HttpResponse<String> taken = confirm(front, older); // waits for the takeover, then r1 answers
+            HttpResponse<String> taken;
+            try {
+                taken = confirm(front, older); // waits for the takeover, then r1 answers
+            } catch (java.net.http.HttpTimeoutException e) {
+                throw new AssertionError("the confirm of r2's order was not answered: " + e.getMessage() + cluster.logs(), e);
+            }
             assertEquals(200, taken.statusCode(), () -> taken.body() + cluster.logs());
             answered(taken, older, "confirmed");
             assertTrue(taken.body().contains(DurableVersionsTest.V1),
