@@ -55,8 +55,11 @@ public final class DurableTakeovers {
         owners.remove(replica);
         if (owners.isEmpty()) return;
         Set<String> live = kb.replicasSeen(wall.instant(), ttl);
+        boolean registered = false;
         for (String gone : owners) {
             if (live.contains(gone)) continue;
+            if (!registered) engine.registerVersionsOfUnfinished(); // before their messages can run here
+            registered = true;
             DurableTakeover t = kb.takeOverDurable(gone, replica, address.get(), engine::durableProcess);
             if (!t.movedAny()) continue;
             instances.add(t.instances());

@@ -243,6 +243,16 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
     }
 
     /**
+     * Registers the versions unfinished durable instances run on, before a takeover moves them
+     * here: once the move is committed, their messages run here at once, and a message that came
+     * before its version was registered went to the deployed version, where no instance took it
+     * (it waited for the request's timeout: DurableVersionsClusterTest, in CI).
+     */
+    public void registerVersionsOfUnfinished() {
+        if (jobStore != null) registerWaitingVersions();
+    }
+
+    /**
      * Registers again, retired, each replaced durable version that unfinished instances run on
      * and this engine lacks, from its files in the knowledge base: those instances finish on
      * their version (its unit must still be deployed here; the newest version takes new requests).
