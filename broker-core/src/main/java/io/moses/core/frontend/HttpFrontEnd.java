@@ -199,7 +199,6 @@ public final class HttpFrontEnd implements AutoCloseable {
         context.addServlet(new ServletHolder(servlet), path);
     }
 
-    /** Puts a filter in front of every request under {@code path} (for example an operator check). */
     /**
      * Puts {@code filter} before every other on the composite services' path (before {@link #start}):
      * it sees each request from its arrival, the wait for an engine place included.
@@ -214,6 +213,7 @@ public final class HttpFrontEnd implements AutoCloseable {
         context.getServletHandler().prependFilterMapping(mapping);
     }
 
+    /** Puts a filter in front of every request under {@code path} (for example an operator check). */
     public void filter(String path, jakarta.servlet.Filter filter) {
         context.addFilter(new FilterHolder(filter), path, null);
     }
