@@ -41,9 +41,14 @@ final class StubServices implements AutoCloseable {
 
     /** A broker process ({@code io.moses.core.Main}) on a free port, its work directory {@code work}, calling these stubs; {@code args} besides. */
     ChildProcess broker(Path work, String... args) throws IOException {
+        return broker(work, java.util.Map.of(), args);
+    }
+
+    /** @param env environment variables the broker gets besides this JVM's */
+    ChildProcess broker(Path work, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> all = new ArrayList<>(List.of("--port", "0", "--work", work.toString(), "--set", "STUBS=" + url()));
         all.addAll(List.of(args));
-        return new ChildProcess("io.moses.core.Main", all);
+        return new ChildProcess("io.moses.core.Main", all, env);
     }
 
     /** Sets one service's behaviour (latency, distribution, failures, up), as JSON. */

@@ -55,12 +55,11 @@ class TracingEndToEndTest {
     static void start() throws Exception {
         receiver = new OtlpReceiver();
         stubs = new StubServices();
-        List<String> args = List.of("--port", "0", "--work", work.toString(), "--set", "STUBS=" + stubs.url(),
+        // the standard settings, as an operator gives them; spans go out every 100 ms
+        broker = stubs.broker(work, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_SERVICE_NAME", SERVICE_NAME,
+                        "OTEL_BSP_SCHEDULE_DELAY", "100"),
                 "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
                 "--monitors", "none", "--optimizer", "off");
-        // the standard settings, as an operator gives them; spans go out every 100 ms
-        broker = new ChildProcess("io.moses.core.Main", args, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(),
-                "OTEL_SERVICE_NAME", SERVICE_NAME, "OTEL_BSP_SCHEDULE_DELAY", "100"));
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
     }
 
