@@ -41,6 +41,8 @@ public final class FeedbackLoop implements AutoCloseable {
     private final KnowledgeCache knowledge;
     private final ServiceCallLog outcomes;
     private final Adaptation settings;
+    /** Monitor periods run since the start ({@code /admin/status}'s monitorPeriods). */
+    private final java.util.concurrent.atomic.AtomicLong monitorPeriods = new java.util.concurrent.atomic.AtomicLong();
     private final OptimizationEngine optimizer;
     private final java.util.function.Supplier<OptimizationEngine> whatIfEngines;
     private OptimizationEngine whatIfOptimizer; // made on the first what-if
@@ -169,6 +171,7 @@ public final class FeedbackLoop implements AutoCloseable {
 
     /** The QoS Monitor's period: drain outcomes, write observations, run the rules. */
     public void monitorTick() {
+        monitorPeriods.incrementAndGet();
         if (settings.qosMonitor()) {
             qos.recordAll(outcomes);
             Map<String, double[]> slow = slowInFlight();
@@ -408,6 +411,7 @@ public final class FeedbackLoop implements AutoCloseable {
         m.put("callbacks", Map.of("awaited", binding.callbacksAwaited(), "late", binding.lateCallbacks(),
                 "discarded", binding.discardedCallbacks(), "resent", binding.lateResends()));
         m.put("planning", coverage().toJson());
+        m.put("monitorPeriods", monitorPeriods.get()); // the monitors' clock: what a test or a script may step by
         if (!inputs.notDeployed().isEmpty()) m.put("notDeployed", inputs.notDeployed());
         return m;
     }
