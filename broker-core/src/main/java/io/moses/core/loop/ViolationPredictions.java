@@ -63,7 +63,21 @@ final class ViolationPredictions {
     /** What became of a prediction at its time. */
     record Verdict(Predicted prediction, boolean cameTrue, String detail) {}
 
-    private record Open(Predicted prediction, Plan plan, long dueNanos, boolean[] broke, long[] lastReplanNanos) {}
+    /** A prediction not judged yet: whether its class broke its SLA meanwhile, and when it last asked for a plan ahead. */
+    private static final class Open {
+        final Predicted prediction;
+        final Plan plan;
+        final long dueNanos;
+        boolean broke;
+        long lastReplanNanos;
+
+        Open(Predicted prediction, Plan plan, long dueNanos, long lastReplanNanos) {
+            this.prediction = prediction;
+            this.plan = plan;
+            this.dueNanos = dueNanos;
+            this.lastReplanNanos = lastReplanNanos;
+        }
+    }
 
     private final Adaptation settings;
     private final LongSupplier nanos;
@@ -157,7 +171,7 @@ final class ViolationPredictions {
             Predicted pr = new Predicted(k.name(), p == null ? Double.NaN : p.responseTime(), k.maxResponseTime(),
                     t + (long) (central * 1e9), central, latest, drivers, z);
             // judged a period after the bound's crossing: the class monitor's figures lag
-            open.put(k.name(), new Open(pr, plan, t + (long) (latest * 1e9) + settings.monitorMillis() * 1_000_000L, new boolean[1], new long[]{t}));
+            open.put(k.name(), new Open(pr, plan, t + (long) (latest * 1e9) + settings.monitorMillis() * 1_000_000L, t));
             predicted.incrementAndGet();
             out.add(pr);
         }
@@ -178,19 +192,19 @@ final class ViolationPredictions {
         long t = nanos.getAsLong();
         List<String> out = new ArrayList<>();
         for (Open o : open.values()) {
-            if (t - o.lastReplanNanos()[0] < (long) (h * 1e9)) continue;
+            if (t - o.lastReplanNanos < (long) (h * 1e9)) continue;
             Map<String, Double> r = new HashMap<>();
-            for (String d : o.prediction().drivers()) {
+            for (String d : o.prediction.drivers()) {
                 Trend f = trends.get(d);
                 if (f != null && rising(f)) r.put(d, Math.max(f.level(), f.at(h)));
             }
             if (r.isEmpty()) continue;
-            Plan.Prediction p = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(r), plan), o.prediction().serviceClass());
-            double limit = (1 - now.settings().margin()) * o.prediction().maxResponseTime();
+            Plan.Prediction p = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(r), plan), o.prediction.serviceClass());
+            double limit = (1 - now.settings().margin()) * o.prediction.maxResponseTime();
             if (p == null || p.responseTime() <= limit) continue;
-            o.lastReplanNanos()[0] = t;
+            o.lastReplanNanos = t;
             out.add(String.format("class %s: the plan in force gives R %.3f s (planned within %.3f, max %.3f) in %.0f s on the forecast of %s",
-                    o.prediction().serviceClass(), p.responseTime(), limit, o.prediction().maxResponseTime(), h, r.keySet()));
+                    o.prediction.serviceClass(), p.responseTime(), limit, o.prediction.maxResponseTime(), h, r.keySet()));
         }
         return out;
     }
@@ -206,26 +220,26 @@ final class ViolationPredictions {
         List<Verdict> out = new ArrayList<>();
         for (var it = open.values().iterator(); it.hasNext(); ) {
             Open o = it.next();
-            ClassMonitor.ClassStats s = observed.get(o.prediction().serviceClass());
-            if (s != null && s.requests() >= settings.minSamples() && s.responseTime() > o.prediction().maxResponseTime())
-                o.broke()[0] = true;
-            if (t < o.dueNanos()) continue;
+            ClassMonitor.ClassStats s = observed.get(o.prediction.serviceClass());
+            if (s != null && s.requests() >= settings.minSamples() && s.responseTime() > o.prediction.maxResponseTime())
+                o.broke = true;
+            if (t < o.dueNanos) continue;
             it.remove();
             Map<String, Double> levels = new HashMap<>();
-            for (String d : o.prediction().drivers()) {
+            for (String d : o.prediction.drivers()) {
                 Trend f = trends.get(d);
                 if (f != null && f.points() > 0) levels.put(d, f.level());
             }
-            Plan.Prediction under = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(levels), o.plan()), o.prediction().serviceClass());
-            boolean wouldBreak = under != null && under.responseTime() > o.prediction().maxResponseTime();
-            boolean cameTrue = o.broke()[0] || wouldBreak;
+            Plan.Prediction under = worstPrediction(OptimizationEngine.evaluate(now.withResponseTimes(levels), o.plan), o.prediction.serviceClass());
+            boolean wouldBreak = under != null && under.responseTime() > o.prediction.maxResponseTime();
+            boolean cameTrue = o.broke || wouldBreak;
             (cameTrue ? confirmed : missed).incrementAndGet();
             String detail = cameTrue
-                    ? (o.broke()[0] ? "the class broke its SLA" : String.format("its providers went where forecast: the plan it was predicted under gives R %.3f s (max %.3f)",
-                            under.responseTime(), o.prediction().maxResponseTime()))
+                    ? (o.broke ? "the class broke its SLA" : String.format("its providers went where forecast: the plan it was predicted under gives R %.3f s (max %.3f)",
+                            under.responseTime(), o.prediction.maxResponseTime()))
                     : String.format("the class stayed within its SLA and the plan it was predicted under gives R %.3f s (max %.3f) on its providers' figures now; predicted: %s",
-                            under == null ? Double.NaN : under.responseTime(), o.prediction().maxResponseTime(), o.prediction().detail());
-            out.add(new Verdict(o.prediction(), cameTrue, detail));
+                            under == null ? Double.NaN : under.responseTime(), o.prediction.maxResponseTime(), o.prediction.detail());
+            out.add(new Verdict(o.prediction, cameTrue, detail));
         }
         return out;
     }
@@ -240,7 +254,7 @@ final class ViolationPredictions {
         Map<String, Double> out = new HashMap<>();
         double h = 2 * horizonSeconds(plan);
         for (Open o : open.values())
-            for (String d : o.prediction().drivers()) {
+            for (String d : o.prediction.drivers()) {
                 Trend f = trends.get(d);
                 if (f != null && rising(f)) out.merge(d, Math.max(f.level(), f.at(h)), Math::max);
             }
