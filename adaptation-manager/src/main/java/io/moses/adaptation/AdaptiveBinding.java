@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  *       failed trial ({@link TrialSchedule}); a probe that answers does not bring it back, since a
  *       provider that hangs may still serve its WSDL. A service the WS Monitor ejected comes
  *       back with a successful probe or a new plan that uses it ({@link #reinstate});
+ *   <li>a service whose calls stall (several unanswered far past its usual latency, no reply
+ *       meanwhile: {@link StallWatch}) is ejected before they time out; an idempotent task's
+ *       calls to it are abandoned and their invokes go on elsewhere, the others run on;
  *   <li>an implementation whose every member failed without processing the request
  *       ({@link CallEnd#neverProcessed()}: connection refused, HTTP 503 without a SOAP fault,
  *       refused locally) is retried at once on another provider of the task;
@@ -77,6 +80,7 @@ public final class AdaptiveBinding implements InvokeHandler {
     private final ProviderHealth health;
     private final AtomicReference<Compiled> current;
     private final Duration defaultTimeout;
+    private final boolean stallWatch;
     private volatile long exploreNanos;
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong explorations = new AtomicLong();
@@ -94,31 +98,38 @@ public final class AdaptiveBinding implements InvokeHandler {
      *                      turns it on with {@link #explore(Duration)})
      * @param clock         nanosecond clock for in-flight ages, exploration and the trial calls' back-off
      * @param wall          wall clock of the ejections, which a plan's {@link Plan#created} is compared with
+     * @param stallWatch    whether calls that stall take their provider out before they time out ({@link StallWatch})
      */
-    public record Options(int maxInFlight, int ejectAfter, Duration explorePeriod, LongSupplier clock, java.time.Clock wall) {
+    public record Options(int maxInFlight, int ejectAfter, Duration explorePeriod, LongSupplier clock, java.time.Clock wall,
+                          boolean stallWatch) {
         public static Options defaults() {
-            return new Options(256, 3, Duration.ZERO, System::nanoTime, java.time.Clock.systemUTC());
+            return new Options(256, 3, Duration.ZERO, System::nanoTime, java.time.Clock.systemUTC(), true);
         }
 
         public Options withMaxInFlight(int n) {
-            return new Options(n, ejectAfter, explorePeriod, clock, wall);
+            return new Options(n, ejectAfter, explorePeriod, clock, wall, stallWatch);
         }
 
         public Options withEjectAfter(int n) {
-            return new Options(maxInFlight, n, explorePeriod, clock, wall);
+            return new Options(maxInFlight, n, explorePeriod, clock, wall, stallWatch);
         }
 
         public Options withExplorePeriod(Duration d) {
-            return new Options(maxInFlight, ejectAfter, d, clock, wall);
+            return new Options(maxInFlight, ejectAfter, d, clock, wall, stallWatch);
         }
 
         public Options withClock(LongSupplier c) {
-            return new Options(maxInFlight, ejectAfter, explorePeriod, c, wall);
+            return new Options(maxInFlight, ejectAfter, explorePeriod, c, wall, stallWatch);
         }
 
         /** The broker's clock: the monotonic one and the wall clock its plans are stamped on. */
         public Options withClocks(LongSupplier c, java.time.Clock w) {
-            return new Options(maxInFlight, ejectAfter, explorePeriod, c, w);
+            return new Options(maxInFlight, ejectAfter, explorePeriod, c, w, stallWatch);
+        }
+
+        /** Whether calls that stall take their provider out before they time out ({@link StallWatch}; on by default). */
+        public Options withStallWatch(boolean on) {
+            return new Options(maxInFlight, ejectAfter, explorePeriod, clock, wall, on);
         }
     }
 
@@ -168,8 +179,11 @@ public final class AdaptiveBinding implements InvokeHandler {
                            Duration defaultTimeout, Map<String, Duration> timeouts, Options options) {
         this.client = client;
         this.defaultTimeout = defaultTimeout;
+        this.stallWatch = options.stallWatch();
         this.exploreNanos = options.explorePeriod().toNanos();
-        this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock(), options.wall());
+        // the client is reached at the call, not here: a binding made without one (the loop's tests) never calls
+        this.health = new ProviderHealth(options.maxInFlight(), options.ejectAfter(), options.clock(), options.wall(),
+                (task, delay) -> client.schedule(task, delay), task -> client.executor().execute(task));
         Map<String, Duration> t = Map.copyOf(timeouts);
         this.current = new AtomicReference<>(compile(plan, services, TaskTraits.NONE));
         this.executor = new PatternExecutor(client, outcomes, name -> t.getOrDefault(name, defaultTimeout), health,
@@ -258,6 +272,15 @@ public final class AdaptiveBinding implements InvokeHandler {
         return health.ejectedServices();
     }
 
+    /**
+     * The p99 [s] of a concrete service's recent replies, made of {@code replies} replies: calls
+     * unanswered for several times that, with no reply meanwhile, take it out of selection before
+     * they time out, and an idempotent task's go elsewhere (docs/model.md, "Stalled providers").
+     */
+    public void expect(String service, double p99Seconds, int replies) {
+        if (stallWatch) health.expect(service, p99Seconds, replies); // else no stall time: no watch
+    }
+
     /** Ages [s] of the calls in flight now, per concrete service: the QoS Monitor's early view of a slowdown. */
     public Map<String, double[]> inFlight() {
         return health.inFlightAges();
@@ -266,6 +289,11 @@ public final class AdaptiveBinding implements InvokeHandler {
     /** Calls sent again to another provider because the first never reached its provider. */
     public long retries() {
         return retries.get();
+    }
+
+    /** Calls to a stalled provider whose invoke went on without them (they ran on to their own end). */
+    public long abandoned() {
+        return executor.abandoned();
     }
 
     /** Calls sent to a service the plan does not use, to keep its estimate current. */
@@ -364,7 +392,7 @@ public final class AdaptiveBinding implements InvokeHandler {
         Implementation impl = next.size() == 1 ? Implementation.single(next.get(0).name())
                 : new Implementation(Implementation.Pattern.ALTERNATE, next.stream().map(Provider::name).toList());
         log.info("{}: no callback from {} within its timeout, the call goes to {}", late.task(), lateService, next.get(0).name());
-        executor.execute(again, impl, next, true, InvokeTrace.Why.RETRY).thenAccept(ex -> {
+        executor.execute(again, impl, next, true, InvokeTrace.Why.RETRY, false).thenAccept(ex -> {
             if (ex.outcome() instanceof InvokeReply r) remember(again, next, r.answeredBy());
             sent(instance, again, ex.outcome());
         });
@@ -571,7 +599,11 @@ public final class AdaptiveBinding implements InvokeHandler {
         boolean idempotent = c.idempotent().contains(inv.task());
         Plan plan = c.plan();
         inv.trace().bound(choice.implementation(), plan == null ? null : plan.version());
-        return executor.execute(inv, choice.implementation(), choice.members(), idempotent, cause).thenCompose(ex -> {
+        // a call to a provider that stalls is abandoned only where the invoke then goes on: a
+        // trial or an exploration falls back to the binding's choice, a first failure to another provider
+        boolean abandonable = idempotent && (cause == InvokeTrace.Why.TRIAL || cause == InvokeTrace.Why.EXPLORATION
+                || !resent && hasOther(c, key, inv.task(), tried, choice));
+        return executor.execute(inv, choice.implementation(), choice.members(), idempotent, cause, abandonable).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
             if (out instanceof InvokeReply r && inv.replyTo() != null && idempotent && choice.members().size() > 1)
                 remember(inv, choice.members(), r.answeredBy()); // a late callback moves the call on, as an alternate
@@ -584,6 +616,15 @@ public final class AdaptiveBinding implements InvokeHandler {
             retries.incrementAndGet();
             return run(inv, c, key, c.services().get(next), tried, why, resent || resend, InvokeTrace.Why.RETRY);
         });
+    }
+
+    /** Whether the task has a provider that neither {@code choice} nor {@code tried} names. */
+    private static boolean hasOther(Compiled c, Plan.Key key, TaskRef task, List<String> tried, Choice choice) {
+        List<String> order = key == null ? null : c.preferred().get(key);
+        if (order == null) order = c.byTask().getOrDefault(task, List.of());
+        for (String s : order)
+            if (!tried.contains(s) && !choice.implementation().members().contains(s)) return true;
+        return false;
     }
 
     private String retryTarget(Compiled c, Plan.Key key, TaskRef task, List<String> tried) {

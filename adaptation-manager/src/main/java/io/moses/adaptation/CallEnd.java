@@ -25,6 +25,11 @@ public enum CallEnd {
     /** Refused by the broker itself (too many calls in flight to that provider): never sent. */
     REFUSED_LOCALLY,
     /**
+     * Not ended: the broker stopped waiting because its provider stalled ({@link StallWatch}), and
+     * the invocation went on without it. The call runs on, and its own end is what is recorded.
+     */
+    STALLED,
+    /**
      * Something came back, but not a usable SOAP reply (garbage, empty body, dropped
      * connection), or the connection failed once the request began to be sent.
      */
@@ -45,6 +50,6 @@ public enum CallEnd {
      * one the broker cancelled or refused itself.
      */
     boolean blamesProvider() {
-        return !answered() && this != CANCELLED && this != REFUSED_LOCALLY;
+        return !answered() && this != CANCELLED && this != REFUSED_LOCALLY && this != STALLED;
     }
 }

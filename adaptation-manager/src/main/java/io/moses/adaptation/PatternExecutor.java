@@ -38,6 +38,19 @@ final class PatternExecutor {
     /** Whether a task answers by a callback: its send is observed when the callback comes ({@link Callbacks}), not here. */
     private final java.util.function.Predicate<io.moses.model.TaskRef> answersLater;
 
+    private static final java.lang.invoke.VarHandle DECIDED;
+
+    static {
+        try {
+            DECIDED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Pending.class, "decided", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Calls abandoned because their provider stalled ({@link StallWatch}). */
+    private final java.util.concurrent.atomic.AtomicLong abandoned = new java.util.concurrent.atomic.AtomicLong();
+
     /** What executing one implementation gave. */
     record Executed(InvokeOutcome outcome, boolean neverProcessed, List<String> tried) {}
 
@@ -59,23 +72,32 @@ final class PatternExecutor {
 
     /** @param idempotent whether a second call of the invocation's task is safe */
     CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent) {
-        return execute(inv, impl, members, idempotent, InvokeTrace.Why.PLAN);
+        return execute(inv, impl, members, idempotent, InvokeTrace.Why.PLAN, false);
     }
 
-    /** @param why why these calls are sent, for the invocation's trace */
+    /**
+     * @param why         why these calls are sent, for the invocation's trace
+     * @param abandonable whether the invocation goes elsewhere if this one fails, so that its calls
+     *                    to a provider that stalls may be abandoned ({@link StallWatch}); only an
+     *                    idempotent task's, and never an asynchronous one's
+     */
     CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent,
-                                        InvokeTrace.Why why) {
+                                        InvokeTrace.Why why, boolean abandonable) {
         // an asynchronous call is answered by its callback: its providers are tried in turn, as an
         // alternate, the next when the callback is late (AdaptiveBinding), never several at once
         boolean fanOut = idempotent && !answersLater.test(inv.task());
+        Calls calls = new Calls(inv, why, abandonable && fanOut);
         return switch (impl.pattern()) {
-            case SINGLE -> new Pending(inv, members.get(0), why, false).attempt().thenApply(a -> single(inv, a));
-            case PARALLEL -> fanOut ? parallel(inv, members, why) : alternate(inv, members, 0, new ArrayList<>(), idempotent, why);
-            case ALTERNATE -> alternate(inv, members, 0, new ArrayList<>(), idempotent, why);
+            case SINGLE -> new Pending(calls, members.get(0), false).attempt().thenApply(a -> single(inv, a));
+            case PARALLEL -> fanOut ? parallel(calls, members) : alternate(calls, members, 0, new ArrayList<>(), idempotent);
+            case ALTERNATE -> alternate(calls, members, 0, new ArrayList<>(), idempotent);
             // a hedge in a plan made before the task was declared not idempotent runs as such an alternate
-            case HEDGED -> fanOut ? hedged(inv, members, impl.hedgeDelay(), why) : alternate(inv, members, 0, new ArrayList<>(), idempotent, why);
+            case HEDGED -> fanOut ? hedged(calls, members, impl.hedgeDelay()) : alternate(calls, members, 0, new ArrayList<>(), idempotent);
         };
     }
+
+    /** The calls of one execution: the invocation, why they are sent, whether they may be abandoned. */
+    private record Calls(Invocation inv, InvokeTrace.Why why, boolean abandonable) {}
 
     /** One member's attempt. */
     private record Attempt(Provider provider, CallOutcome result, long nanos, InvokeTrace.Call trace) {
@@ -88,43 +110,85 @@ final class PatternExecutor {
         }
     }
 
-    private final class Pending {
+    private final class Pending implements CallsInFlight.Abandonable {
         final Provider provider;
         final SoapClient.Call call;
         final long start = health.now();
+        private final Invocation inv;
+        private final InvokeTrace.Call trace;
         /**
-         * The call's end as an attempt. The one stage on the call's result, made with the call:
-         * it gives back the call's slot in flight before anyone sees the result, exactly
-         * once, whether or not anybody asks for the attempt.
+         * The call's end as an attempt, or its abandonment ({@link #abandon}), whichever comes
+         * first. Completed by the one stage on the call's result, made with the call: it gives
+         * back the call's slot in flight before anyone sees the result, exactly once, whether or
+         * not anybody asks for the attempt.
          */
-        private final CompletableFuture<Attempt> attempt;
+        private final CompletableFuture<Attempt> attempt = new CompletableFuture<>();
+        /** Whether the attempt is decided (ended or abandoned): the trace is told once. */
+        private volatile boolean decided;
 
-        Pending(Invocation inv, Provider provider, InvokeTrace.Why why, boolean hedge) {
+        Pending(Calls sent, Provider provider, boolean hedge) {
+            this.inv = sent.inv();
             this.provider = provider;
             ConcreteService service = provider.service();
-            InvokeTrace.Call trace = inv.trace().call(service.name(), service.endpoint(), why, hedge);
-            CallsInFlight inFlight = health.state(service.name()).inFlight;
+            this.trace = inv.trace().call(service.name(), service.endpoint(), sent.why(), hedge);
+            ProviderHealth.State state = health.state(service.name());
+            CallsInFlight inFlight = state.inFlight;
             int slot = inFlight.enter(start);
             if (slot < 0) {
                 CallFailure busy = new CallFailure(CallEnd.REFUSED_LOCALLY,
                         "too many calls in flight to " + service.name() + " (at most " + inFlight.capacity() + ")");
                 this.call = new SoapClient.Call(CompletableFuture.completedFuture(busy), () -> {});
-                this.attempt = CompletableFuture.completedFuture(new Attempt(provider, busy, health.now() - start, trace));
+                attempt.complete(new Attempt(provider, busy, health.now() - start, trace));
                 return;
             }
             this.call = client.send(service.endpoint(), inv.soapVersion(), provider.soapAction(inv), inv.body(), provider.requestNames(),
                     timeouts.apply(service.name()), trace.headers());
-            this.attempt = call.result().handle((r, e) -> {
-                trace.finished();
+            if (sent.abandonable()) inFlight.abandonable(slot, this);
+            health.entered(state, start);
+            call.result().whenComplete((r, e) -> {
                 inFlight.exit(slot);
-                if (e != null) throw e instanceof CompletionException c ? c : new CompletionException(e); // never, by SoapClient's contract
-                return new Attempt(provider, r, health.now() - start, trace);
+                if (e != null) { // never, by SoapClient's contract
+                    attempt.completeExceptionally(e instanceof CompletionException c ? c : new CompletionException(e));
+                    return;
+                }
+                long now = health.now();
+                if (decide()) {
+                    trace.finished();
+                    attempt.complete(new Attempt(provider, r, now - start, trace));
+                } else {
+                    ranOn(inv, provider, r.kind(), now - start, now);
+                }
             });
         }
 
         CompletableFuture<Attempt> attempt() {
             return attempt;
         }
+
+        /** True for the first caller only: the call's end or its abandonment. */
+        private boolean decide() {
+            return DECIDED.compareAndSet(this, false, true);
+        }
+
+        @Override
+        public long start() {
+            return start;
+        }
+
+        /** Its provider stalled: the invocation goes on as if the call had failed; the call runs on. */
+        @Override
+        public void abandon() {
+            if (!decide()) return;
+            abandoned.incrementAndGet();
+            trace.finished();
+            long waited = health.now() - start;
+            attempt.complete(new Attempt(provider, new CallFailure(CallEnd.STALLED, provider.name() + " stalled: no answer in "
+                    + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(waited) + " ms, the call was left to run on"), waited, trace));
+        }
+    }
+
+    long abandoned() {
+        return abandoned.get();
     }
 
     private Executed single(Invocation inv, Attempt a) {
@@ -133,10 +197,11 @@ final class PatternExecutor {
         return new Executed(out, a.neverProcessed(), List.of(a.provider().name()));
     }
 
-    private CompletableFuture<Executed> parallel(Invocation inv, List<Provider> members, InvokeTrace.Why why) {
+    private CompletableFuture<Executed> parallel(Calls sent, List<Provider> members) {
+        Invocation inv = sent.inv();
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
-        for (Provider s : members) calls.add(new Pending(inv, s, why, false));
+        for (Provider s : members) calls.add(new Pending(sent, s, false));
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
         List<String> tried = members.stream().map(Provider::name).toList();
@@ -176,7 +241,8 @@ final class PatternExecutor {
      * latencies keep their tail, from which the next d is taken; a hung a times out and is
      * ejected as a single would be); its reply is discarded.
      */
-    private CompletableFuture<Executed> hedged(Invocation inv, List<Provider> members, double delaySeconds, InvokeTrace.Why why) {
+    private CompletableFuture<Executed> hedged(Calls sent, List<Provider> members, double delaySeconds) {
+        Invocation inv = sent.inv();
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         List<String> tried = Collections.synchronizedList(new ArrayList<>());
@@ -184,7 +250,7 @@ final class PatternExecutor {
         AtomicInteger running = new AtomicInteger(1);
         class Hedge {
             void send(int i) {
-                Pending p = new Pending(inv, members.get(i), why, i == 1);
+                Pending p = new Pending(sent, members.get(i), i == 1);
                 tried.add(p.provider.name());
                 // the first call won while the timer sent this one: it need not go on
                 if (result.isDone()) p.call.cancel();
@@ -225,9 +291,10 @@ final class PatternExecutor {
         return result;
     }
 
-    private CompletableFuture<Executed> alternate(Invocation inv, List<Provider> members, int i, List<Attempt> failed,
-                                                  boolean idempotent, InvokeTrace.Why why) {
-        return new Pending(inv, members.get(i), why, false).attempt().thenCompose(a -> {
+    private CompletableFuture<Executed> alternate(Calls sent, List<Provider> members, int i, List<Attempt> failed,
+                                                  boolean idempotent) {
+        Invocation inv = sent.inv();
+        return new Pending(sent, members.get(i), false).attempt().thenCompose(a -> {
             if (a.succeeded()) {
                 record(inv, a, true);
                 return CompletableFuture.completedFuture(new Executed(toOutcome(inv, a), false, names(failed, a)));
@@ -235,7 +302,7 @@ final class PatternExecutor {
             record(inv, a, false);
             failed.add(a);
             if (i + 1 < members.size() && (idempotent || a.neverProcessed()))
-                return alternate(inv, members, i + 1, failed, idempotent, why);
+                return alternate(sent, members, i + 1, failed, idempotent);
             return CompletableFuture.completedFuture(new Executed(allFailed(inv, failed),
                     failed.stream().allMatch(Attempt::neverProcessed), names(failed, null)));
         });
@@ -276,8 +343,17 @@ final class PatternExecutor {
     private void record(Invocation inv, Attempt a, boolean winner, boolean discarded) {
         CallEnd kind = a.result().kind();
         a.trace().ended(kind, discarded);
+        if (kind == CallEnd.STALLED) return; // the call runs on: its own end is the provider's outcome (ranOn)
         if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return; // a request taken, not yet answered
-        outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
-        health.observe(a.provider().name(), kind);
+        long now = health.now();
+        outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, now);
+        health.observe(a.provider().name(), kind, now);
+    }
+
+    /** The end of a call the invocation stopped waiting for: its provider's outcome, used by nobody. */
+    private void ranOn(Invocation inv, Provider provider, CallEnd kind, long nanos, long now) {
+        if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return;
+        outcomes.add(provider.name(), inv.task(), inv.serviceClass(), nanos, kind, false, now);
+        health.observe(provider.name(), kind, now);
     }
 }

@@ -34,6 +34,7 @@ final class ProviderHealth {
     private final AtomicInteger ejectedCount = new AtomicInteger();
     private volatile BiConsumer<String, String> onEjected = (s, why) -> {};
     private volatile BiConsumer<String, String> onReinstatedByTrial = (s, why) -> {};
+    private final StallWatch stalls;
 
     /** One concrete service's state on the request path. */
     static final class State {
@@ -51,11 +52,14 @@ final class ProviderHealth {
         volatile boolean outForCalls;
         /** The WS Monitor found it down (its probe fails): no trial call until a probe answers. */
         volatile boolean probeDown;
+        /** Whether its calls stalled: unanswered far past its usual latency ({@link StallWatch}). */
+        final StallWatch.Watch watch;
 
         State(String name, int maxInFlight, long now) {
             this.name = name;
             this.inFlight = new CallsInFlight(maxInFlight);
             this.lastExplored = new AtomicLong(now);
+            this.watch = new StallWatch.Watch(now);
         }
     }
 
@@ -66,10 +70,20 @@ final class ProviderHealth {
      * @param wall        wall clock of the ejections, the broker's, which plans are stamped on
      */
     ProviderHealth(int maxInFlight, int ejectAfter, LongSupplier clock, java.time.Clock wall) {
+        this(maxInFlight, ejectAfter, clock, wall, (task, delay) -> {}, Runnable::run); // no stall watch: its timer never runs
+    }
+
+    /**
+     * @param scheduler the stall watch's timer ({@link StallWatch})
+     * @param sender    where the invocations of abandoned calls go on from
+     */
+    ProviderHealth(int maxInFlight, int ejectAfter, LongSupplier clock, java.time.Clock wall,
+                   HedgeTimer.Scheduler scheduler, java.util.concurrent.Executor sender) {
         this.maxInFlight = maxInFlight;
         this.ejectAfter = ejectAfter;
         this.clock = clock;
         this.wall = wall;
+        this.stalls = new StallWatch(clock, scheduler, sender, this::ejectForCalls);
     }
 
     long now() {
@@ -108,10 +122,29 @@ final class ProviderHealth {
         return out;
     }
 
+    /** A call to {@code s} took a slot in flight at {@code start}: the stall watch sees it. */
+    void entered(State s, long start) {
+        stalls.entered(s, start);
+    }
+
+    /**
+     * The p99 [s] of each service's recent replies and how many replies it was made of: what
+     * sets its stall time ({@link StallWatch}).
+     */
+    void expect(String service, double p99Seconds, int replies) {
+        StallWatch.expect(state(service).watch, p99Seconds, replies);
+    }
+
     /** Counts one finished call; returns true if this call ejected the service. */
     boolean observe(String service, CallEnd kind) {
+        return observe(service, kind, kind.answered() ? clock.getAsLong() : 0);
+    }
+
+    /** As {@link #observe(String, CallEnd)}, the call having ended at {@code now} (clock nanos). */
+    boolean observe(String service, CallEnd kind, long now) {
         State s = state(service);
         if (kind.answered()) {
+            StallWatch.answered(s.watch, now);
             // a SOAP fault is an answer too (often a business fault): it neither counts as a
             // failure nor leaves a service out for failed calls
             // read first: a write on every reply would move the line between the cores' caches

@@ -128,7 +128,7 @@ final class Broker implements AutoCloseable {
         FirstStart.firstOperator(config.operatorFile(), kb);
         ServiceCallLog outcomes = new ServiceCallLog(1 << 16);
         binding = new AdaptiveBinding(List.of(), null, client, outcomes, config.invokeTimeout(), Map.of(),
-                AdaptiveBinding.Options.defaults().withClocks(nanos, wall));
+                AdaptiveBinding.Options.defaults().withClocks(nanos, wall).withStallWatch(stallWatch(System.getenv("MOSES_STALL_WATCH"))));
         knowledge = new KnowledgeCache(kb, binding);
         knowledge.load();
         InvokeHandler handler = config.staticBinding()
@@ -227,6 +227,16 @@ final class Broker implements AutoCloseable {
         if (cluster.advertise() == null && (host.equals("0.0.0.0") || host.equals("::")))
             log.warn("other replicas reach this one at {} (--host {} without --advertise): in containers or across machines, "
                     + "pass --advertise {}://NAME:{} with a name they can reach", internalAddress(), host, http.tls() ? "https" : "http", http.port());
+    }
+
+    /**
+     * {@code MOSES_STALL_WATCH}: on (the default) or off, which leaves a hung provider to its
+     * calls' timeouts, as before the watch (for benchmarks that compare the two).
+     */
+    static boolean stallWatch(String setting) {
+        if (setting == null || setting.isEmpty() || setting.equals("on")) return true;
+        if (setting.equals("off")) return false;
+        throw new IllegalArgumentException("MOSES_STALL_WATCH must be on or off, was '" + setting + "'");
     }
 
     private static Map<TaskRef, ConcreteService> firstServicePerTask(List<ConcreteService> all) {

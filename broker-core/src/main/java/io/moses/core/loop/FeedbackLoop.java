@@ -176,6 +176,7 @@ public final class FeedbackLoop implements AutoCloseable {
             qos.recordAll(outcomes);
             Map<String, double[]> slow = slowInFlight();
             Map<String, QosMonitor.ServiceStats> local = qos.snapshot(slow);
+            local.forEach((name, o) -> binding.expect(name, o.p99(), o.successes()));
             replicas.publish(local);
             Map<String, QosMonitor.ServiceStats> stats = replicas.merged(local);
             Map<String, QosMonitor.ServiceStats> latest = qos.latest(slow, settings.monitorMillis());
@@ -406,6 +407,7 @@ public final class FeedbackLoop implements AutoCloseable {
                 "optimizer", optimizer == null ? "off" : optimizer.solverName(), "solves", replanner.solves(),
                 "down", ws.down(), "ejected", binding.ejected(), "retries", binding.retries(),
                 "explorations", binding.explorations(), "lastChange", lastChange));
+        m.put("abandoned", binding.abandoned());
         // asynchronous tasks' calls: awaited now, and callbacks that came late, were discarded
         // (their call went to another provider) or moved a call on
         m.put("callbacks", Map.of("awaited", binding.callbacksAwaited(), "late", binding.lateCallbacks(),

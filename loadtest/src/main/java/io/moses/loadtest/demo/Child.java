@@ -21,6 +21,12 @@ public final class Child implements AutoCloseable {
 
     /** @param jvmOptions options for the child's JVM (for example the AOT cache ./moses gives brokers) */
     public Child(String name, List<String> jvmOptions, String classpath, String mainClass, List<String> args, Path log) throws IOException {
+        this(name, jvmOptions, java.util.Map.of(), classpath, mainClass, args, log);
+    }
+
+    /** @param environment variables set for the child, beside this process's own */
+    public Child(String name, List<String> jvmOptions, java.util.Map<String, String> environment, String classpath, String mainClass,
+                 List<String> args, Path log) throws IOException {
         this.name = name;
         this.log = log;
         List<String> cmd = new ArrayList<>();
@@ -30,7 +36,9 @@ public final class Child implements AutoCloseable {
         cmd.add(classpath);
         cmd.add(mainClass);
         cmd.addAll(args);
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(environment);
+        process = builder.start();
     }
 
     /** The process id, for CPU accounting from outside (benchmarks). */
