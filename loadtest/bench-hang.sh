@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A provider that hangs (accepts calls, answers none), with the stall watch and without it
 # (MOSES_STALL_WATCH=off), in one run (docs/model.md, "Reaction between plans"): the trip planner
-# on its seed, closed-loop clients; for payment (not idempotent) and weather (idempotent) the
+# on its seed, open-loop load (a fixed rate); for payment (not idempotent) and weather (idempotent) the
 # provider that took most of the task's calls hangs for 30 s. Per variant: requests failed or
 # over 3 s, p99 against the healthy p99, calls the hung provider received. About 5 minutes.
-#   loadtest/bench-hang.sh [--warmup 20] [--healthy 15] [--hang 30] [--clients 8]
+#   loadtest/bench-hang.sh [--warmup 20] [--healthy 15] [--hang 30] [--rate 40]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/moses" build

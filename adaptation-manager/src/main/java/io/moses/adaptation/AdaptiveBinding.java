@@ -599,11 +599,11 @@ public final class AdaptiveBinding implements InvokeHandler {
         boolean idempotent = c.idempotent().contains(inv.task());
         Plan plan = c.plan();
         inv.trace().bound(choice.implementation(), plan == null ? null : plan.version());
-        // a call to a provider that stalls is abandoned only where the invoke then goes on: a
-        // trial or an exploration falls back to the binding's choice, a first failure to another provider
-        boolean abandonable = idempotent && (cause == InvokeTrace.Why.TRIAL || cause == InvokeTrace.Why.EXPLORATION
+        // where the invoke goes on if the choice fails: a trial or an exploration to the binding's
+        // choice, a first failure to a provider the choice does not name
+        boolean elsewhere = idempotent && (cause == InvokeTrace.Why.TRIAL || cause == InvokeTrace.Why.EXPLORATION
                 || !resent && hasOther(c, key, inv.task(), tried, choice));
-        return executor.execute(inv, choice.implementation(), choice.members(), idempotent, cause, abandonable).thenCompose(ex -> {
+        return executor.execute(inv, choice.implementation(), choice.members(), idempotent, cause, elsewhere).thenCompose(ex -> {
             InvokeOutcome out = ex.outcome();
             if (out instanceof InvokeReply r && inv.replyTo() != null && idempotent && choice.members().size() > 1)
                 remember(inv, choice.members(), r.answeredBy()); // a late callback moves the call on, as an alternate

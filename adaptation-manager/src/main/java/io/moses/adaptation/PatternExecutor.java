@@ -76,19 +76,20 @@ final class PatternExecutor {
     }
 
     /**
-     * @param why         why these calls are sent, for the invocation's trace
-     * @param abandonable whether the invocation goes elsewhere if this one fails, so that its calls
-     *                    to a provider that stalls may be abandoned ({@link StallWatch}); only an
-     *                    idempotent task's, and never an asynchronous one's
+     * @param why       why these calls are sent, for the invocation's trace
+     * @param elsewhere whether the invocation goes on elsewhere if this implementation fails, so
+     *                  that a call to a provider that stalls may be abandoned ({@link StallWatch})
+     *                  even where no other member of the implementation would take it; only an
+     *                  idempotent task's calls are, and never an asynchronous one's
      */
     CompletableFuture<Executed> execute(Invocation inv, Implementation impl, List<Provider> members, boolean idempotent,
-                                        InvokeTrace.Why why, boolean abandonable) {
+                                        InvokeTrace.Why why, boolean elsewhere) {
         // an asynchronous call is answered by its callback: its providers are tried in turn, as an
         // alternate, the next when the callback is late (AdaptiveBinding), never several at once
         boolean fanOut = idempotent && !answersLater.test(inv.task());
-        Calls calls = new Calls(inv, why, abandonable && fanOut);
+        Calls calls = new Calls(inv, why, fanOut, elsewhere);
         return switch (impl.pattern()) {
-            case SINGLE -> new Pending(calls, members.get(0), false).attempt().thenApply(a -> single(inv, a));
+            case SINGLE -> new Pending(calls, members.get(0), false, calls.abandonable(false)).attempt().thenApply(a -> single(inv, a));
             case PARALLEL -> fanOut ? parallel(calls, members) : alternate(calls, members, 0, new ArrayList<>(), idempotent);
             case ALTERNATE -> alternate(calls, members, 0, new ArrayList<>(), idempotent);
             // a hedge in a plan made before the task was declared not idempotent runs as such an alternate
@@ -96,8 +97,16 @@ final class PatternExecutor {
         };
     }
 
-    /** The calls of one execution: the invocation, why they are sent, whether they may be abandoned. */
-    private record Calls(Invocation inv, InvokeTrace.Why why, boolean abandonable) {}
+    /** The calls of one execution: the invocation, why they are sent, whether they may be sent to several providers, whether it goes on elsewhere. */
+    private record Calls(Invocation inv, InvokeTrace.Why why, boolean fanOut, boolean elsewhere) {
+        /**
+         * Whether a call may be abandoned when its provider stalls: an idempotent task's, whose
+         * invocation then goes on to another member ({@code more}) or elsewhere.
+         */
+        boolean abandonable(boolean more) {
+            return fanOut && (more || elsewhere);
+        }
+    }
 
     /** One member's attempt. */
     private record Attempt(Provider provider, CallOutcome result, long nanos, InvokeTrace.Call trace) {
@@ -126,7 +135,7 @@ final class PatternExecutor {
         /** Whether the attempt is decided (ended or abandoned): the trace is told once. */
         private volatile boolean decided;
 
-        Pending(Calls sent, Provider provider, boolean hedge) {
+        Pending(Calls sent, Provider provider, boolean hedge, boolean abandonable) {
             this.inv = sent.inv();
             this.provider = provider;
             ConcreteService service = provider.service();
@@ -143,7 +152,7 @@ final class PatternExecutor {
             }
             this.call = client.send(service.endpoint(), inv.soapVersion(), provider.soapAction(inv), inv.body(), provider.requestNames(),
                     timeouts.apply(service.name()), trace.headers());
-            if (sent.abandonable()) inFlight.abandonable(slot, this);
+            if (abandonable) inFlight.abandonable(slot, this);
             health.entered(state, start);
             call.result().whenComplete((r, e) -> {
                 inFlight.exit(slot);
@@ -201,7 +210,7 @@ final class PatternExecutor {
         Invocation inv = sent.inv();
         CompletableFuture<Executed> result = new CompletableFuture<>();
         List<Pending> calls = new ArrayList<>();
-        for (Provider s : members) calls.add(new Pending(sent, s, false));
+        for (Provider s : members) calls.add(new Pending(sent, s, false, sent.abandonable(members.size() > 1)));
         List<Attempt> failed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger remaining = new AtomicInteger(calls.size());
         List<String> tried = members.stream().map(Provider::name).toList();
@@ -250,7 +259,8 @@ final class PatternExecutor {
         AtomicInteger running = new AtomicInteger(1);
         class Hedge {
             void send(int i) {
-                Pending p = new Pending(sent, members.get(i), i == 1);
+                // a first call abandoned sends the second; a second abandoned leaves the first to answer
+                Pending p = new Pending(sent, members.get(i), i == 1, sent.abandonable(i == 0));
                 tried.add(p.provider.name());
                 // the first call won while the timer sent this one: it need not go on
                 if (result.isDone()) p.call.cancel();
@@ -294,7 +304,7 @@ final class PatternExecutor {
     private CompletableFuture<Executed> alternate(Calls sent, List<Provider> members, int i, List<Attempt> failed,
                                                   boolean idempotent) {
         Invocation inv = sent.inv();
-        return new Pending(sent, members.get(i), false).attempt().thenCompose(a -> {
+        return new Pending(sent, members.get(i), false, sent.abandonable(i + 1 < members.size())).attempt().thenCompose(a -> {
             if (a.succeeded()) {
                 record(inv, a, true);
                 return CompletableFuture.completedFuture(new Executed(toOutcome(inv, a), false, names(failed, a)));

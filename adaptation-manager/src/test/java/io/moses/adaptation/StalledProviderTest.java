@@ -61,10 +61,15 @@ class StalledProviderTest {
 
     /** A binding of {@code hung} (single, by the plan) with {@code spare} registered beside it; the hung one's p99 is 10 ms. */
     private static AdaptiveBinding stalling(String hung, String spare, Set<TaskRef> idempotent, CountDownLatch ejected) {
+        return stalling(Implementation.single(hung), hung, spare, idempotent, ejected);
+    }
+
+    /** As {@link #stalling(String, String, Set, CountDownLatch)}, the plan binding {@code impl}. */
+    private static AdaptiveBinding stalling(Implementation impl, String hung, String spare, Set<TaskRef> idempotent, CountDownLatch ejected) {
         stubs().set(hung, 0, Behaviour.HANG);
         stubs().set(spare, 0, Behaviour.REPLY);
         List<ConcreteService> services = List.of(service(hung), service(spare));
-        AdaptiveBinding b = new AdaptiveBinding(services, plan(Implementation.single(hung)), client, new ServiceCallLog(256),
+        AdaptiveBinding b = new AdaptiveBinding(services, plan(impl), client, new ServiceCallLog(256),
                 Duration.ofSeconds(10), Map.of(hung, TIMEOUT), AdaptiveBinding.Options.defaults());
         b.update(b.plan(), services, TaskTraits.idempotent(idempotent));
         b.expect(hung, 0.010, 100);
@@ -113,6 +118,22 @@ class StalledProviderTest {
         assertEquals(2, stubs().calls("stuckSearch"), "each call sent once to the hung provider");
         assertEquals(2, stubs().calls("spareSearch"), "and once to the other");
         assertInstanceOf(InvokeOutcome.InvokeReply.class, send(b).get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void anAlternatesHungFirstMemberIsLeftForTheNextAtOnce() throws Exception {
+        // no provider beside the alternate's two: the invoke goes on within the implementation
+        CountDownLatch ejected = new CountDownLatch(1);
+        AdaptiveBinding b = stalling(new Implementation(Implementation.Pattern.ALTERNATE, List.of("stuckAlt", "nextAlt")),
+                "stuckAlt", "nextAlt", Set.of(TASK), ejected);
+        long start = System.nanoTime();
+        CompletableFuture<InvokeOutcome> first = send(b), second = send(b);
+        assertEquals("nextAlt", by(first.get(10, TimeUnit.SECONDS)));
+        assertEquals("nextAlt", by(second.get(10, TimeUnit.SECONDS)));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(tookMillis < TIMEOUT.toMillis() / 2, tookMillis + " ms");
+        assertEquals(2, stubs().calls("stuckAlt"));
+        assertEquals(2, b.abandoned(), "both calls abandoned, neither failed");
     }
 
     @Test

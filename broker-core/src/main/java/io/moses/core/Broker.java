@@ -52,7 +52,7 @@ final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
     private final BrokerConfig config;
-    private final BrokerMetrics metrics = new BrokerMetrics();
+    private final BrokerMetrics metrics = new BrokerMetrics(io.moses.core.tracing.Tracing.exemplars());
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The one clock of the monitors, the binding, the optimizer's plans, the cluster and the loop: a wall clock and a monotonic one. */
     private final java.time.Clock wall = java.time.Clock.systemUTC();

@@ -1,6 +1,7 @@
 package io.moses.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -207,6 +208,39 @@ class TracingEndToEndTest {
                 carried++;
             }
         assertEquals(sent, carried, "every partner request carried the caller's trace");
+    }
+
+    @Test
+    @Order(3)
+    void theLatencyHistogramsExemplarsNameTracesOfRequestsInTheirBuckets() throws Exception {
+        for (int i = 0; i < 3; i++) assertEquals(200, planTrip(null).statusCode());
+        HttpResponse<String> open = TripPlannerEndToEndTest.HTTP.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + brokerPort + "/metrics"))
+                .header("Accept", "application/openmetrics-text; version=1.0.0").build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, open.statusCode());
+        assertTrue(open.headers().firstValue("Content-Type").orElse("").startsWith("application/openmetrics-text"),
+                open.headers().firstValue("Content-Type").toString());
+        // moses_composite_requests_seconds_bucket{...,le="0.1"} 11 # {span_id="...",trace_id="..."} 0.0421 1733300000.123
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "(?m)^moses_composite_requests_seconds_bucket\\{[^}]*outcome=\"ok\"[^}]*} \\d+ # \\{([^}]*)} ([0-9.eE+-]+)").matcher(open.body());
+        Set<String> named = new java.util.HashSet<>();
+        while (m.find()) {
+            java.util.regex.Matcher id = java.util.regex.Pattern.compile("trace_id=\"([0-9a-f]{32})\"").matcher(m.group(1));
+            assertTrue(id.find(), "an exemplar names its trace: " + m.group());
+            assertTrue(Double.parseDouble(m.group(2)) > 0, "its value is the request's latency: " + m.group());
+            named.add(id.group(1));
+        }
+        assertFalse(named.isEmpty(), "the composite histogram's buckets carry exemplars:\n" + open.body());
+        assertTrue(receiverHasAll(named), "each exemplar names a trace the broker exported: " + named);
+        String plain = TripPlannerEndToEndTest.HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertFalse(plain.contains("trace_id="), "the Prometheus text format has no exemplars");
+    }
+
+    /** Whether every trace id was exported to the receiver. */
+    private static boolean receiverHasAll(Set<String> traceIds) throws Exception {
+        List<Received> spans = receiver.await(s -> s.stream().map(Received::traceId).collect(Collectors.toSet()).containsAll(traceIds), 30);
+        return spans.stream().map(Received::traceId).collect(Collectors.toSet()).containsAll(traceIds);
     }
 
     private static byte[] random(int n) {

@@ -24,9 +24,20 @@ import java.util.function.Supplier;
  * docs/metrics.md.
  */
 public final class BrokerMetrics implements AutoCloseable {
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final RequestTimers timers = new RequestTimers(registry);
+    private final PrometheusMeterRegistry registry;
+    private final RequestTimers timers;
     private BrokerGauges gauges;
+
+    public BrokerMetrics() {
+        this(null);
+    }
+
+    /** @param exemplars the traces the latency histograms' exemplars name (null: none) */
+    public BrokerMetrics(io.prometheus.metrics.tracer.common.SpanContext exemplars) {
+        registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new io.prometheus.metrics.model.registry.PrometheusRegistry(),
+                io.micrometer.core.instrument.Clock.SYSTEM, exemplars);
+        timers = new RequestTimers(registry);
+    }
 
     /** Where the other parts register their own meters (shedding, policing). */
     public MeterRegistry registry() {

@@ -109,6 +109,15 @@ public final class Tracing implements AutoCloseable {
         return sdk != null;
     }
 
+    /**
+     * Where the latency histograms take their exemplars from when this process's settings turn
+     * tracing on (the span current where a latency is recorded); null when they do not, so that
+     * recording costs nothing more.
+     */
+    public static io.prometheus.metrics.tracer.common.SpanContext exemplars() {
+        return wanted(System.getenv(), System.getProperties()) ? TraceExemplars.INSTANCE : null;
+    }
+
     Tracer tracer() {
         return tracer;
     }

@@ -2,12 +2,20 @@ package io.moses.loadtest.bench;
 
 import io.moses.loadtest.demo.Child;
 import io.moses.loadtest.demo.Demo;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
@@ -15,7 +23,8 @@ import java.util.regex.Pattern;
 /**
  * A provider that hangs, with the stall watch and without it (docs/model.md, "Reaction between
  * plans": stalled providers), in one run: the trip planner on its seed (monitors and optimizer
- * on), stubs lognormal, closed-loop clients spread over the seed's users. For payment (not
+ * on), stubs lognormal, open-loop load (a fixed rate, users do not wait for each other) spread
+ * over the seed's users. For payment (not
  * idempotent) and weather (idempotent), each variant on a fresh broker: a healthy phase (its p99
  * is the yardstick), then the provider of the task that took most of its calls accepts calls and
  * answers none for the hang phase; the requests that failed or took over 3 s, p50, p99 and p99
@@ -26,6 +35,7 @@ import java.util.regex.Pattern;
 public final class HangBenchmark {
     static final String HEALTHY = "{\"latencyMs\":10,\"distribution\":\"lognormal\",\"sigma\":1}";
     static final String HUNG = "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}";
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static final List<String> TASKS = List.of("flight", "hotel", "weather", "car", "attraction", "payment");
 
     /** One variant's hang of one task. */
@@ -35,27 +45,29 @@ public final class HangBenchmark {
     private HangBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        int warmup = 20, healthy = 15, hang = 30, clients = 8;
+        int warmup = 20, healthy = 15, hang = 30;
+        double rate = 40;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--healthy" -> healthy = Integer.parseInt(args[++i]);
                 case "--hang" -> hang = Integer.parseInt(args[++i]);
-                case "--clients" -> clients = Integer.parseInt(args[++i]);
+                case "--rate" -> rate = Double.parseDouble(args[++i]);
                 default -> {
-                    System.err.println("usage: bench-hang.sh [--warmup 20] [--healthy 15] [--hang 30] [--clients 8]");
+                    System.err.println("usage: bench-hang.sh [--warmup 20] [--healthy 15] [--hang 30] [--rate 40]");
                     System.exit(2);
                 }
             }
         }
-        if (warmup < 5 || warmup > 300 || healthy < 5 || healthy > 300 || hang < 5 || hang > 300 || clients < 1 || clients > 64) {
-            System.err.println("bench-hang.sh: --warmup, --healthy and --hang 5..300 s, --clients 1..64");
+        if (warmup < 5 || warmup > 300 || healthy < 5 || healthy > 300 || hang < 5 || hang > 300 || !(rate >= 1 && rate <= 500)) {
+            System.err.println("bench-hang.sh: --warmup, --healthy and --hang 5..300 s, --rate 1..500 requests/s");
             System.exit(2);
         }
         Path home = Path.of(System.getProperty("moses.home", "."));
         Path tmp = Files.createTempDirectory("moses-bench-hang");
-        System.out.printf("bench-hang: trip planner seed, %d closed-loop clients, stubs lognormal 10 ms sigma 1; per task and variant a fresh"
-                + " broker, %d s warm-up, %d s healthy, %d s hang; logs in %s%n", clients, warmup, healthy, hang, tmp);
+        System.out.printf("bench-hang: trip planner seed, open-loop load at %.0f requests/s over the seed's users, stubs lognormal 10 ms sigma 1;"
+                + " per task and variant a fresh broker, %d s warm-up, %d s healthy, %d s hang; %s; logs in %s%n", rate, warmup, healthy, hang,
+                machine(), tmp);
         List<Outcome> outcomes = new ArrayList<>();
         try (Child stubs = new Child("stubs", System.getProperty("java.class.path"), "io.moses.loadtest.stubs.StubServer",
                 List.of("--port", "0"), tmp.resolve("stubs.log"))) {
@@ -63,12 +75,12 @@ public final class HangBenchmark {
             int run = 0;
             for (String task : List.of("payment", "weather"))
                 for (String variant : run++ % 2 == 0 ? List.of("on", "off") : List.of("off", "on"))
-                    outcomes.add(variant(home, tmp, stubPort, task, variant, clients, warmup, healthy, hang));
+                    outcomes.add(variant(home, tmp, stubPort, task, variant, rate, warmup, healthy, hang));
         }
         report(outcomes, hang);
     }
 
-    static Outcome variant(Path home, Path tmp, int stubPort, String task, String variant, int clients, int warmup, int healthy, int hang)
+    static Outcome variant(Path home, Path tmp, int stubPort, String task, String variant, double rate, int warmup, int healthy, int hang)
             throws Exception {
         for (String t : TASKS)
             for (String p : List.of("-a", "-b")) AdaptationBenchmark.stub(stubPort, t + p, HEALTHY);
@@ -82,14 +94,9 @@ public final class HangBenchmark {
             String base = "http://127.0.0.1:" + broker.await(Pattern.compile("broker listening on http://[^:]+:(\\d+)"), 180);
             ConcurrentLinkedQueue<AdaptationBenchmark.Done> done = new ConcurrentLinkedQueue<>();
             AtomicBoolean running = new AtomicBoolean(true);
-            List<Thread> threads = new ArrayList<>();
-            for (int c = 0; c < clients; c++) {
-                String[] user = Demo.USERS[c % Demo.USERS.length];
-                Thread t = new Thread(() -> AdaptationBenchmark.load(base, user, done, running), "client-" + c);
-                t.setDaemon(true);
-                t.start();
-                threads.add(t);
-            }
+            Thread sender = new Thread(() -> openLoop(base, rate, done, running), "sender");
+            sender.setDaemon(true);
+            sender.start();
             try {
                 Thread.sleep(warmup * 1000L);
                 long a0 = HedgeBenchmark.requests(stubPort, task + "-a"), b0 = HedgeBenchmark.requests(stubPort, task + "-b");
@@ -100,28 +107,29 @@ public final class HangBenchmark {
                 String hung = a >= b ? task + "-a" : task + "-b";
                 long hungBefore = HedgeBenchmark.requests(stubPort, hung);
                 System.out.printf("%s, stall watch %s: %s took %d of the %d calls of %s in the healthy %d s; it hangs now%n",
-                        task, variant, hung, Math.max(a, b), a + b, task, healthy, healthy);
+                        task, variant, hung, Math.max(a, b), a + b, task, healthy);
                 AdaptationBenchmark.stub(stubPort, hung, HUNG);
                 long hangFrom = System.nanoTime();
                 Thread.sleep(hang * 1000L);
                 long hangTo = System.nanoTime();
                 long hungCalls = HedgeBenchmark.requests(stubPort, hung) - hungBefore;
-                // the requests in flight at the end of the hang are let finish, then counted by when they started
-                AdaptationBenchmark.stub(stubPort, hung, HEALTHY);
                 running.set(false);
-                for (Thread t : threads) t.join(60_000);
+                sender.join(120_000); // every request sent has ended (its own timeout at most)
+                AdaptationBenchmark.stub(stubPort, hung, HEALTHY);
                 List<Double> healthySeconds = new ArrayList<>();
                 List<Double> hangSeconds = new ArrayList<>();
-                int failed = 0, slow = 0;
+                int requests = 0, failed = 0, slow = 0;
                 for (AdaptationBenchmark.Done d : done) {
                     if (d.startNanos() >= healthyFrom && d.startNanos() < healthyTo && d.ok()) healthySeconds.add(d.seconds());
-                    if (d.startNanos() < hangFrom || d.startNanos() >= hangTo) continue;
+                    // the hang's requests: those in flight when it began, and those sent during it
+                    if (d.endNanos() < hangFrom || d.startNanos() >= hangTo) continue;
+                    requests++;
                     if (!d.ok()) failed++;
                     else if (d.seconds() > 3) slow++;
                     if (d.ok()) hangSeconds.add(d.seconds());
                 }
                 double[] h = sorted(healthySeconds), s = sorted(hangSeconds);
-                Outcome o = new Outcome(task, variant, hung, s.length + failed, failed, slow, HedgeBenchmark.quantile(s, 0.5),
+                Outcome o = new Outcome(task, variant, hung, requests, failed, slow, HedgeBenchmark.quantile(s, 0.5),
                         HedgeBenchmark.quantile(s, 0.99), HedgeBenchmark.quantile(h, 0.99), hungCalls);
                 System.out.printf("%s, stall watch %s: %d requests in the hang, %d failed, %d over 3 s, p99 %.0f ms (healthy %.0f ms), %d calls to %s%n",
                         task, variant, o.requests(), failed, slow, 1000 * o.p99(), 1000 * o.healthyP99(), hungCalls, hung);
@@ -129,6 +137,48 @@ public final class HangBenchmark {
             } finally {
                 running.set(false);
             }
+        }
+    }
+
+    /**
+     * Open-loop load: requests at a fixed rate, spread over the seed's users, each sent whether the
+     * earlier ones have ended or not (users do not wait for each other); returns when every
+     * request sent has ended.
+     */
+    static void openLoop(String base, double rate, ConcurrentLinkedQueue<AdaptationBenchmark.Done> done, AtomicBoolean running) {
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (long i = 0; running.get(); i++) {
+            long due = t0 + Math.round(i * 1e9 / rate);
+            long wait = due - System.nanoTime();
+            if (wait > 0) java.util.concurrent.locks.LockSupport.parkNanos(wait);
+            String[] user = Demo.USERS[(int) (i % Demo.USERS.length)];
+            String auth = "Basic " + Base64.getEncoder().encodeToString((user[0] + ":" + user[1]).getBytes(StandardCharsets.UTF_8));
+            long start = System.nanoTime();
+            pending.add(HTTP.sendAsync(HttpRequest.newBuilder(URI.create(base + "/services/TripPlannerService"))
+                            .timeout(Duration.ofSeconds(60)).header("Content-Type", "text/xml; charset=utf-8")
+                            .header("SOAPAction", "\"urn:moses:trip-planner/planTrip\"").header("Authorization", auth)
+                            .POST(HttpRequest.BodyPublishers.ofString(Demo.request((int) i, user[0]))).build(), HttpResponse.BodyHandlers.ofString())
+                    .whenComplete((r, e) -> done.add(new AdaptationBenchmark.Done(start, System.nanoTime(), user[2],
+                            e == null && r.statusCode() == 200 && !r.body().contains("Fault>")))));
+            if (pending.size() > 1024) pending.removeIf(CompletableFuture::isDone);
+        }
+        for (CompletableFuture<?> f : pending) f.handle((r, e) -> null).join();
+    }
+
+    /** The machine, for the record: its processor, cores and load average now. */
+    static String machine() {
+        String model = "unknown processor";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo")))
+                if (line.startsWith("model name")) {
+                    model = line.substring(line.indexOf(':') + 1).strip();
+                    break;
+                }
+            String load = Files.readString(Path.of("/proc/loadavg")).split(" ", 4)[0];
+            return model + ", " + Runtime.getRuntime().availableProcessors() + " cores, load average " + load;
+        } catch (java.io.IOException e) {
+            return model + ", " + Runtime.getRuntime().availableProcessors() + " cores";
         }
     }
 

@@ -46,8 +46,12 @@ public final class Demo {
         String db = null;
         boolean keep = false;
         boolean degrade = false;
+        boolean trace = false;
+        Path seed = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--trace" -> trace = true;
+                case "--seed" -> seed = Path.of(value(args, ++i));
                 case "--requests" -> requests = positive(args, ++i);
                 case "--clients" -> clients = positive(args, ++i);
                 case "--db" -> db = value(args, ++i);
@@ -63,23 +67,29 @@ public final class Demo {
         Path home = Path.of(System.getProperty("moses.home", "."));
         String brokerClasspath = System.getProperty("moses.broker.classpath");
         if (brokerClasspath == null) usage("run through ./moses demo (the broker's class path is missing)");
+        if (seed == null) seed = home.resolve("bpel-processes/trip-planner/seed.yaml");
+        else if (!Files.isReadable(seed)) usage("--seed " + seed + ": no such file");
         Path tmp = Files.createTempDirectory("moses-demo");
         boolean ok = false;
         say("demo: stubs, broker and logs in " + tmp);
-        try (Child stubs = new Child("stubs", System.getProperty("java.class.path"), "io.moses.loadtest.stubs.StubServer",
+        String otlp = System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+        try (TraceCollector traces = trace && (otlp == null || otlp.isBlank()) ? new TraceCollector() : null;
+             Child stubs = new Child("stubs", System.getProperty("java.class.path"), "io.moses.loadtest.stubs.StubServer",
                 List.of("--port", "0"), tmp.resolve("stubs.log"))) {
             int stubPort = Integer.parseInt(stubs.await(STUBS, 60));
             say("demo: stub services on port " + stubPort + " (12 concrete services, 2 per task)");
             List<String> brokerArgs = new ArrayList<>(List.of("--port", "0", "--work", tmp.resolve("work").toString(),
                     "--deploy", home.resolve("bpel-processes/trip-planner").toString(),
-                    "--seed", home.resolve("bpel-processes/trip-planner/seed.yaml").toString(),
+                    "--seed", seed.toString(),
                     "--set", "STUBS=http://127.0.0.1:" + stubPort));
             // a knowledge base of an earlier demo gets the seed again: the stubs' port changed
             if (db != null) brokerArgs.addAll(List.of("--db", db, "--reseed"));
             // JVM options ./moses gives brokers (its AOT cache, or the recording that makes it)
             List<String> brokerJvm = System.getProperty("moses.broker.jvm", "").isBlank() ? List.of()
                     : List.of(System.getProperty("moses.broker.jvm").trim().split("\\s+"));
-            try (Child broker = new Child("broker", brokerJvm, brokerClasspath, "io.moses.core.Main", brokerArgs, tmp.resolve("broker.log"))) {
+            // spans every 200 ms to the demo's own receiver, or to the endpoint this environment names
+            Map<String, String> env = traces == null ? Map.of() : Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", traces.endpoint(), "OTEL_BSP_SCHEDULE_DELAY", "200");
+            try (Child broker = new Child("broker", brokerJvm, env, brokerClasspath, "io.moses.core.Main", brokerArgs, tmp.resolve("broker.log"))) {
                 int port = Integer.parseInt(broker.await(BROKER, 120));
                 String base = "http://127.0.0.1:" + port;
                 say("demo: broker on port " + port + ", knowledge base " + (db == null ? "embedded H2" : mask(db))
@@ -87,6 +97,9 @@ public final class Demo {
                 say("demo: operator '" + OPERATOR[0] + "', demo password '" + OPERATOR[1]
                         + "' (admin API " + base + "/admin/plan, SLA Manager " + base + "/manage/sla?wsdl, Service Manager "
                         + base + "/manage/services?wsdl)");
+                if (traces != null) say("demo: tracing on: the broker sends its spans (OTLP/HTTP) to the demo, which draws some traces at the end");
+                else if (trace) say("demo: tracing on: the broker sends its spans to " + otlp + " (OTEL_EXPORTER_OTLP_ENDPOINT); Jaeger shows them at"
+                        + " http://127.0.0.1:16686, service moses-broker (docs/tracing.md)");
                 say("demo: " + requests + " composite requests from " + clients + " concurrent clients (users of the gold, silver and bronze classes)");
                 LoadResult r;
                 if (degrade) {
@@ -98,6 +111,7 @@ public final class Demo {
                 }
                 System.out.println();
                 System.out.println(answeredBy(fetch(base + "/metrics")));
+                if (traces != null) drawTraces(traces, (int) (r.requests() + r.warmupRequests()), tmp);
                 // degrade: requests fail while a service the plan relies on is down and not yet
                 // out of the plan; success there is the broker adapting
                 ok = degrade ? Degrade.adapted && Degrade.slasKept : r.errorCount() == 0;
@@ -110,9 +124,26 @@ public final class Demo {
         } catch (Exception e) {
             say("demo: FAILED: " + e.getMessage());
         } finally {
-            if (ok && !keep) deleteTree(tmp);
+            if (ok && !keep && !trace) deleteTree(tmp);
         }
         System.exit(ok ? 0 : 1);
+    }
+
+    /** Prints the traces worth seeing of the run, as text, and writes each as an SVG picture into {@code dir}. */
+    private static void drawTraces(TraceCollector traces, int requests, Path dir) throws Exception {
+        List<TraceCollector.Span> spans = traces.await(requests, 20);
+        Map<String, TraceView> views = TraceView.interesting(spans);
+        System.out.println();
+        say("demo: " + spans.size() + " spans of " + spans.stream().map(TraceCollector.Span::traceId).distinct().count()
+                + " traces received; some of them (= a span's time, x a failed one; the bar spans the request):");
+        int n = 0;
+        for (var e : views.entrySet()) {
+            Path svg = dir.resolve("trace-" + (++n) + ".svg");
+            Files.writeString(svg, e.getValue().svg(e.getKey()));
+            System.out.println();
+            say(e.getKey() + " (picture: " + svg + ")");
+            System.out.print(e.getValue().text());
+        }
     }
 
     /** The i-th request's body: trips with and without a car, 0 to 3 attractions. */
@@ -185,7 +216,7 @@ public final class Demo {
 
     private static void usage(String problem) {
         System.err.println("moses demo: " + problem);
-        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--scenario steady|degrade] [--keep-logs]");
+        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--scenario steady|degrade] [--seed FILE] [--trace] [--keep-logs]");
         System.exit(2);
     }
 
