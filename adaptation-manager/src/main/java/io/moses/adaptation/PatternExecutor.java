@@ -277,7 +277,10 @@ final class PatternExecutor {
         CallEnd kind = a.result().kind();
         a.trace().ended(kind, discarded);
         if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return; // a request taken, not yet answered
-        outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
-        health.observe(a.provider().name(), kind);
+        // on the thread that completed the call: an ejection's line names the request whose call it was
+        try (InvokeTrace.Scope ids = a.trace().logged()) {
+            outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, health.now());
+            health.observe(a.provider().name(), kind);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.moses.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Traces end to end (docs/tracing.md): the stub services, a broker exporting OTLP/HTTP to a real
  * receiver that decodes the wire format, and the trip planner's seed (gold: par for the searches,
- * alt for the rest). What the spans say is checked against what the stubs saw.
+ * alt for the rest). What the spans say is checked against what the stubs saw. Its log is JSON
+ * lines ({@code --log-format json}), a request's with the ids of its trace.
  */
 @Tag("e2e")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -59,7 +61,7 @@ class TracingEndToEndTest {
         broker = stubs.broker(work, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_SERVICE_NAME", SERVICE_NAME,
                         "OTEL_BSP_SCHEDULE_DELAY", "100"),
                 "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
-                "--monitors", "none", "--optimizer", "off");
+                "--monitors", "none", "--optimizer", "off", "--log-format", "json");
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
     }
 
@@ -208,6 +210,51 @@ class TracingEndToEndTest {
             }
         assertEquals(sent, carried, "every partner request carried the caller's trace");
     }
+
+    @Test
+    @Order(3)
+    void everyLogLineIsJsonAndAnEjectionNamesTheRequestWhoseCallFailed() throws Exception {
+        try {
+            // car: alt(car-a,car-b); every call to car-a ends with its connection dropped, and
+            // the third in a row ejects it, on the thread that completed that call
+            stubs.set("car-a", "{\"failureProbability\":1.0,\"failureKind\":\"drop\"}");
+            for (int i = 0; i < 3; i++) planTrip(null); // each calls car-a once; whether car-b then answers is the seed's business
+            String ejected = broker.await(java.util.regex.Pattern.compile("concrete service car-a ejected from selection"), 30);
+            com.fasterxml.jackson.databind.JsonNode line = JSON.readTree(ejected);
+            String traceId = line.path("trace_id").asText(null), spanId = line.path("span_id").asText(null);
+            assertNotNull(traceId, "the ejection's line carries the trace id of the request whose call ejected car-a: " + ejected);
+            assertNotNull(spanId, ejected);
+            assertEquals("INFO", line.get("level").asText());
+            assertEquals("io.moses.adaptation.ProviderHealth", line.get("logger").asText());
+            List<Received> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId))
+                    && s.stream().anyMatch(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)), 30);
+            Received call = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
+            assertEquals("CLIENT", call.kind(), "the line's span is the failed call's: " + call);
+            assertEquals(traceId, call.traceId());
+            assertEquals("car-a", call.string("moses.provider"));
+            assertEquals("protocol", call.string("moses.call.end"), "a dropped connection");
+            Received request = spans.stream().filter(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)).findFirst().orElseThrow();
+            assertEquals("TripPlanner/planTrip", request.name(), "the trace is the request's");
+        } finally {
+            stubs.reset();
+        }
+        List<String> lines = broker.output().lines().toList();
+        assertTrue(lines.size() > 5, "the broker logged its start: " + lines);
+        for (String l : lines) {
+            com.fasterxml.jackson.databind.JsonNode n;
+            try {
+                n = JSON.readTree(l);
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                throw new AssertionError("a line of the broker's output that is not JSON: " + l, e);
+            }
+            assertTrue(n.isObject() && n.hasNonNull("time") && n.hasNonNull("level") && n.hasNonNull("logger") && n.hasNonNull("message"),
+                    "time, level, logger and message: " + l);
+            if (n.get("message").asText().startsWith("broker listening on"))
+                assertFalse(n.has("trace_id"), "no trace id outside a request: " + l);
+        }
+    }
+
+    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static byte[] random(int n) {
         byte[] b = new byte[n];
