@@ -61,7 +61,9 @@ class TracingEndToEndTest {
         broker = stubs.broker(work, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_SERVICE_NAME", SERVICE_NAME,
                         "OTEL_BSP_SCHEDULE_DELAY", "100"),
                 "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
-                "--monitors", "none", "--optimizer", "off", "--log-format", "json");
+                "--monitors", "none", "--optimizer", "off", "--log-format", "json",
+                // one composite request at a time, none waiting: a second one while it runs is refused (and logged)
+                "--max-in-flight", "1", "--max-queued", "0");
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
     }
 
@@ -73,6 +75,10 @@ class TracingEndToEndTest {
     }
 
     static HttpResponse<String> planTrip(String traceparent) throws Exception {
+        return TripPlannerEndToEndTest.HTTP.send(planTripRequest(traceparent), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpRequest planTripRequest(String traceparent) {
         String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
                 + "<tp:planTrip xmlns:tp='urn:moses:trip-planner'><tp:customer>alice</tp:customer>"
                 + "<tp:destination>Rome</tp:destination><tp:departure>2026-06-01</tp:departure><tp:nights>3</tp:nights>"
@@ -84,7 +90,7 @@ class TracingEndToEndTest {
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:alice-demo".getBytes()))
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (traceparent != null) req.header("traceparent", traceparent);
-        return TripPlannerEndToEndTest.HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        return req.build();
     }
 
     static List<Received> kind(List<Received> spans, String kind) {
@@ -213,6 +219,39 @@ class TracingEndToEndTest {
 
     @Test
     @Order(3)
+    void theLineOfARequestRefusedForOverloadCarriesItsTraceId() throws Exception {
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> running = null;
+        try {
+            // the running request holds the only place for weather's 2 s
+            for (String s : List.of("weather-a", "weather-b")) stubs.set(s, "{\"latencyMs\":2000,\"distribution\":\"fixed\"}");
+            long before = stubs.requests("weather-a");
+            running = TripPlannerEndToEndTest.HTTP.sendAsync(planTripRequest(null), HttpResponse.BodyHandlers.ofString());
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (stubs.requests("weather-a") == before) {
+                assertTrue(System.nanoTime() < deadline, "the first request never reached weather-a");
+                Thread.sleep(5);
+            }
+            HttpResponse<String> refused = planTrip(null);
+            assertEquals(503, refused.statusCode(), refused.body());
+            // written on the refused request's thread, while its server span is current
+            com.fasterxml.jackson.databind.JsonNode line = JSON.readTree(broker.await(java.util.regex.Pattern.compile("\"overloaded: "), 30));
+            assertEquals("WARN", line.get("level").asText());
+            String traceId = line.path("trace_id").asText(null), spanId = line.path("span_id").asText(null);
+            assertNotNull(traceId, "the refused request's trace id: " + line);
+            List<Received> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId)), 30);
+            Received server = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
+            assertEquals("SERVER", server.kind(), "the line's span is the refused request's: " + server);
+            assertEquals(traceId, server.traceId());
+            assertEquals(503L, server.attributes().get("http.response.status_code"));
+            assertEquals(200, running.get().statusCode(), "the running request was served");
+        } finally {
+            if (running != null) running.exceptionally(e -> null).get(30, java.util.concurrent.TimeUnit.SECONDS); // the place free for the next test
+            stubs.reset();
+        }
+    }
+
+    @Test
+    @Order(4)
     void everyLogLineIsJsonAndAnEjectionNamesTheRequestWhoseCallFailed() throws Exception {
         try {
             // car: alt(car-a,car-b); every call to car-a ends with its connection dropped, and
