@@ -391,7 +391,9 @@ public final class AdaptiveBinding implements InvokeHandler {
         lateResends.incrementAndGet();
         Implementation impl = next.size() == 1 ? Implementation.single(next.get(0).name())
                 : new Implementation(Implementation.Pattern.ALTERNATE, next.stream().map(Provider::name).toList());
-        log.info("{}: no callback from {} within its timeout, the call goes to {}", late.task(), lateService, next.get(0).name());
+        try (InvokeTrace.Scope ids = late.trace().logged()) { // a timer's thread: the line names the invoke's request
+            log.info("{}: no callback from {} within its timeout, the call goes to {}", late.task(), lateService, next.get(0).name());
+        }
         executor.execute(again, impl, next, true, InvokeTrace.Why.RETRY, false).thenAccept(ex -> {
             if (ex.outcome() instanceof InvokeReply r) remember(again, next, r.answeredBy());
             sent(instance, again, ex.outcome());

@@ -40,6 +40,22 @@ public interface InvokeTrace {
     /** The invoke ended with {@code outcome} (a one-way or asynchronous one: its request was sent). */
     default void ended(InvokeOutcome outcome) {}
 
+    /**
+     * The invoke's trace and span ids in the log lines this thread writes until the scope is
+     * closed: for work of the invoke on a thread that is not its request's (a timer's).
+     */
+    default Scope logged() {
+        return Scope.NONE;
+    }
+
+    /** Where a trace's ids are in the log lines of this thread; closing it puts back what was there. */
+    interface Scope extends AutoCloseable {
+        Scope NONE = () -> {};
+
+        @Override
+        void close();
+    }
+
     /** One call to a concrete service. */
     interface Call {
         Call NONE = new Call() {};
@@ -57,5 +73,10 @@ public interface InvokeTrace {
          * member of its implementation had answered first.
          */
         default void ended(CallEnd end, boolean discarded) {}
+
+        /** The call's trace and span ids in the log lines this thread writes until closed (what its outcome leads to, an ejection). */
+        default Scope logged() {
+            return Scope.NONE;
+        }
     }
 }

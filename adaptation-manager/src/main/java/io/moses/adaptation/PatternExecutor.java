@@ -165,7 +165,7 @@ final class PatternExecutor {
                     trace.finished();
                     attempt.complete(new Attempt(provider, r, now - start, trace));
                 } else {
-                    ranOn(inv, provider, r.kind(), now - start, now);
+                    ranOn(inv, provider, trace, r.kind(), now - start, now);
                 }
             });
         }
@@ -356,14 +356,19 @@ final class PatternExecutor {
         if (kind == CallEnd.STALLED) return; // the call runs on: its own end is the provider's outcome (ranOn)
         if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return; // a request taken, not yet answered
         long now = health.now();
-        outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, now);
-        health.observe(a.provider().name(), kind, now);
+        // on the thread that completed the call: an ejection's line names the request whose call it was
+        try (InvokeTrace.Scope ids = a.trace().logged()) {
+            outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, now);
+            health.observe(a.provider().name(), kind, now);
+        }
     }
 
     /** The end of a call the invocation stopped waiting for: its provider's outcome, used by nobody. */
-    private void ranOn(Invocation inv, Provider provider, CallEnd kind, long nanos, long now) {
+    private void ranOn(Invocation inv, Provider provider, InvokeTrace.Call trace, CallEnd kind, long nanos, long now) {
         if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return;
-        outcomes.add(provider.name(), inv.task(), inv.serviceClass(), nanos, kind, false, now);
-        health.observe(provider.name(), kind, now);
+        try (InvokeTrace.Scope ids = trace.logged()) {
+            outcomes.add(provider.name(), inv.task(), inv.serviceClass(), nanos, kind, false, now);
+            health.observe(provider.name(), kind, now);
+        }
     }
 }

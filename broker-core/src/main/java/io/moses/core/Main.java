@@ -16,7 +16,14 @@ import java.util.Map;
 public final class Main {
     private Main() {}
 
+    /** The system property logback.xml picks the format by (text, json); set before the first logger. */
+    static final String LOG_FORMAT = "moses.log.format";
+
     public static void main(String[] args) {
+        // before any class that logs is loaded: logback reads its configuration once, as the
+        // first logger is made (many are made in static initializers)
+        String format = logFormatOf(args);
+        if (format != null) System.setProperty(LOG_FORMAT, format);
         BrokerConfig config;
         ClusterSettings cluster;
         io.moses.core.frontend.RatePolicy rates;
@@ -72,6 +79,7 @@ public final class Main {
                                  [--class-priority CLASS=N,...]
                                  [--over-rate off|reject|best-effort] [--rate-burst SECONDS]
                                  [--best-effort-share F] [--tls-cert CHAIN.pem [--tls-key KEY.pem]]
+                                 [--log-format text|json]
                   --db      an H2 file path (default WORK/knowledge), mem: for in-memory H2, or a
                             jdbc:mysql:// or jdbc:mariadb:// URL (credentials in the URL, or in
                             MOSES_DB_USER and MOSES_DB_PASSWORD / MOSES_DB_PASSWORD_FILE)
@@ -132,7 +140,12 @@ public final class Main {
                             overRate (seed, /admin/classes) overrides it. --rate-burst: seconds of the
                             agreed rate a user may send at once (0.1 to 60, default 2).
                             --best-effort-share: best-effort excess runs only while fewer than this
-                            share of --max-in-flight run (above 0 to 1, default 0.5)""";
+                            share of --max-in-flight run (above 0 to 1, default 0.5)
+                  --log-format  the log on standard error: text (default), one line per event
+                            (12:34:56.789 INFO Broker - message), with trace_id=ID at the end of a traced
+                            request's lines; json: one JSON object per line, for log shippers (time, level,
+                            logger, message; trace_id and span_id in a traced request's; exception).
+                            -Dmoses.log.level=warn in MOSES_JAVA_OPTS: fewer lines (default info)""";
     }
 
     static BrokerConfig parse(String[] args) {
@@ -231,6 +244,7 @@ public final class Main {
                     io.moses.core.frontend.OverloadBound m = c.overloadBound();
                     c = c.withOverloadBound(new io.moses.core.frontend.OverloadBound(m.maxInFlight(), intArg(args, ++i, a), m.maxWait()));
                 }
+                case "--log-format" -> logFormat(arg(args, ++i, a)); // main has set it: checked here
                 case "--help", "-h" -> {
                     System.out.println(usage());
                     System.exit(0);
@@ -240,6 +254,19 @@ public final class Main {
         }
         if (c.tlsKey() != null && c.tlsCert() == null) throw new IllegalArgumentException("--tls-key needs --tls-cert (the certificate chain)");
         return c.withDeployments(deploy).withTimeouts(request, invoke).withVariables(vars).withSeeds(seeds);
+    }
+
+    /** The value of the last valid {@code --log-format} among {@code args}, or null; a wrong one is parse's to report. */
+    static String logFormatOf(String[] args) {
+        String format = null;
+        for (int i = 0; i + 1 < args.length; i++)
+            if (args[i].equals("--log-format") && (args[i + 1].equals("text") || args[i + 1].equals("json"))) format = args[++i];
+        return format;
+    }
+
+    private static String logFormat(String v) {
+        if (!v.equals("text") && !v.equals("json")) throw new IllegalArgumentException("--log-format is text or json, got '" + v + "'");
+        return v;
     }
 
     /** http[s]://HOST[:PORT], nothing after it: the services' paths (/services/NAME) are added to it. */

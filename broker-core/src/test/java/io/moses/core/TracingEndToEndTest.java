@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Traces end to end (docs/tracing.md): the stub services, a broker exporting OTLP/HTTP to a real
  * receiver that decodes the wire format, and the trip planner's seed (gold: par for the searches,
- * alt for the rest). What the spans say is checked against what the stubs saw.
+ * alt for the rest). What the spans say is checked against what the stubs saw. Its log is JSON
+ * lines ({@code --log-format json}), a request's with the ids of its trace.
  */
 @Tag("e2e")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,7 +61,9 @@ class TracingEndToEndTest {
         broker = stubs.broker(work, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_SERVICE_NAME", SERVICE_NAME,
                         "OTEL_BSP_SCHEDULE_DELAY", "100"),
                 "--deploy", "../bpel-processes/trip-planner", "--seed", "../bpel-processes/trip-planner/seed.yaml",
-                "--monitors", "none", "--optimizer", "off");
+                "--monitors", "none", "--optimizer", "off", "--log-format", "json",
+                // one composite request at a time, none waiting: a second one while it runs is refused (and logged)
+                "--max-in-flight", "1", "--max-queued", "0");
         brokerPort = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 90));
     }
 
@@ -72,6 +75,10 @@ class TracingEndToEndTest {
     }
 
     static HttpResponse<String> planTrip(String traceparent) throws Exception {
+        return TripPlannerEndToEndTest.HTTP.send(planTripRequest(traceparent), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpRequest planTripRequest(String traceparent) {
         String body = "<soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'><soap:Body>"
                 + "<tp:planTrip xmlns:tp='urn:moses:trip-planner'><tp:customer>alice</tp:customer>"
                 + "<tp:destination>Rome</tp:destination><tp:departure>2026-06-01</tp:departure><tp:nights>3</tp:nights>"
@@ -83,7 +90,7 @@ class TracingEndToEndTest {
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("alice:alice-demo".getBytes()))
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (traceparent != null) req.header("traceparent", traceparent);
-        return TripPlannerEndToEndTest.HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        return req.build();
     }
 
     static List<Received> kind(List<Received> spans, String kind) {
@@ -212,6 +219,84 @@ class TracingEndToEndTest {
 
     @Test
     @Order(3)
+    void theLineOfARequestRefusedForOverloadCarriesItsTraceId() throws Exception {
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> running = null;
+        try {
+            // the running request holds the only place for weather's 2 s
+            for (String s : List.of("weather-a", "weather-b")) stubs.set(s, "{\"latencyMs\":2000,\"distribution\":\"fixed\"}");
+            long before = stubs.requests("weather-a");
+            running = TripPlannerEndToEndTest.HTTP.sendAsync(planTripRequest(null), HttpResponse.BodyHandlers.ofString());
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (stubs.requests("weather-a") == before) {
+                assertTrue(System.nanoTime() < deadline, "the first request never reached weather-a");
+                Thread.sleep(5);
+            }
+            HttpResponse<String> refused = planTrip(null);
+            assertEquals(503, refused.statusCode(), refused.body());
+            // written on the refused request's thread, while its server span is current
+            com.fasterxml.jackson.databind.JsonNode line = JSON.readTree(broker.await(java.util.regex.Pattern.compile("\"overloaded: "), 30));
+            assertEquals("WARN", line.get("level").asText());
+            String traceId = line.path("trace_id").asText(null), spanId = line.path("span_id").asText(null);
+            assertNotNull(traceId, "the refused request's trace id: " + line);
+            List<Received> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId)), 30);
+            Received server = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
+            assertEquals("SERVER", server.kind(), "the line's span is the refused request's: " + server);
+            assertEquals(traceId, server.traceId());
+            assertEquals(503L, server.attributes().get("http.response.status_code"));
+            assertEquals(200, running.get().statusCode(), "the running request was served");
+        } finally {
+            if (running != null) running.exceptionally(e -> null).get(30, java.util.concurrent.TimeUnit.SECONDS); // the place free for the next test
+            stubs.reset();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void everyLogLineIsJsonAndAnEjectionNamesTheRequestWhoseCallFailed() throws Exception {
+        try {
+            // car: alt(car-a,car-b); every call to car-a ends with its connection dropped, and
+            // the third in a row ejects it, on the thread that completed that call
+            stubs.set("car-a", "{\"failureProbability\":1.0,\"failureKind\":\"drop\"}");
+            for (int i = 0; i < 3; i++) planTrip(null); // each calls car-a once; whether car-b then answers is the seed's business
+            String ejected = broker.await(java.util.regex.Pattern.compile("concrete service car-a ejected from selection"), 30);
+            com.fasterxml.jackson.databind.JsonNode line = JSON.readTree(ejected);
+            String traceId = line.path("trace_id").asText(null), spanId = line.path("span_id").asText(null);
+            assertNotNull(traceId, "the ejection's line carries the trace id of the request whose call ejected car-a: " + ejected);
+            assertNotNull(spanId, ejected);
+            assertEquals("INFO", line.get("level").asText());
+            assertEquals("io.moses.adaptation.ProviderHealth", line.get("logger").asText());
+            List<Received> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId))
+                    && s.stream().anyMatch(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)), 30);
+            Received call = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
+            assertEquals("CLIENT", call.kind(), "the line's span is the failed call's: " + call);
+            assertEquals(traceId, call.traceId());
+            assertEquals("car-a", call.string("moses.provider"));
+            assertEquals("protocol", call.string("moses.call.end"), "a dropped connection");
+            Received request = spans.stream().filter(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)).findFirst().orElseThrow();
+            assertEquals("TripPlanner/planTrip", request.name(), "the trace is the request's");
+        } finally {
+            stubs.reset();
+        }
+        List<String> lines = broker.output().lines().toList();
+        assertTrue(lines.size() > 5, "the broker logged its start: " + lines);
+        for (String l : lines) {
+            com.fasterxml.jackson.databind.JsonNode n;
+            try {
+                n = JSON.readTree(l);
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                throw new AssertionError("a line of the broker's output that is not JSON: " + l, e);
+            }
+            assertTrue(n.isObject() && n.hasNonNull("time") && n.hasNonNull("level") && n.hasNonNull("logger") && n.hasNonNull("message"),
+                    "time, level, logger and message: " + l);
+            if (n.get("message").asText().startsWith("broker listening on"))
+                assertFalse(n.has("trace_id"), "no trace id outside a request: " + l);
+        }
+    }
+
+    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    @Test
+    @Order(5)
     void theLatencyHistogramsExemplarsNameTracesOfRequestsInTheirBuckets() throws Exception {
         for (int i = 0; i < 3; i++) assertEquals(200, planTrip(null).statusCode());
         HttpResponse<String> open = TripPlannerEndToEndTest.HTTP.send(HttpRequest.newBuilder(

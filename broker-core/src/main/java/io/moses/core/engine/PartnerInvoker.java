@@ -87,7 +87,9 @@ final class PartnerInvoker implements MessageExchangeContext {
             Document doc = DOMUtils.newDocument();
             doc.appendChild(doc.createElementNS(null, "message"));
             none.setMessage(doc.getDocumentElement());
-            log.info("{}: {} is not a partner reference the broker can call", partnerLink, u.reason());
+            try (var ids = io.moses.core.tracing.Tracing.logged(callers.traceOf(instance))) { // an engine thread: the request's ids
+                log.info("{}: {} is not a partner reference the broker can call", partnerLink, u.reason());
+            }
             mex.replyWithFault(Endpoints.UNSUPPORTED_REFERENCE, none);
             return;
         }
@@ -126,8 +128,8 @@ final class PartnerInvoker implements MessageExchangeContext {
                         if (outcome != null && instance != null) handler.sent(instance, invocation, outcome);
                         return;
                     }
-                    if (inTransaction.getAsBoolean()) replies.execute(() -> reply(mexId, binding, op, result));
-                    else reply(mexId, binding, op, result);
+                    if (inTransaction.getAsBoolean()) replies.execute(() -> reply(mexId, binding, op, result, trace));
+                    else reply(mexId, binding, op, result, trace);
                 });
             }
 
@@ -156,15 +158,18 @@ final class PartnerInvoker implements MessageExchangeContext {
     /** How a partner link's session names the provider of a stateful partner. */
     private static final String PROVIDER = "moses-provider:";
 
-    private void reply(String mexId, SoapBinding binding, SoapBinding.OperationBinding op, InvokeOutcome outcome) {
-        try {
-            scheduler.execTransaction(() -> {
-                PartnerRoleMessageExchange mex = (PartnerRoleMessageExchange) server.get().getEngine().getMessageExchange(mexId);
-                deliver(mex, binding, op, outcome);
-                return null;
-            });
-        } catch (Exception e) {
-            log.error("reply to {} lost: {}", op.name(), e.toString());
+    private void reply(String mexId, SoapBinding binding, SoapBinding.OperationBinding op, InvokeOutcome outcome, InvokeTrace trace) {
+        // a client's or the engine's thread: what delivering the reply logs names the invoke's request
+        try (InvokeTrace.Scope ids = trace.logged()) {
+            try {
+                scheduler.execTransaction(() -> {
+                    PartnerRoleMessageExchange mex = (PartnerRoleMessageExchange) server.get().getEngine().getMessageExchange(mexId);
+                    deliver(mex, binding, op, outcome);
+                    return null;
+                });
+            } catch (Exception e) {
+                log.error("reply to {} lost: {}", op.name(), e.toString());
+            }
         }
     }
 

@@ -68,6 +68,11 @@ final class InvokeSpans implements InvokeTrace {
         span.end();
     }
 
+    @Override
+    public Scope logged() {
+        return LogIds.of(span.getSpanContext());
+    }
+
     /** The invoke was never sent: the engine's transaction did not commit. */
     void abandoned(String why) {
         if (!ended.compareAndSet(false, true)) return;
@@ -122,6 +127,11 @@ final class InvokeSpans implements InvokeTrace {
                 call.setStatus(StatusCode.ERROR, end.name().toLowerCase(Locale.ROOT));
             }
             call.end(tracing.epochNanos(at != 0 ? at : System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public Scope logged() {
+            return LogIds.of(call.getSpanContext());
         }
     }
 }

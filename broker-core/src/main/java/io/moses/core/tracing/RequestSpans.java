@@ -2,6 +2,7 @@ package io.moses.core.tracing;
 
 import static io.moses.core.tracing.SpanAttributes.*;
 
+import io.moses.adaptation.InvokeTrace;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -23,6 +24,7 @@ import java.util.Map;
  * {@code traceparent} when it sent one; current on the request's thread while it is served, so
  * that the engine's invokes and a forwarded conversation message are its children. It covers
  * the wait for an engine place (the overload bound's queue) too: it is the outermost filter.
+ * Its ids are in the MDC meanwhile ({@link LogIds}): the request's log lines carry them.
  */
 final class RequestSpans implements Filter {
     /** The request's attribute that holds its span, for {@link #describe}. */
@@ -60,7 +62,8 @@ final class RequestSpans implements Filter {
                 .setAttribute(CLIENT_ADDRESS, http.getRemoteAddr())
                 .startSpan();
         http.setAttribute(SPAN, span);
-        try (Scope ignored = span.makeCurrent()) {
+        // the log lines written while it is served carry its ids (the engine's threads: Tracing.logged)
+        try (Scope ignored = span.makeCurrent(); InvokeTrace.Scope ids = LogIds.of(span.getSpanContext())) {
             chain.doFilter(request, response);
         } catch (IOException | ServletException | RuntimeException e) {
             span.setStatus(StatusCode.ERROR, e.toString());

@@ -152,6 +152,14 @@ public final class Tracing implements AutoCloseable {
     }
 
     /**
+     * The ids of {@code context} ({@link #current()} of a request, null when untraced) in the log
+     * lines this thread writes until closed: for a request's work on an engine thread.
+     */
+    public static InvokeTrace.Scope logged(Object context) {
+        return context instanceof Context c ? LogIds.of(Span.fromContext(c).getSpanContext()) : InvokeTrace.Scope.NONE;
+    }
+
+    /**
      * The trace of one partner invoke, a child of {@code parent} ({@link #current()} of its
      * request; null: a span of its own trace, e.g. an invoke of an instance that outlived its request).
      */
