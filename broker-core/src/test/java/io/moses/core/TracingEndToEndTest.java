@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.moses.core.OtlpReceiver.Received;
+import io.moses.loadtest.demo.TraceCollector;
+import io.moses.loadtest.demo.TraceCollector.Span;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -47,7 +48,7 @@ class TracingEndToEndTest {
             "attraction.bookAttraction", "alt(attraction-a,attraction-b)", "payment.charge", "alt(payment-a,payment-b)");
     static final List<String> SERVICES = GOLD.keySet().stream().map(t -> t.substring(0, t.indexOf('.')))
             .flatMap(t -> java.util.stream.Stream.of(t + "-a", t + "-b")).sorted().toList();
-    static OtlpReceiver receiver;
+    static TraceCollector receiver;
     static StubServices stubs;
     static ChildProcess broker;
     static int brokerPort;
@@ -55,7 +56,7 @@ class TracingEndToEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        receiver = new OtlpReceiver();
+        receiver = new TraceCollector();
         stubs = new StubServices();
         // the standard settings, as an operator gives them; spans go out every 100 ms
         broker = stubs.broker(work, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_SERVICE_NAME", SERVICE_NAME,
@@ -93,12 +94,12 @@ class TracingEndToEndTest {
         return req.build();
     }
 
-    static List<Received> kind(List<Received> spans, String kind) {
+    static List<Span> kind(List<Span> spans, String kind) {
         return spans.stream().filter(s -> s.kind().equals(kind)).toList();
     }
 
     /** A call's W3C traceparent without its flags: version, trace id, span id. */
-    static String traceparentOf(Received call) {
+    static String traceparentOf(Span call) {
         return "00-" + call.traceId() + "-" + call.spanId();
     }
 
@@ -128,13 +129,13 @@ class TracingEndToEndTest {
         }
         long sent = stubCounts().values().stream().mapToLong(Long::longValue).sum();
         // every call a stub counted has its client span (a 1-out-of-n loser's ends with its late reply)
-        List<Received> spans = receiver.await(s -> kind(s, "SERVER").size() >= n && kind(s, "CLIENT").size() >= sent, 30);
+        List<Span> spans = receiver.await(s -> kind(s, "SERVER").size() >= n && kind(s, "CLIENT").size() >= sent, 30);
         assertEquals(0, receiver.refused(), "every export is OTLP/HTTP protobuf to /v1/traces");
-        List<Received> servers = kind(spans, "SERVER");
+        List<Span> servers = kind(spans, "SERVER");
         assertEquals(n, servers.size(), "one server span per request: " + servers);
-        assertEquals(n, servers.stream().map(Received::traceId).distinct().count(), "one trace per request");
+        assertEquals(n, servers.stream().map(Span::traceId).distinct().count(), "one trace per request");
         Map<String, Long> counts = stubCounts();
-        for (Received server : servers) {
+        for (Span server : servers) {
             assertEquals(SERVICE_NAME, server.service(), "OTEL_SERVICE_NAME names the broker");
             assertEquals("", server.parentSpanId().replace("0", ""), "a request without traceparent starts a trace");
             assertEquals("planTrip", server.string("moses.operation"));
@@ -143,11 +144,11 @@ class TracingEndToEndTest {
             assertEquals("ok", server.string("moses.outcome"));
             assertEquals(200L, server.attributes().get("http.response.status_code"));
             assertEquals("POST", server.string("http.request.method"));
-            List<Received> trace = spans.stream().filter(s -> s.traceId().equals(server.traceId())).toList();
-            List<Received> invokes = kind(trace, "INTERNAL");
+            List<Span> trace = spans.stream().filter(s -> s.traceId().equals(server.traceId())).toList();
+            List<Span> invokes = kind(trace, "INTERNAL");
             assertEquals(new TreeSet<>(GOLD.keySet()), invokes.stream().map(s -> s.string("moses.task")).collect(Collectors.toCollection(TreeSet::new)),
                     "an invoke span per task");
-            for (Received invoke : invokes) {
+            for (Span invoke : invokes) {
                 String task = invoke.string("moses.task");
                 assertEquals(server.spanId(), invoke.parentSpanId(), task + ": a child of the request's span");
                 assertEquals("invoke " + task, invoke.name());
@@ -156,14 +157,14 @@ class TracingEndToEndTest {
                 assertNotNull(invoke.attributes().get("moses.plan.version"), task + ": the plan's version");
                 assertEquals("gold", invoke.string("moses.class"));
                 assertEquals("reply", invoke.string("moses.outcome"));
-                List<Received> calls = kind(trace, "CLIENT").stream().filter(c -> c.parentSpanId().equals(invoke.spanId())).toList();
-                List<Received> used = calls.stream().filter(c -> !c.flag("moses.call.discarded")).toList();
+                List<Span> calls = kind(trace, "CLIENT").stream().filter(c -> c.parentSpanId().equals(invoke.spanId())).toList();
+                List<Span> used = calls.stream().filter(c -> !c.flag("moses.call.discarded")).toList();
                 assertEquals(1, used.size(), task + ": one call's reply is used: " + calls);
                 assertEquals(invoke.string("moses.answered_by"), used.get(0).string("moses.provider"), task + ": the call that answered");
                 assertEquals("reply", used.get(0).string("moses.call.end"));
                 if (GOLD.get(task).startsWith("par"))
                     assertEquals(2, calls.size(), task + ": 1-out-of-2 calls both, the loser discarded: " + calls);
-                for (Received c : calls) {
+                for (Span c : calls) {
                     assertEquals("127.0.0.1", c.string("server.address"));
                     assertEquals("call " + c.string("moses.provider"), c.name());
                     assertTrue(!c.flag("moses.call.retry") && !c.flag("moses.call.hedge") && !c.flag("moses.call.exploration")
@@ -174,7 +175,7 @@ class TracingEndToEndTest {
         }
         Map<String, Long> byProvider = new TreeMap<>();
         for (String s : SERVICES) byProvider.put(s, 0L);
-        for (Received c : kind(spans, "CLIENT")) byProvider.merge(c.string("moses.provider"), 1L, Long::sum);
+        for (Span c : kind(spans, "CLIENT")) byProvider.merge(c.string("moses.provider"), 1L, Long::sum);
         assertEquals(counts, byProvider, "the providers named in the client spans are the calls the stubs counted");
         for (String s : SERVICES) {
             List<String> expected = kind(spans, "CLIENT").stream().filter(c -> s.equals(c.string("moses.provider")))
@@ -198,11 +199,11 @@ class TracingEndToEndTest {
         }
         Set<String> ids = parents.keySet();
         long sent = stubCounts().values().stream().mapToLong(Long::longValue).sum();
-        List<Received> spans = receiver.await(s -> s.stream().filter(x -> ids.contains(x.traceId()) && x.kind().equals("CLIENT")).count() >= sent
+        List<Span> spans = receiver.await(s -> s.stream().filter(x -> ids.contains(x.traceId()) && x.kind().equals("CLIENT")).count() >= sent
                 && s.stream().filter(x -> ids.contains(x.traceId()) && x.kind().equals("SERVER")).count() >= ids.size(), 30);
         for (var e : parents.entrySet()) {
-            List<Received> trace = spans.stream().filter(s -> s.traceId().equals(e.getKey())).toList();
-            List<Received> servers = kind(trace, "SERVER");
+            List<Span> trace = spans.stream().filter(s -> s.traceId().equals(e.getKey())).toList();
+            List<Span> servers = kind(trace, "SERVER");
             assertEquals(1, servers.size(), "the request's span is in the caller's trace: " + trace);
             assertEquals(e.getValue(), servers.get(0).parentSpanId(), "the caller's span is its parent");
             assertEquals(GOLD.size(), kind(trace, "INTERNAL").size(), "its invokes are in the caller's trace");
@@ -238,8 +239,8 @@ class TracingEndToEndTest {
             assertEquals("WARN", line.get("level").asText());
             String traceId = line.path("trace_id").asText(null), spanId = line.path("span_id").asText(null);
             assertNotNull(traceId, "the refused request's trace id: " + line);
-            List<Received> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId)), 30);
-            Received server = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
+            List<Span> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId)), 30);
+            Span server = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
             assertEquals("SERVER", server.kind(), "the line's span is the refused request's: " + server);
             assertEquals(traceId, server.traceId());
             assertEquals(503L, server.attributes().get("http.response.status_code"));
@@ -265,14 +266,14 @@ class TracingEndToEndTest {
             assertNotNull(spanId, ejected);
             assertEquals("INFO", line.get("level").asText());
             assertEquals("io.moses.adaptation.ProviderHealth", line.get("logger").asText());
-            List<Received> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId))
+            List<Span> spans = receiver.await(s -> s.stream().anyMatch(x -> x.spanId().equals(spanId))
                     && s.stream().anyMatch(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)), 30);
-            Received call = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
+            Span call = spans.stream().filter(x -> x.spanId().equals(spanId)).findFirst().orElseThrow();
             assertEquals("CLIENT", call.kind(), "the line's span is the failed call's: " + call);
             assertEquals(traceId, call.traceId());
             assertEquals("car-a", call.string("moses.provider"));
             assertEquals("protocol", call.string("moses.call.end"), "a dropped connection");
-            Received request = spans.stream().filter(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)).findFirst().orElseThrow();
+            Span request = spans.stream().filter(x -> x.kind().equals("SERVER") && x.traceId().equals(traceId)).findFirst().orElseThrow();
             assertEquals("TripPlanner/planTrip", request.name(), "the trace is the request's");
         } finally {
             stubs.reset();
@@ -324,8 +325,8 @@ class TracingEndToEndTest {
 
     /** Whether every trace id was exported to the receiver. */
     private static boolean receiverHasAll(Set<String> traceIds) throws Exception {
-        List<Received> spans = receiver.await(s -> s.stream().map(Received::traceId).collect(Collectors.toSet()).containsAll(traceIds), 30);
-        return spans.stream().map(Received::traceId).collect(Collectors.toSet()).containsAll(traceIds);
+        List<Span> spans = receiver.await(s -> s.stream().map(Span::traceId).collect(Collectors.toSet()).containsAll(traceIds), 30);
+        return spans.stream().map(Span::traceId).collect(Collectors.toSet()).containsAll(traceIds);
     }
 
     private static byte[] random(int n) {

@@ -188,7 +188,7 @@ public final class HangBenchmark {
 
     static void report(List<Outcome> outcomes, int hang) {
         System.out.println();
-        System.out.printf("A provider hangs (accepts calls, answers none) for %d s; requests counted by when they started%n", hang);
+        System.out.printf("A provider hangs (accepts calls, answers none) for %d s; the requests in flight when it began and those sent during it%n", hang);
         System.out.printf("  %-8s %-11s %-11s %8s %7s %9s %10s %9s %9s %12s %12s%n", "task", "stall watch", "hung", "requests", "failed",
                 "over 3 s", "bad share", "p50 [ms]", "p99 [ms]", "p99/healthy", "calls to it");
         Map<String, Outcome> byKey = new LinkedHashMap<>();

@@ -20,39 +20,48 @@ import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The demo's trace receiver (./moses demo --trace): an OTLP/HTTP endpoint on a free loopback
- * port that decodes the broker's {@code POST /v1/traces} (protobuf) and keeps the spans, with
- * their times, so the demo can draw a request's trace ({@link TraceView}). Bounded: it keeps at
- * most {@link #MAX_SPANS} spans and takes bodies of at most 16 MB.
+ * An OTLP/HTTP trace receiver on a free loopback port: decodes every {@code POST /v1/traces} as
+ * the real wire format ({@code ExportTraceServiceRequest}, protobuf) and keeps the spans, with
+ * their times. The demo draws traces from it ({@code ./moses demo --trace}, {@link TraceView});
+ * the broker's tracing tests check what the broker exported with it. Bounded: it keeps at most
+ * {@link #MAX_SPANS} spans and takes bodies of at most 16 MB.
  */
-final class TraceCollector implements AutoCloseable {
+public final class TraceCollector implements AutoCloseable {
     static final int MAX_SPANS = 200_000;
     private static final int MAX_BODY = 16 << 20;
 
-    /** One span: ids in hex, times in epoch nanos, attributes as their Java values. */
-    record Span(String traceId, String spanId, String parentSpanId, String name, String kind, long start, long end,
-                Map<String, Object> attributes, boolean error) {
-        String string(String key) {
+    /**
+     * One span: the service that sent it ({@code service.name}), ids in hex as W3C trace context
+     * writes them, times in epoch nanos, attributes as their Java values.
+     */
+    public record Span(String service, String traceId, String spanId, String parentSpanId, String name, String kind, long start, long end,
+                       Map<String, Object> attributes, boolean error) {
+        public String string(String key) {
             return attributes.get(key) instanceof String s ? s : null;
         }
 
-        boolean flag(String key) {
+        public boolean flag(String key) {
             return Boolean.TRUE.equals(attributes.get(key));
         }
 
-        double millis() {
+        public double millis() {
             return (end - start) / 1e6;
         }
     }
 
     private final HttpServer server;
     private final List<Span> spans = new ArrayList<>();
+    private int refused;
 
-    TraceCollector() throws IOException {
+    public TraceCollector() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
         server.createContext("/", exchange -> {
             try (exchange) {
-                if (!exchange.getRequestMethod().equals("POST") || !exchange.getRequestURI().getPath().equals("/v1/traces")) {
+                if (!exchange.getRequestMethod().equals("POST") || !exchange.getRequestURI().getPath().equals("/v1/traces")
+                        || !String.valueOf(exchange.getRequestHeaders().getFirst("Content-Type")).startsWith("application/x-protobuf")) {
+                    synchronized (this) {
+                        refused++;
+                    }
                     exchange.sendResponseHeaders(404, -1);
                     return;
                 }
@@ -64,13 +73,15 @@ final class TraceCollector implements AutoCloseable {
                     return;
                 }
                 List<Span> got = new ArrayList<>();
-                for (ResourceSpans rs : ExportTraceServiceRequest.parseFrom(body).getResourceSpansList())
+                for (ResourceSpans rs : ExportTraceServiceRequest.parseFrom(body).getResourceSpansList()) {
+                    String service = String.valueOf(attributes(rs.getResource().getAttributesList()).get("service.name"));
                     for (ScopeSpans ss : rs.getScopeSpansList())
                         for (io.opentelemetry.proto.trace.v1.Span s : ss.getSpansList())
-                            got.add(new Span(hex(s.getTraceId()), hex(s.getSpanId()), hex(s.getParentSpanId()), s.getName(),
+                            got.add(new Span(service, hex(s.getTraceId()), hex(s.getSpanId()), hex(s.getParentSpanId()), s.getName(),
                                     s.getKind().name().replace("SPAN_KIND_", ""), s.getStartTimeUnixNano(), s.getEndTimeUnixNano(),
                                     attributes(s.getAttributesList()),
                                     s.getStatus().getCode() == io.opentelemetry.proto.trace.v1.Status.StatusCode.STATUS_CODE_ERROR));
+                }
                 synchronized (this) {
                     if (spans.size() + got.size() <= MAX_SPANS) spans.addAll(got);
                     notifyAll();
@@ -103,18 +114,32 @@ final class TraceCollector implements AutoCloseable {
         return out;
     }
 
-    /** The broker's OTEL_EXPORTER_OTLP_ENDPOINT. */
-    String endpoint() {
+    /** Where a broker sends its spans: its {@code OTEL_EXPORTER_OTLP_ENDPOINT}. */
+    public String endpoint() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
+    public synchronized List<Span> spans() {
+        return List.copyOf(spans);
+    }
+
+    /** Export requests that were not OTLP/HTTP protobuf traces. */
+    public synchronized int refused() {
+        return refused;
+    }
+
     /** Waits until at least {@code servers} server spans came, at most {@code seconds}; every span then. */
-    synchronized List<Span> await(int servers, int seconds) throws InterruptedException {
+    public List<Span> await(int servers, int seconds) throws InterruptedException {
+        return await(s -> s.stream().filter(x -> x.kind().equals("SERVER")).count() >= servers, seconds);
+    }
+
+    /** Waits until the spans received so far satisfy {@code done}, at most {@code seconds}; the spans then. */
+    public synchronized List<Span> await(java.util.function.Predicate<List<Span>> done, int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (spans.stream().filter(s -> s.kind().equals("SERVER")).count() < servers) {
+        while (!done.test(spans)) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (left <= 0) break;
-            wait(left);
+            wait(left); // woken by each export
         }
         return List.copyOf(spans);
     }

@@ -13,8 +13,8 @@ import java.util.function.Predicate;
  * One composite request's trace drawn as a waterfall: the request, its invokes and their calls
  * to concrete services, each on a line with its bar on the request's time axis, as text for the
  * terminal and as SVG for a page (docs/tracing.md shows two). Which traces the demo draws: the
- * slowest request, and the first with a retried call, a hedge's second call and a discarded
- * 1-out-of-n loser, where the run had one.
+ * slowest request, and the slowest with a retried call, with a failed call its invoke got past,
+ * with a hedge's second call and with a discarded 1-out-of-n loser, where the run had one.
  */
 final class TraceView {
     private static final int BAR = 40;
@@ -45,16 +45,26 @@ final class TraceView {
         Map<String, TraceView> out = new java.util.LinkedHashMap<>();
         roots.stream().max(Comparator.comparingLong(s -> s.end() - s.start()))
                 .ifPresent(r -> out.put("the slowest request", new TraceView(r, byTrace.get(r.traceId()))));
-        pick(roots, byTrace, s -> s.flag("moses.call.retry")).ifPresent(v -> out.put("a request with a retried call", v));
-        pick(roots, byTrace, s -> s.flag("moses.call.hedge")).ifPresent(v -> out.put("a hedged request (its second call sent)", v));
-        pick(roots, byTrace, s -> s.flag("moses.call.discarded") && !s.flag("moses.call.hedge"))
+        pick(roots, byTrace, out, s -> s.flag("moses.call.retry")).ifPresent(v -> out.put("a request with a retried call", v));
+        // an alternate's first member failed: its invoke went on to the next provider, as the plan says
+        pick(roots.stream().filter(r -> "ok".equals(r.string("moses.outcome"))).toList(), byTrace, out,
+                s -> s.error() && !s.flag("moses.call.discarded") && !s.flag("moses.call.retry"))
+                .ifPresent(v -> out.put("a request served after a failed call", v));
+        pick(roots, byTrace, out, s -> s.flag("moses.call.hedge")).ifPresent(v -> out.put("a hedged request (its second call sent)", v));
+        Map<String, Span> byId = new HashMap<>();
+        for (Span s : spans) byId.put(s.spanId(), s);
+        pick(roots, byTrace, out, s -> s.flag("moses.call.discarded") && byId.containsKey(s.parentSpanId())
+                && "parallel".equals(byId.get(s.parentSpanId()).string("moses.pattern")))
                 .ifPresent(v -> out.put("a 1-out-of-n invoke whose loser was discarded", v));
         return out;
     }
 
-    /** The slowest request whose trace has a call that {@code shows}. */
-    private static Optional<TraceView> pick(List<Span> roots, Map<String, List<Span>> byTrace, Predicate<Span> shows) {
-        return roots.stream().filter(r -> byTrace.get(r.traceId()).stream().anyMatch(s -> s.kind().equals("CLIENT") && shows.test(s)))
+    /** The slowest request whose trace has a call that {@code shows}, of those not drawn yet. */
+    private static Optional<TraceView> pick(List<Span> roots, Map<String, List<Span>> byTrace, Map<String, TraceView> drawn, Predicate<Span> shows) {
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        drawn.values().forEach(v -> taken.add(v.traceId()));
+        return roots.stream().filter(r -> !taken.contains(r.traceId()))
+                .filter(r -> byTrace.get(r.traceId()).stream().anyMatch(s -> s.kind().equals("CLIENT") && shows.test(s)))
                 .max(Comparator.comparingLong(s -> s.end() - s.start()))
                 .map(r -> new TraceView(r, byTrace.get(r.traceId())));
     }
@@ -103,7 +113,7 @@ final class TraceView {
 
     /** The waterfall as an SVG picture, titled {@code title}. */
     String svg(String title) {
-        int rowH = 22, labelW = 330, barW = 520, noteW = 300, top = 48;
+        int rowH = 22, labelW = 330, barW = 520, noteW = 360, top = 48;
         int width = labelW + barW + noteW + 20, height = top + rowH * lines.size() + 34;
         long t0 = root.start(), total = Math.max(1, root.end() - root.start());
         StringBuilder out = new StringBuilder();
