@@ -63,7 +63,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     read -r rps p50 p99 non2xx errors _ < <(wrk_result "http://127.0.0.1:${PORT[$i]}" trip.lua "$CONNS" "$SECONDS_PER"; echo)
     m="$(rss_mb "${BROKER[$i]}")"; (( m > MAXRSS[$i] )) && MAXRSS[$i]=$m
     BAD[$i]=$(( BAD[$i] + non2xx + errors ))
-    ratio="$(awk -v a="$p99" -v b="$p50" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}')"
+    ratio="$(awk -v a="$p99" -v b="$p50" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
     P50[$i]+="$p50 " P99[$i]+="$p99 " RATIO[$i]+="$ratio "
     printf '%6d %-10s %9s %8s %8s %8s %7d %7d\n' "$r" "${NAMES[$i]}" "$rps" "$p50" "$p99" "$ratio" $(( non2xx + errors )) "$m"
   done

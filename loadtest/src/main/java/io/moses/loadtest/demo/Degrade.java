@@ -149,7 +149,7 @@ public final class Degrade {
         return out.toString();
     }
 
-    private static void stub(int port, String service, String json) throws Exception {
+    static void stub(int port, String service, String json) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/services/" + service))
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
                 HttpResponse.BodyHandlers.ofString());

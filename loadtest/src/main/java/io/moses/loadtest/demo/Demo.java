@@ -45,7 +45,7 @@ public final class Demo {
         int clients = 8;
         String db = null;
         boolean keep = false;
-        boolean degrade = false;
+        String scenario = "steady";
         boolean trace = false;
         Path seed = null;
         for (int i = 0; i < args.length; i++) {
@@ -57,9 +57,9 @@ public final class Demo {
                 case "--db" -> db = value(args, ++i);
                 case "--keep-logs" -> keep = true;
                 case "--scenario" -> {
-                    String sc = value(args, ++i);
-                    if (!sc.equals("degrade") && !sc.equals("steady")) usage("--scenario is steady or degrade, got '" + sc + "'");
-                    degrade = sc.equals("degrade");
+                    scenario = value(args, ++i);
+                    if (!List.of("steady", "degrade", "ramp").contains(scenario))
+                        usage("--scenario is steady, degrade or ramp, got '" + scenario + "'");
                 }
                 default -> usage("unknown option " + args[i]);
             }
@@ -102,8 +102,11 @@ public final class Demo {
                         + " http://127.0.0.1:16686, service moses-broker (docs/tracing.md)");
                 say("demo: " + requests + " composite requests from " + clients + " concurrent clients (users of the gold, silver and bronze classes)");
                 LoadResult r;
+                boolean degrade = scenario.equals("degrade"), ramp = scenario.equals("ramp");
                 if (degrade) {
                     r = Degrade.run(clients, requests, base, stubPort, Demo::say);
+                } else if (ramp) {
+                    r = Ramp.run(clients, requests, base, stubPort, Demo::say);
                 } else {
                     r = TripLoad.run(base, clients, requests, null, p -> say(p.toString()));
                     System.out.println();
@@ -114,8 +117,11 @@ public final class Demo {
                 if (traces != null) drawTraces(traces, (int) (r.requests() + r.warmupRequests()), tmp);
                 // degrade: requests fail while a service the plan relies on is down and not yet
                 // out of the plan; success there is the broker adapting
-                ok = degrade ? Degrade.adapted && Degrade.slasKept : r.errorCount() == 0;
-                if (degrade) say(ok ? "demo: OK: every class kept its SLA after the reaction window, and the plan no longer uses the service that went down"
+                ok = degrade ? Degrade.adapted && Degrade.slasKept : ramp ? Ramp.slasKept && r.errorCount() == 0 : r.errorCount() == 0;
+                if (ramp) say(ok ? "demo: OK: every class kept its SLA through the ramp, and every request succeeded"
+                        : !Ramp.slasKept ? "demo: FAILED: a class's SLA broke during the ramp; broker log: " + tmp.resolve("broker.log")
+                        : "demo: FAILED: " + r.errorCount() + " requests failed during the ramp; broker log: " + tmp.resolve("broker.log"));
+                else if (degrade) say(ok ? "demo: OK: every class kept its SLA after the reaction window, and the plan no longer uses the service that went down"
                         : !Degrade.slasKept ? "demo: FAILED: a class's SLA is broken after the reaction window; broker log: " + tmp.resolve("broker.log")
                         : "demo: FAILED: the plan still uses the service that went down");
                 else if (!ok) say("demo: FAILED: " + r.errorCount() + " of " + r.requests() + " requests failed; broker log: " + tmp.resolve("broker.log"));
@@ -216,7 +222,7 @@ public final class Demo {
 
     private static void usage(String problem) {
         System.err.println("moses demo: " + problem);
-        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--scenario steady|degrade] [--seed FILE] [--trace] [--keep-logs]");
+        System.err.println("usage: moses demo [--requests N] [--clients N] [--db SPEC] [--scenario steady|degrade|ramp] [--seed FILE] [--trace] [--keep-logs]");
         System.exit(2);
     }
 
