@@ -214,8 +214,8 @@ class ConformanceNamespacesTest {
         long before = received.stream().filter(m -> m.path().equals(path)).count();
         HttpResponse<String> opened = post(service, "open", form.element("open", form.child("caseId", caseId) + form.child("label", "case-" + caseId)));
         assertTrue(opened.statusCode() / 100 == 2, form + ": " + opened.body());
-        Waits.until(form + ": the instance telling the partner it waits", 30, () -> received.stream().filter(m -> m.path().equals(path)).count() > before,
-                received::toString);
+        Waits.until(form + ": the instance telling the partner it waits", 30,
+                () -> received.stream().filter(m -> m.path().equals(path)).count() > before, received::toString);
         HttpResponse<String> r = post(service, "close", form.element("close", form.child("caseId", caseId)));
         assertEquals(200, r.statusCode(), form + ": " + r.body());
         Element response = payload(r.body());
