@@ -53,7 +53,7 @@ class ParallelLoserTest {
         while (!b.ejected().contains("hangingP") && System.nanoTime() < deadline) {
             assertEquals("answeringP", by(call(b)), "the other member answers while hangingP hangs");
             invokes++;
-            Thread.sleep(20);
+            Thread.sleep(20); // the invokes' pace: each leaves a hung call behind, the scenario itself
         }
         assertEquals(Set.of("hangingP"), b.ejected(), "three timeouts in a row eject it (" + invokes + " invokes)");
         // each invoke leaves one hung call that times out 300 ms later: the third comes within a

@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Clock;
+import io.moses.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,38 +17,6 @@ import org.junit.jupiter.api.Test;
  * the monotonic one of the trial calls' back-off.
  */
 class ProviderHealthTest {
-    /**
-     * The broker's wall clock and its monotonic one, moved together only when the test says. The
-     * same class as broker-core's OptimizerLeaseTest.TestClock, kept in step by hand: this module
-     * has no test code in common with broker-core (only mdal publishes a test-jar).
-     */
-    static final class TestClock extends Clock {
-        private final Instant start = Instant.parse("2026-01-01T00:00:00Z");
-        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-
-        void advance(Duration d) {
-            nanos.addAndGet(d.toNanos());
-        }
-
-        long nanos() {
-            return nanos.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return start.plusNanos(nanos.get());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-    }
 
     @Test
     void anEjectionIsStampedOnTheWallClockThatPlansAreStampedOn() {

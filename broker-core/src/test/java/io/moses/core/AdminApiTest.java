@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.core.loop.Adaptation;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -54,13 +56,22 @@ public class AdminApiTest {
 
     /** The version of the newest plan made for a reason containing {@code why} (drift plans may come in between). */
     static long awaitPlanFor(int port, String why) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
+        AtomicLong version = new AtomicLong();
+        Waits.until("a plan for '" + why + "'", 20, () -> {
             for (JsonNode p : get(port, "/admin/plans?n=20"))
-                if (p.get("reason").asText().contains(why)) return p.get("version").asLong();
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no plan for '" + why + "': " + get(port, "/admin/plans?n=20"));
+                if (p.get("reason").asText().contains(why)) {
+                    version.set(p.get("version").asLong());
+                    return true;
+                }
+            return false;
+        }, () -> {
+            try {
+                return get(port, "/admin/plans?n=20").toString();
+            } catch (Exception e) {
+                return e.toString();
+            }
+        });
+        return version.get();
     }
 
     public static boolean planUses(JsonNode plan, String service) {
@@ -98,10 +109,8 @@ public class AdminApiTest {
                 assertTrue(metric(metrics, "moses_plan_version") >= 1);
 
                 for (int i = 0; i < 30; i++) assertEquals(200, BrokerKnowledgeBaseTest.call(port, "alice", "alice-secret").statusCode());
-                // a QoS Monitor period drains the outcomes: poll until they are counted (the deadline bounds a hang)
-                for (long deadline = System.nanoTime() + 15_000_000_000L;
-                     get(port, "/admin/compliance").get(0).path("observed").path("requests").asInt() < 30 && System.nanoTime() < deadline; )
-                    Thread.sleep(100);
+                // a QoS Monitor period drains the outcomes: wait until they are counted (the deadline bounds a hang)
+                Waits.within(15, () -> get(port, "/admin/compliance").get(0).path("observed").path("requests").asInt() >= 30);
 
                 JsonNode composites = get(port, "/admin/composites");
                 assertEquals("EchoPair", composites.get(0).get("name").asText());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.mdal.testing.MariaDbServer;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -82,17 +84,16 @@ class AdmissionClusterTest {
         // through the front, HAProxy gives the subscriptions to both replicas; every plan that
         // serves one is made (and logged) by the optimizer leader, and named in the reply
         Map<String, ChildProcess> byName = cluster.replicas;
-        String leader = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (leader == null && System.nanoTime() < deadline) {
+        AtomicReference<String> found = new AtomicReference<>();
+        Waits.until("a leader", 60, () -> {
             for (String r : byName.keySet()) {
                 HttpResponse<String> h = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.replica(r) + "/health")).build(),
                         HttpResponse.BodyHandlers.ofString());
-                if (new com.fasterxml.jackson.databind.ObjectMapper().readTree(h.body()).path("optimizerLeader").asBoolean()) leader = r;
+                if (new com.fasterxml.jackson.databind.ObjectMapper().readTree(h.body()).path("optimizerLeader").asBoolean()) found.set(r);
             }
-            if (leader == null) Thread.sleep(200);
-        }
-        assertTrue(leader != null, "a leader");
+            return found.get() != null;
+        });
+        String leader = found.get();
         for (int u = 0; u < 4; u++) {
             HttpResponse<String> r = sla("Subscribe", "<m:subscribe><m:user>steady" + u + "</m:user><m:password>steady-password-" + u
                     + "</m:password><m:serviceClass>silver</m:serviceClass><m:rate>0.01</m:rate></m:subscribe>");
@@ -112,12 +113,8 @@ class AdmissionClusterTest {
                 "each replica took a subscription: " + byName.keySet());
     }
 
-    static void waitForOutput(ChildProcess p, String text) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!p.output().contains(text)) {
-            if (System.nanoTime() > deadline) throw new AssertionError("'" + text + "' in the leader's log:\n" + p.output());
-            Thread.sleep(100);
-        }
+    static void waitForOutput(ChildProcess p, String text) {
+        Waits.until("'" + text + "' in the leader's log", 30, () -> p.output().contains(text), p::output);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.moses.testing.Waits;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,12 +124,12 @@ class AsyncAdaptationEndToEndTest {
         // gives supplier-a its capacity, as the program must once they do (class comment)
         run(4, 4);
         List<String> failed = new ArrayList<>();
-        waitFor(() -> {
-            failed.addAll(failures(run(8, 4)));
+        Waits.until("both suppliers observed fast and supplier-a given its capacity", 90, () -> {
+            failed.addAll(failures(round(8, 4)));
             JsonNode services = AsyncMeasurementEndToEndTest.admin(base, "/admin/concrete-services");
             return share(plan(), "supplier-a") > 0.55 && samples(services, "supplier-a") >= 20 && responseTime(services, "supplier-a") < 0.3
                     && responseTime(services, "supplier-b") < 0.3;
-        }, 90, "both suppliers observed fast and supplier-a given its capacity");
+        }, AsyncAdaptationEndToEndTest::context);
         assertEquals(List.of(), failed, "quotes failed with both suppliers fast");
         JsonNode before = plan();
         double shareBefore = share(before, "supplier-a");
@@ -140,14 +141,12 @@ class AsyncAdaptationEndToEndTest {
         // arrive within a monitor period or two, so its window holds more than the drift rule's
         // five of them when the rule forgets what came before; after a round, the monitor's
         // next periods and a solve are what is waited for
-        Condition moved = () -> plan().path("version").asLong() > before.path("version").asLong() && share(plan(), "supplier-a") < 0.25
+        Waits.Condition moved = () -> plan().path("version").asLong() > before.path("version").asLong() && share(plan(), "supplier-a") < 0.25
                 && responseTime(AsyncMeasurementEndToEndTest.admin(base, "/admin/concrete-services"), "supplier-a") >= 1.5;
-        waitFor(() -> {
-            failed.addAll(failures(run(10, 10)));
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-            while (!moved.holds() && System.nanoTime() < until) Thread.sleep(100); // between two reads, as in waitFor
-            return moved.holds();
-        }, 60, "supplier-a observed at its 2 s callbacks and a plan that moves quotes away from it");
+        Waits.until("supplier-a observed at its 2 s callbacks and a plan that moves quotes away from it", 60, () -> {
+            failed.addAll(failures(round(10, 10)));
+            return Waits.within(2, moved);
+        }, AsyncAdaptationEndToEndTest::context);
         assertEquals(List.of(), failed, "a 2 s callback is within the " + CALLBACK_TIMEOUT_MS + " ms callback timeout and the request timeout");
         long t2 = System.nanoTime();
         JsonNode after = plan();
@@ -187,7 +186,8 @@ class AsyncAdaptationEndToEndTest {
             long sent = System.nanoTime();
             List<Future<Quote>> unanswered = new ArrayList<>();
             for (int i = 0; i < 6; i++) unanswered.add(pool.submit(quote()));
-            waitFor(() -> "ejected".equals(state("supplier-b")), 30, "supplier-b ejected");
+            Waits.until("supplier-b ejected", 30,
+                    () -> "ejected".equals(state("supplier-b")), AsyncAdaptationEndToEndTest::context);
             long ejectedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
             long reachedB = stubs.requests("supplier-b") - b0;
             assertTrue(reachedB >= 3, reachedB + " of 6 quotes reached supplier-b");
@@ -195,8 +195,8 @@ class AsyncAdaptationEndToEndTest {
             assertTrue(ejectedAfter >= CALLBACK_TIMEOUT_MS, "ejected " + ejectedAfter + " ms after the quotes were sent");
             assertTrue(broker.output().contains("concrete service supplier-b ejected from selection: 3 consecutive failures"), broker.output());
             // as for a provider that is down: a plan without it, at once
-            waitFor(() -> plan().path("version").asLong() > version && share(plan(), "supplier-b") == 0
-                    && plan().path("reason").asText().contains("supplier-b ejected"), 20, "a plan without supplier-b");
+            Waits.until("a plan without supplier-b", 20, () -> plan().path("version").asLong() > version && share(plan(), "supplier-b") == 0
+                    && plan().path("reason").asText().contains("supplier-b ejected"), AsyncAdaptationEndToEndTest::context);
 
             // later quotes are supplier-a's; supplier-b gets its one trial call a second after the
             // ejection at the earliest, which fails (its callback timeout) and doubles the back-off
@@ -259,6 +259,24 @@ class AsyncAdaptationEndToEndTest {
         return out;
     }
 
+    /** {@link #run} as a check of a wait: a quote that does not come back ends the test, it is not a "not yet". */
+    static List<Quote> round(int n, int callers) {
+        try {
+            return run(n, callers);
+        } catch (Exception e) {
+            throw new AssertionError(n + " quotes", e);
+        }
+    }
+
+    /** What a wait that fails prints: the plan, the services, the latest plans' reasons. */
+    static String context() {
+        try {
+            return "plan " + plan() + "; services " + AsyncMeasurementEndToEndTest.admin(base, "/admin/concrete-services") + "; plans " + reasons(0);
+        } catch (Exception e) {
+            return "the broker did not answer: " + e;
+        }
+    }
+
     static String price(Quote q) {
         Matcher m = PRICE.matcher(q.reply().body());
         return m.find() ? m.group(1) : null;
@@ -306,20 +324,5 @@ class AsyncAdaptationEndToEndTest {
 
     static String state(String name) throws Exception {
         return service(AsyncMeasurementEndToEndTest.admin(base, "/admin/concrete-services"), name).path("state").asText();
-    }
-
-    interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    /** Checks {@code condition} until it holds; each check drives the broker itself (quotes) or reads its state. */
-    static void waitFor(Condition condition, long seconds, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.holds()) {
-            if (System.nanoTime() > deadline)
-                throw new AssertionError(what + " within " + seconds + " s; plan " + plan() + "; services "
-                        + AsyncMeasurementEndToEndTest.admin(base, "/admin/concrete-services") + "; plans " + reasons(0));
-            Thread.sleep(100); // between two reads: the broker's monitor period is the event waited for
-        }
     }
 }

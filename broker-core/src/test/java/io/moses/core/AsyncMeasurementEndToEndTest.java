@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,7 +17,6 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,14 +53,12 @@ class AsyncMeasurementEndToEndTest {
             }
             // the QoS Monitor drains the calls every monitor period: wait for both suppliers' samples
             Map<String, JsonNode> observed = new HashMap<>();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline) {
+            Waits.within(30, () -> {
                 observed.clear();
                 for (JsonNode s : admin(base, "/admin/concrete-services"))
                     if (s.has("observed") && s.path("observed").path("samples").asInt() >= 5) observed.put(s.path("name").asText(), s.path("observed"));
-                if (observed.keySet().containsAll(delays.keySet())) break;
-                Thread.sleep(200); // between two reads of the monitor's view: its period is the event waited for
-            }
+                return observed.keySet().containsAll(delays.keySet());
+            });
             assertTrue(observed.keySet().containsAll(delays.keySet()), "observed: " + observed);
             double a = observed.get("supplier-a").path("responseTime").asDouble(), b = observed.get("supplier-b").path("responseTime").asDouble();
             // at least each callback's delay (a send alone took milliseconds), and in their order; no

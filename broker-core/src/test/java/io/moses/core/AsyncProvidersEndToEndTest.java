@@ -3,6 +3,7 @@ package io.moses.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -242,24 +244,20 @@ class AsyncProvidersEndToEndTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<HttpResponse<String>> waiting = pool.submit(() -> quote("forged-1", "item"));
-            String replyTo = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // bounds a hang only
-            while (replyTo == null) {
-                for (String s : SUPPLIERS) if (replyTo == null) replyTo = stubs.field(s, "lastReplyTo");
-                assertTrue(System.nanoTime() < deadline, "no supplier got the quote: " + counters());
-                if (replyTo == null) Thread.sleep(20);
-            }
+            AtomicReference<String> got = new AtomicReference<>();
+            Waits.within(30, () -> { // bounds a hang only
+                for (String s : SUPPLIERS) if (got.get() == null) got.set(stubs.field(s, "lastReplyTo"));
+                return got.get() != null;
+            });
+            String replyTo = got.get();
+            assertTrue(replyTo != null, "no supplier got the quote: " + counters());
             String genuine = replyTo.substring(replyTo.indexOf("moses-call=") + "moses-call=".length());
             char last = genuine.charAt(genuine.length() - 1);
             String forged = replyTo.substring(0, replyTo.length() - 1) + (last == 'A' ? 'B' : 'A');
 
             double refusedBefore = unauthenticated();
             assertEquals(202, quoteReady(forged, "forged-1", "1.00").statusCode(), "a one-way message is answered before it is read");
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (unauthenticated() < refusedBefore + 1) {
-                assertTrue(System.nanoTime() < deadline, "the forged callback was not refused");
-                Thread.sleep(20);
-            }
+            Waits.until("the forged callback refused", 30, () -> unauthenticated() >= refusedBefore + 1);
             // the genuine number starts nothing: quote starts a conversation
             HttpResponse<String> start = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/services/QuoteAsyncService?moses-call=" + genuine))
                     .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"urn:moses:quote-async/quote\"")
@@ -336,11 +334,10 @@ class AsyncProvidersEndToEndTest {
         assertEquals(quotes, stubs.requests("supplier-a"), counters());
         assertEquals(quotes, stubs.requests("supplier-b"), counters());
         // supplier-a's callbacks come 2.5 s after their requests: the broker takes each and drops it
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // bounds a hang only
-        while (stubs.counter("supplier-a", "callbacksSent") + stubs.counter("supplier-a", "callbacksFailed") < quotes) {
-            assertTrue(System.nanoTime() < deadline, "supplier-a's callbacks were not all sent: " + counters());
-            Thread.sleep(50);
-        }
+        // the 30 s bound a hang only
+        Waits.within(30, () -> stubs.counter("supplier-a", "callbacksSent") + stubs.counter("supplier-a", "callbacksFailed") >= quotes);
+        assertTrue(stubs.counter("supplier-a", "callbacksSent") + stubs.counter("supplier-a", "callbacksFailed") >= quotes,
+                "supplier-a's callbacks were not all sent: " + counters());
         assertEquals(quotes, stubs.counter("supplier-a", "callbacksSent"), "the broker accepted each late callback: " + counters());
         JsonCallbacks c = JsonCallbacks.of(base);
         assertEquals(quotes, c.resent(), c + "\n" + alternating.output());

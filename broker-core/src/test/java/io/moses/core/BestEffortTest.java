@@ -182,7 +182,7 @@ class BestEffortTest {
             if (!overRate.isEmpty()) break;
             assertTrue(System.nanoTime() < deadline, "no OVER_RATE event");
             pair("carl", "e"); // an episode lasts while the excess keeps coming
-            Thread.sleep(200);
+            Thread.sleep(200); // carl's pace while the event is awaited: his excess is the scenario
         }
         // one event per episode, not one per policing tick: on a loaded machine the pause between the
         // two phases may exceed the window (5 s without excess ends an episode), so two episodes, but

@@ -44,7 +44,7 @@ final class CallerGroups {
                 lowers.add(CompletableFuture.runAsync(() -> {
                     for (int i = 0; i < lowerMost && !higherDone.get(); i++) {
                         try {
-                            if (lower.send(caller, i).statusCode() == 503) Thread.sleep(10);
+                            if (lower.send(caller, i).statusCode() == 503) Thread.sleep(10); // a client's back-off, part of the load
                         } catch (Exception e) {
                             throw new IllegalStateException(e);
                         }

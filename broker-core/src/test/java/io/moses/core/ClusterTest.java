@@ -19,6 +19,7 @@ import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.FreePorts;
 import io.moses.mdal.testing.MariaDbServer;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,7 +33,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -160,30 +160,6 @@ class ClusterTest {
         return leader;
     }
 
-    static long waitFor(BooleanSupplier condition, long seconds, String what) throws Exception {
-        long start = System.nanoTime();
-        long deadline = start + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError(what + " did not happen within " + seconds + " s");
-            Thread.sleep(100);
-        }
-        return (System.nanoTime() - start) / 1_000_000;
-    }
-
-    interface Check {
-        boolean get() throws Exception;
-    }
-
-    static BooleanSupplier unchecked(Check c) {
-        return () -> {
-            try {
-                return c.get();
-            } catch (Exception e) {
-                return false;
-            }
-        };
-    }
-
     /**
      * The trip planner workload through HAProxy (as {@link TripLoad}), with a generous per-request
      * timeout: on a starved shared machine a cold replica can take longer than the driver's 30 s,
@@ -293,7 +269,7 @@ class ClusterTest {
                     continue;
                 }
                 assertTrue(p.process.isAlive(), p.output());
-                Thread.sleep(10);
+                Thread.sleep(10); // the sampling pace: the states seen in turn are what is asserted
                 continue;
             }
             String status = JSON.readTree(h.body()).path("status").asText();
@@ -306,7 +282,7 @@ class ClusterTest {
                 break;
             }
             assertEquals(503, h.statusCode());
-            Thread.sleep(10);
+            Thread.sleep(10); // the sampling pace, as above
         }
         assertEquals(List.of("STARTING", "UP"), seen, "readiness seen while r3 started");
         haproxy.awaitUp(List.of("r1", "r2", "r3"), 20);
@@ -320,7 +296,7 @@ class ClusterTest {
     void sigtermOfOneOfTwoReplicasUnderLoadFailsNoRequest() throws Exception {
         AtomicLong done = new AtomicLong();
         CompletableFuture<LoadResult> load = load(4, 12, done);
-        waitFor(() -> done.get() >= 8, 60, "requests flowing through HAProxy");
+        Waits.until("requests flowing through HAProxy", 60, () -> done.get() >= 8);
         String victim = "r1";
         ChildProcess p = replicas.get(victim);
         p.process.toHandle().destroy(); // SIGTERM
@@ -334,7 +310,7 @@ class ClusterTest {
             } catch (java.io.IOException e) {
                 break;
             }
-            Thread.sleep(20);
+            Thread.sleep(20); // the sampling pace: DRAINING is seen only while it lasts
         }
         assertTrue(p.process.waitFor(30, TimeUnit.SECONDS), "r1 stops");
         LoadResult r = load.get(300, TimeUnit.SECONDS);
@@ -351,7 +327,7 @@ class ClusterTest {
     void sigkillOfOneOfTwoReplicasUnderLoadFailsAtMostOneRequestInAThousand() throws Exception {
         AtomicLong done = new AtomicLong();
         CompletableFuture<LoadResult> load = load(4, 12, done);
-        waitFor(() -> done.get() >= 8, 60, "requests flowing through HAProxy");
+        Waits.until("requests flowing through HAProxy", 60, () -> done.get() >= 8);
         String victim = leader().equals("r2") ? "r4" : "r2"; // the leader is killed in the next test
         replicas.get(victim).process.destroyForcibly();
         LoadResult r = load.get(300, TimeUnit.SECONDS);
@@ -373,7 +349,7 @@ class ClusterTest {
         replicas.get(old).process.waitFor(10, TimeUnit.SECONDS);
         String next = live().get(0);
         // the 15 s only bounds a hang; how fast a takeover is belongs to bench-cluster.sh
-        waitFor(unchecked(() -> healthJson(next).path("optimizerLeader").asBoolean()), 15, next + " leads");
+        Waits.until(next + " leads", 15, () -> healthJson(next).path("optimizerLeader").asBoolean());
         assertEquals(next, kb.lease(OptimizerLease.NAME).orElseThrow().holder());
         assertTrue(kb.lease(OptimizerLease.NAME).orElseThrow().term() > before);
 
@@ -384,8 +360,8 @@ class ClusterTest {
         setUp(down, false);
         try {
             // the 20 s only bound a hang
-            waitFor(unchecked(() -> !Degrade.uses(JSON.readTree(
-                    get("http://127.0.0.1:" + ports.get(next) + "/admin/plan").body()), down)), 20, "a plan without " + down);
+            Waits.until("a plan without " + down, 20, () -> !Degrade.uses(JSON.readTree(
+                    get("http://127.0.0.1:" + ports.get(next) + "/admin/plan").body()), down));
             // the plan is the knowledge base's latest, which every replica applies
             long version = kb.latestPlanVersion();
             assertFalse(Degrade.uses(JSON.readTree(get("http://127.0.0.1:" + ports.get(next) + "/admin/plan").body()), down));
@@ -406,11 +382,11 @@ class ClusterTest {
         assertEquals(2, live().size());
         AtomicLong done = new AtomicLong();
         CompletableFuture<LoadResult> load = load(4, OUTAGE_SECONDS + 10, done);
-        waitFor(() -> done.get() >= 8, 60, "requests flowing through HAProxy");
+        Waits.until("requests flowing through HAProxy", 60, () -> done.get() >= 8);
         MARIADB.stop();
         long stopped = System.nanoTime();
         // partitioned from the database, the leader steps down when its lease runs out: no replica leads
-        waitFor(unchecked(() -> leader() == null), 8, "the leader steps down");
+        Waits.until("the leader steps down", 8, () -> leader() == null);
         for (String r : live()) assertEquals(200, health(r).statusCode(), "still ready without the database");
         // the outage lasts OUTAGE_SECONDS whatever the machine's speed (its length is the scenario, not a wait for an event)
         Thread.sleep(Math.max(0, TimeUnit.SECONDS.toMillis(OUTAGE_SECONDS) - (System.nanoTime() - stopped) / 1_000_000));
@@ -419,15 +395,15 @@ class ClusterTest {
         assertEquals(0, r.errorCount(), r.report() + logs());
         assertTrue(r.requests() >= 5, "requests were flowing: " + r.report());
         // back: one leader again, and its plans reach the knowledge base and every replica
-        waitFor(unchecked(() -> leader() != null), 20, "a leader after the outage");
+        Waits.until("a leader after the outage", 20, () -> leader() != null);
         String leader = leader();
         String follower = live().stream().filter(x -> !x.equals(leader)).findFirst().orElseThrow();
         JsonNode plan = JSON.readTree(get("http://127.0.0.1:" + ports.get(follower) + "/admin/plan").body());
         String down = Degrade.firstUsed(plan, "flight.findFlight");
         setUp(down, false);
         try {
-            waitFor(unchecked(() -> !Degrade.uses(JSON.readTree(get("http://127.0.0.1:" + ports.get(follower) + "/admin/plan").body()), down)),
-                    20, "the follower applies a plan without " + down);
+            Waits.until("the follower applies a plan without " + down, 20,
+                    () -> !Degrade.uses(JSON.readTree(get("http://127.0.0.1:" + ports.get(follower) + "/admin/plan").body()), down));
             assertEquals(kb.latestPlanVersion(), healthJson(follower).path("planVersion").asLong(), "the plan in force is the database's latest");
         } finally {
             setUp(down, true);

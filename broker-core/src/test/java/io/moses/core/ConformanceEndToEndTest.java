@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import io.moses.core.loop.Adaptation;
+import io.moses.testing.Waits;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -150,12 +151,8 @@ class ConformanceEndToEndTest {
     }
 
     /** Blocks until the partner has had {@code n} calls on {@code path} (an instance told it waits); bounded. */
-    static void awaitCalls(String path, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        while (received.stream().filter(m -> m.path().equals(path)).count() < n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("no " + n + " calls on " + path + ": " + received);
-            Thread.sleep(5);
-        }
+    static void awaitCalls(String path, long n) {
+        Waits.until(n + " calls on " + path, 30, () -> received.stream().filter(m -> m.path().equals(path)).count() >= n, received::toString);
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import io.moses.core.loop.Adaptation;
+import io.moses.testing.Waits;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -191,8 +192,7 @@ class ConformanceNamespacesTest {
             int before = received.size();
             assertEquals(42, run("EmptyInvokeService", form, 41), form.toString());
             // the one-way notify may still be on its way: its well-formedness is checked when it has come
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-            while (received.size() < before + 2 && System.nanoTime() < deadline) Thread.sleep(5);
+            Waits.within(30, () -> received.size() >= before + 2);
             assertEquals(2, wellFormedSince(before).size(), form + ": notify and ping: " + received);
         }
     }
@@ -214,11 +214,8 @@ class ConformanceNamespacesTest {
         long before = received.stream().filter(m -> m.path().equals(path)).count();
         HttpResponse<String> opened = post(service, "open", form.element("open", form.child("caseId", caseId) + form.child("label", "case-" + caseId)));
         assertTrue(opened.statusCode() / 100 == 2, form + ": " + opened.body());
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        while (received.stream().filter(m -> m.path().equals(path)).count() <= before) {
-            assertTrue(System.nanoTime() < deadline, form + ": the instance never told the partner it waits: " + received);
-            Thread.sleep(5);
-        }
+        Waits.until(form + ": the instance telling the partner it waits", 30,
+                () -> received.stream().filter(m -> m.path().equals(path)).count() > before, received::toString);
         HttpResponse<String> r = post(service, "close", form.element("close", form.child("caseId", caseId)));
         assertEquals(200, r.statusCode(), form + ": " + r.body());
         Element response = payload(r.body());

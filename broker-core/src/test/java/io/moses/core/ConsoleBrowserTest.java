@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.mdal.testing.FreePorts;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,6 +20,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -95,7 +97,7 @@ class ConsoleBrowserTest {
                     HttpResponse<String> r = TripPlannerEndToEndTest.planTrip(users[i % 2][0], users[i % 2][1], i % 3 == 0, 1,
                             "http://127.0.0.1:" + brokerPort);
                     if (r.statusCode() != 200) loadErrors.incrementAndGet();
-                    Thread.sleep(50);
+                    Thread.sleep(50); // the load's pace: live values, not a load test
                 } catch (InterruptedException e) {
                     return;
                 } catch (Exception e) {
@@ -520,8 +522,8 @@ class ConsoleBrowserTest {
             assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stubPort + "/admin/services/" + h))
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"up\":true}")).build(),
                     HttpResponse.BodyHandlers.ofString()).statusCode());
-        for (long deadline = System.nanoTime() + 60_000_000_000L; !(stateOf("hotel-a").equals("up") && stateOf("hotel-b").equals("up")); Thread.sleep(200))
-            assertTrue(System.nanoTime() < deadline, "hotels not back up: " + api("concrete-services"));
+        Waits.within(60, () -> stateOf("hotel-a").equals("up") && stateOf("hotel-b").equals("up"));
+        assertTrue(stateOf("hotel-a").equals("up") && stateOf("hotel-b").equals("up"), "hotels not back up: " + api("concrete-services"));
         driver.get(base() + "/console/"); // logged in since the previous test
         waitUpTo(10).until(d -> d.getCurrentUrl().endsWith("/console/"));
         JsonNode plan = api("plan");
@@ -563,12 +565,13 @@ class ConsoleBrowserTest {
         driver.findElement(By.id("whatif-apply")).click();
         assertTrue(text("#confirm-text").contains(hotel), text("#confirm-text"));
         confirmDialog();
-        JsonNode now = null;
-        for (long deadline = System.nanoTime() + 60_000_000_000L; ; Thread.sleep(200)) {
-            now = api("plan");
-            if (!AdminApiTest.planUses(now, hotel)) break;
-            assertTrue(System.nanoTime() < deadline, hotel + " still planned: " + now);
-        }
+        AtomicReference<JsonNode> inForce = new AtomicReference<>();
+        Waits.within(60, () -> {
+            inForce.set(api("plan"));
+            return !AdminApiTest.planUses(inForce.get(), hotel);
+        });
+        JsonNode now = inForce.get();
+        assertTrue(now != null && !AdminApiTest.planUses(now, hotel), hotel + " still planned: " + now);
         for (String k : List.of("gold", "silver", "bronze"))
             assertEquals(shares(now, k, "hotel.findHotel"), k.equals("gold") ? hotelRow : whatIfCell(k + " hotel.findHotel", 2),
                     k + ": the plan in force and the what-if's");

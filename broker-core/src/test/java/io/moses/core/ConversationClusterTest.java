@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.MariaDbServer;
+import io.moses.testing.Waits;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -121,12 +122,8 @@ class ConversationClusterTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    static void awaitNotified(String path, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (notified.computeIfAbsent(path, p -> new AtomicInteger()).get() < n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("no " + n + " notify calls on " + path);
-            Thread.sleep(5);
-        }
+    static void awaitNotified(String path, int n) {
+        Waits.until(n + " notify calls on " + path, 60, () -> notified.computeIfAbsent(path, p -> new AtomicInteger()).get() >= n);
     }
 
     /** The replica the knowledge base names as the owner of case {@code id}'s instance. */
@@ -139,14 +136,9 @@ class ConversationClusterTest {
     }
 
     /** The owner of case {@code id}, once registered (ODE tells the value after its transaction: poll). */
-    static String awaitOwner(String composite, int id) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        String owner;
-        while ((owner = owner(composite, id)) == null) {
-            if (System.nanoTime() > deadline) throw new AssertionError("case " + id + " of " + composite + " was never registered with its owner");
-            Thread.sleep(10);
-        }
-        return owner;
+    static String awaitOwner(String composite, int id) {
+        Waits.until("case " + id + " of " + composite + " registered with its owner", 30, () -> owner(composite, id) != null);
+        return owner(composite, id);
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -162,12 +165,9 @@ class DurableRestartTest {
                         .timeout(Duration.ofSeconds(60)) // bounds a hang only
                         .POST(HttpRequest.BodyPublishers.ofString(callback)).build(), HttpResponse.BodyHandlers.ofString());
                 assertTrue(r.statusCode() == 202 || r.statusCode() == 200, r.statusCode() + " " + r.body() + "\n" + second.output());
+                // the callback's delivery is the event waited for
+                Waits.within(60, () -> instance(base, id).path("state").asText().equals("completed"));
                 com.fasterxml.jackson.databind.JsonNode shown = instance(base, id);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!shown.path("state").asText().equals("completed") && System.nanoTime() < deadline) {
-                    Thread.sleep(100); // between two reads of the instance: the callback's delivery is the event waited for
-                    shown = instance(base, id);
-                }
                 assertEquals("completed", shown.path("state").asText(), shown + "\n" + second.output());
                 assertTrue(shown.path("variables").path("ready").asText().contains(">" + price + "<"), shown.toString());
                 assertTrue(shown.path("variables").path("response").asText().contains(">" + price + "<"), shown.toString());
@@ -209,19 +209,20 @@ class DurableRestartTest {
 
     /** The one QuoteAsync instance, once its route for quoteReady is open (bounded wait). */
     static long awaitWaitingInstance(String base) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String last = "";
-        while (System.nanoTime() < deadline) {
+        // the instance's commit is the event waited for
+        AtomicLong waiting = new AtomicLong(-1);
+        AtomicReference<String> last = new AtomicReference<>("");
+        Waits.until("a QuoteAsync instance waiting for quoteReady", 60, () -> {
             com.fasterxml.jackson.databind.JsonNode list = admin(base, "/admin/instances?process=QuoteAsync").path("instances");
             if (list.size() == 1) {
                 com.fasterxml.jackson.databind.JsonNode shown = instance(base, list.get(0).path("id").asLong());
-                last = shown.toString();
+                last.set(shown.toString());
                 for (com.fasterxml.jackson.databind.JsonNode w : shown.path("waitsFor"))
-                    if (w.path("kind").asText().equals("message") && w.path("what").asText().contains("quoteReady")) return shown.path("id").asLong();
+                    if (w.path("kind").asText().equals("message") && w.path("what").asText().contains("quoteReady")) waiting.set(shown.path("id").asLong());
             }
-            Thread.sleep(50); // between two reads: the instance's commit is the event waited for
-        }
-        throw new AssertionError("no QuoteAsync instance waiting for quoteReady: " + last);
+            return waiting.get() >= 0;
+        }, last::get);
+        return waiting.get();
     }
 
     private static long count(java.sql.Statement s, String sql) throws java.sql.SQLException {

@@ -13,6 +13,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.MariaDbServer;
+import io.moses.testing.Waits;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
@@ -99,15 +100,10 @@ class DurableTakeoverClusterTest {
     }
 
     /** The replica that owns order {@code id}'s conversation, once registered (after the placing transaction: poll). */
-    static String owner(KnowledgeBase kb, String id) throws InterruptedException {
+    static String owner(KnowledgeBase kb, String id) {
         String key = new CorrelationKey("order", new String[] {id}).toCanonicalString();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            var o = kb.conversationOwner(PROCESS, key);
-            if (o.isPresent()) return o.get().replica();
-            Thread.sleep(10);
-        }
-        throw new AssertionError("order " + id + " was never registered with its owner");
+        Waits.until("order " + id + " registered with its owner", 30, () -> kb.conversationOwner(PROCESS, key).isPresent());
+        return kb.conversationOwner(PROCESS, key).orElseThrow().replica();
     }
 
     static String[] concat(String[] first, String... more) {

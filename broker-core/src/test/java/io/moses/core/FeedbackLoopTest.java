@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -62,8 +62,8 @@ class FeedbackLoopTest {
         // slow as the seed's promises, and none came. Then for both flight services observed: a
         // service no plan calls is never observed, and when the first plans sent no request to
         // flight-a, in the first seconds while the users' first logins were being hashed, none came.)
-        waitFor(unchecked(() -> get("/admin/plan").path("version").asLong() >= 2 && observedSamples(flightCalledFirst()) > 0), 120,
-                "an optimizer's plan and the flight service it calls first observed");
+        Waits.until("an optimizer's plan and the flight service it calls first observed", 120,
+                () -> get("/admin/plan").path("version").asLong() >= 2 && observedSamples(flightCalledFirst()) > 0, () -> broker.output());
     }
 
     static long observedSamples(String service) throws Exception {
@@ -119,27 +119,8 @@ class FeedbackLoopTest {
     static long[] nextFlightCalls(String slow, String other, int n, long seconds) throws Exception {
         long s0 = calls(slow);
         long o0 = calls(other);
-        waitFor(unchecked(() -> calls(slow) - s0 + calls(other) - o0 >= n), seconds, n + " flight calls");
+        Waits.until(n + " flight calls", seconds, () -> calls(slow) - s0 + calls(other) - o0 >= n, () -> broker.output());
         return new long[] {calls(slow) - s0, calls(other) - o0};
-    }
-
-    static long waitFor(BooleanSupplier condition, long seconds, String what) throws Exception {
-        long start = System.currentTimeMillis();
-        while (!condition.getAsBoolean()) {
-            if (System.currentTimeMillis() - start > seconds * 1000) throw new AssertionError(what + " within " + seconds + " s\n" + broker.output());
-            Thread.sleep(100);
-        }
-        return System.currentTimeMillis() - start;
-    }
-
-    static BooleanSupplier unchecked(java.util.concurrent.Callable<Boolean> c) {
-        return () -> {
-            try {
-                return c.call();
-            } catch (Exception e) {
-                return false;
-            }
-        };
     }
 
     /**
@@ -168,8 +149,8 @@ class FeedbackLoopTest {
         // outweigh one second of its budget in the utility (docs/model.md), and one run of this
         // test saw a quarter of the flight calls stay on the slowed service
         stubs.set(slow, "{\"latencyMs\":3000,\"distribution\":\"fixed\"}");
-        long ms = waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains(slow)), 90,
-                "a new plan because " + slow + " slowed down");
+        long ms = Waits.until("a new plan because " + slow + " slowed down", 90,
+                () -> get("/health").path("adaptation").path("lastChange").asText().contains(slow), () -> broker.output());
         // the observed response time climbs as slow replies arrive; the plans follow it: windows of
         // 40 flight calls each, until one gives the slow service less than a fifth (at most 10
         // windows; a window's deadline only bounds a hang)
@@ -192,25 +173,26 @@ class FeedbackLoopTest {
     @Test
     @Order(2)
     void aServiceThatGoesDownLeavesThePlanAndReturnsWhenBackUp() throws Exception {
-        waitFor(unchecked(() -> planMentions("hotel-b")), 90, "hotel-b in the plan before the test");
+        Waits.until("hotel-b in the plan before the test", 90, () -> planMentions("hotel-b"), () -> broker.output());
         int errorsBefore = load.errors.get();
         stubs.set("hotel-b", "{\"up\":false}");
         // ejected after consecutive failures on the request path, or a refused probe; and a solve
         // (the 10 s only bounds a hang: the time it takes is measured by bench-adaptation.sh)
-        waitFor(unchecked(() -> !planMentions("hotel-b")), 10, "hotel-b leaves the plan");
+        Waits.until("hotel-b leaves the plan", 10, () -> !planMentions("hotel-b"), () -> broker.output());
         JsonNode adaptation = get("/health").path("adaptation");
         assertTrue(adaptation.path("down").toString().contains("hotel-b") || adaptation.path("ejected").toString().contains("hotel-b"),
                 adaptation.toString());
         int errorsAfterPlan = load.errors.get();
         int done = load.successes.get() + errorsAfterPlan;
-        waitFor(() -> load.done() >= done + 40, 120, "40 requests with hotel-b out of the plan");
+        Waits.until("40 requests with hotel-b out of the plan", 120, () -> load.done() >= done + 40, () -> broker.output());
         assertEquals(errorsAfterPlan, load.errors.get(), "no errors once the plan avoids hotel-b");
         assertTrue(reasons().stream().anyMatch(r -> r.contains("hotel-b is down") || r.contains("hotel-b ejected")), reasons().toString());
         System.out.println("errors while hotel-b was down and still in the plan: " + (errorsAfterPlan - errorsBefore));
         stubs.set("hotel-b", "{\"up\":true}");
-        waitFor(unchecked(() -> !get("/health").path("adaptation").path("down").toString().contains("hotel-b")), 10, "hotel-b back up");
-        waitFor(unchecked(() -> get("/admin/plans?n=5").toString().contains("hotel-b is back up")), 10,
-                "a new plan with hotel-b a candidate again");
+        Waits.until("hotel-b back up", 10,
+                () -> !get("/health").path("adaptation").path("down").toString().contains("hotel-b"), () -> broker.output());
+        Waits.until("a new plan with hotel-b a candidate again", 10,
+                () -> get("/admin/plans?n=5").toString().contains("hotel-b is back up"), () -> broker.output());
     }
 
     @Test
@@ -218,8 +200,8 @@ class FeedbackLoopTest {
     void theVisitsFollowTheRequestMix() throws Exception {
         long planBefore = get("/admin/plan").path("version").asLong();
         needsCar.set(false); // car.rentCar is no longer visited
-        waitFor(unchecked(() -> get("/health").path("adaptation").path("lastChange").asText().contains("visits of")), 30,
-                "a new plan because the visits changed");
+        Waits.until("a new plan because the visits changed", 30,
+                () -> get("/health").path("adaptation").path("lastChange").asText().contains("visits of"), () -> broker.output());
         assertTrue(get("/admin/plan").path("version").asLong() > planBefore);
         needsCar.set(true);
     }

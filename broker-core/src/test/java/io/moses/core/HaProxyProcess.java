@@ -1,6 +1,7 @@
 package io.moses.core;
 
 import io.moses.mdal.testing.FreePorts;
+import io.moses.testing.Waits;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * HAProxy as a real process, configured from the repository's template (cluster/haproxy.cfg.in)
@@ -37,17 +39,15 @@ final class HaProxyProcess implements AutoCloseable {
         log = dir.resolve("haproxy.log");
         process = new ProcessBuilder(BINARY.toString(), "-f", cfg.toString(), "-db").redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
+        Waits.until("haproxy answering on its stats port", 20, () -> {
             try {
                 stats();
-                return;
+                return true;
             } catch (IOException e) {
-                if (!process.isAlive()) throw new IllegalStateException("haproxy exited: " + Files.readString(log));
-                if (System.nanoTime() > deadline) throw new IllegalStateException("haproxy did not start: " + Files.readString(log));
-                Thread.sleep(100);
+                if (!process.isAlive()) throw new AssertionError("haproxy exited: " + Files.readString(log));
+                return false;
             }
-        }
+        }, this::logText);
     }
 
     static String render(String template, String bind, int front, int stats, Map<String, Integer> servers) {
@@ -103,19 +103,24 @@ final class HaProxyProcess implements AutoCloseable {
     }
 
     /** Waits until HAProxy's health checks see exactly these replicas UP. */
-    void awaitUp(List<String> up, long seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        Map<String, String> s = Map.of();
-        while (System.nanoTime() < deadline) {
-            s = serverStatus();
+    void awaitUp(List<String> up, long seconds) {
+        AtomicReference<Map<String, String>> status = new AtomicReference<>(Map.of());
+        Waits.until("HAProxy seeing " + up + " (and only them) UP", seconds, () -> {
+            status.set(serverStatus());
             List<String> nowUp = new ArrayList<>();
-            s.forEach((k, v) -> {
+            status.get().forEach((k, v) -> {
                 if (v.equals("UP")) nowUp.add(k);
             });
-            if (nowUp.containsAll(up) && up.containsAll(nowUp)) return;
-            Thread.sleep(100);
+            return nowUp.containsAll(up) && up.containsAll(nowUp);
+        }, () -> status.get().toString());
+    }
+
+    private String logText() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "no log: " + e;
         }
-        throw new IllegalStateException("HAProxy did not see " + up + " (and only them) UP within " + seconds + " s: " + s);
     }
 
     String log() throws IOException {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,19 +59,21 @@ class HungProviderBrokerTest {
 
     @Test
     void aHungProviderWhoseWsdlAnswersStaysOutUntilItsTrialCallIsAnswered() throws Exception {
-        waitFor(() -> weatherCalledFirst() != null, 120, "an optimizer's plan that calls a weather service on its own or first");
+        Waits.until("an optimizer's plan that calls a weather service on its own or first", 120,
+                () -> weatherCalledFirst() != null, () -> broker.output());
         // on a busy machine the WS Monitor may find every stub down at the start, and back up soon
-        waitFor(() -> get("/health").path("adaptation").path("ejected").isEmpty() && get("/health").path("adaptation").path("down").isEmpty(),
-                120, "every service up and in selection");
+        Waits.until("every service up and in selection", 120,
+                () -> get("/health").path("adaptation").path("ejected").isEmpty() && get("/health").path("adaptation").path("down").isEmpty(), () -> broker.output());
         String hung = weatherCalledFirst();
         stubs.set(hung, "{\"latencyMs\":3600000,\"distribution\":\"fixed\"}"); // accepts calls, answers none; its WSDL answers
-        waitFor(() -> get("/health").path("adaptation").path("ejected").toString().contains("\"" + hung + "\""), 120, hung + " ejected");
+        Waits.until(hung + " ejected", 120,
+                () -> get("/health").path("adaptation").path("ejected").toString().contains("\"" + hung + "\""), () -> broker.output());
         long atEjection = stubs.counter(hung, "requests");
         long probesAtEjection = stubs.counter(hung, "wsdlRequests");
         long start = System.nanoTime();
         int done = load.done();
         // a bounded run: 20 s and 40 composite requests, far more than the WS Monitor's period
-        waitFor(() -> seconds(start) >= 20 && load.done() >= done + 40, 300, "20 s and 40 requests");
+        Waits.until("20 s and 40 requests", 300, () -> seconds(start) >= 20 && load.done() >= done + 40, () -> broker.output());
         double elapsed = seconds(start);
         long calls = stubs.counter(hung, "requests") - atEjection;
         // ejected by its stalled calls or by three timeouts in a row, whichever came first
@@ -87,9 +90,10 @@ class HungProviderBrokerTest {
         assertTrue(calls >= 1, "it got trial calls");
 
         stubs.set(hung, "{\"latencyMs\":10,\"distribution\":\"fixed\"}");
-        waitFor(() -> broker.output().contains("concrete service " + hung + " back in selection: its trial call was answered"), 120,
-                hung + " back after its trial call");
-        waitFor(() -> reasons().stream().anyMatch(r -> r.contains(hung + " back in selection")), 60, "a new plan that may use it again");
+        Waits.until(hung + " back after its trial call", 120,
+                () -> broker.output().contains("concrete service " + hung + " back in selection: its trial call was answered"), () -> broker.output());
+        Waits.until("a new plan that may use it again", 60,
+                () -> reasons().stream().anyMatch(r -> r.contains(hung + " back in selection")), () -> broker.output());
     }
 
     /** A weather service the plan calls on its own or first in an alternate (a hung member of a par is cancelled, of a hedge waited for only until d). */
@@ -121,23 +125,6 @@ class HungProviderBrokerTest {
     static JsonNode get(String path) throws Exception {
         return JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", OPERATOR).build(),
                 HttpResponse.BodyHandlers.ofString()).body());
-    }
-
-    interface Check {
-        boolean holds() throws Exception;
-    }
-
-    static void waitFor(Check condition, long seconds, String what) throws Exception {
-        long start = System.nanoTime();
-        while (true) {
-            try {
-                if (condition.holds()) return;
-            } catch (Exception e) {
-                // the broker or a stub is busy: ask again
-            }
-            if (seconds(start) > seconds) throw new AssertionError(what + " within " + seconds + " s\n" + broker.output());
-            Thread.sleep(100);
-        }
     }
 
     private static double seconds(long since) {

@@ -12,6 +12,7 @@ import io.moses.mdal.Mdal;
 import io.moses.mdal.testing.MariaDbServer;
 import io.moses.model.Role;
 import io.moses.model.User;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,7 +24,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -109,38 +110,35 @@ class OperatorClusterTest {
     }
 
     /** Polls {@code path} on every replica's own port until {@code holds}; the last answers otherwise. */
-    static void awaitOnEveryReplica(String path, Predicate<JsonNode> holds, String what) throws Exception {
-        long start = System.nanoTime(), deadline = start + TimeUnit.SECONDS.toNanos(CONVERGE_SECONDS);
+    static void awaitOnEveryReplica(String path, Predicate<JsonNode> holds, String what) {
         List<String> waiting = new ArrayList<>(REPLICAS);
-        String last = "";
-        while (!waiting.isEmpty()) {
+        AtomicReference<String> last = new AtomicReference<>("");
+        long ms = Waits.until(what + " on every replica", CONVERGE_SECONDS, () -> {
             for (String r : List.copyOf(waiting)) {
                 JsonNode n = onReplica(r, path);
                 if (holds.test(n)) waiting.remove(r);
-                else last = r + ": " + n;
+                else last.set(r + ": " + n);
             }
-            if (waiting.isEmpty()) {
-                // for the record, not asserted (a loaded machine decides it)
-                System.out.printf("%s on %s after %d ms%n", what, REPLICAS, (System.nanoTime() - start) / 1_000_000);
-                return;
-            }
-            if (System.nanoTime() > deadline)
-                throw new AssertionError(what + " not on " + waiting + " within " + CONVERGE_SECONDS + " s; " + last + cluster.logs());
-            Thread.sleep(100);
-        }
+            return waiting.isEmpty();
+        }, () -> "not on " + waiting + "; " + last.get() + cluster.logs());
+        // for the record, not asserted (a loaded machine decides it)
+        System.out.printf("%s on %s after %d ms%n", what, REPLICAS, ms);
     }
 
-    static String leader() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CONVERGE_SECONDS);
-        while (System.nanoTime() < deadline) {
+    static String leader() {
+        AtomicReference<String> leader = new AtomicReference<>();
+        Waits.until("an optimizer leader", CONVERGE_SECONDS, () -> {
             for (String r : REPLICAS) {
                 HttpResponse<String> h = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.replica(r) + "/health")).build(),
                         HttpResponse.BodyHandlers.ofString());
-                if (JSON.readTree(h.body()).path("optimizerLeader").asBoolean()) return r;
+                if (JSON.readTree(h.body()).path("optimizerLeader").asBoolean()) {
+                    leader.set(r);
+                    return true;
+                }
             }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no optimizer leader" + cluster.logs());
+            return false;
+        }, () -> cluster.logs());
+        return leader.get();
     }
 
     @Test

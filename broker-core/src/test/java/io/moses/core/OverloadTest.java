@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.core.frontend.OverloadBound;
 import io.moses.core.loop.Adaptation;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -64,12 +65,8 @@ class OverloadTest {
                 .POST(HttpRequest.BodyPublishers.ofString(BrokerInProcessTest.pair(text))).build();
     }
 
-    private void awaitPartnerCalls(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (partner.calls.get() < n) {
-            assertTrue(System.nanoTime() < deadline, "the first request never reached the partner");
-            Thread.sleep(5);
-        }
+    private void awaitPartnerCalls(int n) {
+        Waits.until("the first request at the partner", 20, () -> partner.calls.get() >= n);
     }
 
     @Test

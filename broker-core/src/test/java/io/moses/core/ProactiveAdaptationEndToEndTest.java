@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.moses.testing.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -104,8 +104,8 @@ class ProactiveAdaptationEndToEndTest {
         try (SteadyLoad load = new SteadyLoad(users, (u, p) -> TripPlannerEndToEndTest.planTrip(u, p, false, 0, base))) {
             // the first requests of a fresh broker are slow (classes loaded, code compiled): wait
             // for a plan the optimizer made on observed figures that gives flight-a every flight
-            waitFor(() -> load.done() > 100 && share(plan(), "flight-a") > 0.99 && observed("flight-a") > 0.15, 120,
-                    "a plan that gives flight-a every flight, on its observed latency");
+            Waits.until("a plan that gives flight-a every flight, on its observed latency", 120,
+                    () -> load.done() > 100 && share(plan(), "flight-a") > 0.99 && observed("flight-a") > 0.15, ProactiveAdaptationEndToEndTest::context);
             assertEquals(0, events("VIOLATION").size(), "gold kept its SLA before the ramp: " + events("VIOLATION"));
 
             // the ramp, one step a monitor period (1 s) of the broker's own: a slow machine slows
@@ -115,7 +115,8 @@ class ProactiveAdaptationEndToEndTest {
             JsonNode moved = null;
             for (int ms = START_MS + STEP_MS; ms <= LAST_MS && moved == null; ms += STEP_MS) {
                 long period = monitorPeriods();
-                waitFor(() -> monitorPeriods() > period, 60, "the broker's next monitor period");
+                Waits.until("the broker's next monitor period", 60,
+                        () -> monitorPeriods() > period, ProactiveAdaptationEndToEndTest::context);
                 stubs.set("flight-a", "{\"latencyMs\":" + ms + ",\"distribution\":\"fixed\"}");
                 JsonNode plan = plan();
                 if (share(plan, "flight-a") < 0.99) {
@@ -138,15 +139,12 @@ class ProactiveAdaptationEndToEndTest {
         }
     }
 
-    interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    static void waitFor(Condition condition, long seconds, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.holds()) {
-            if (System.nanoTime() > deadline) throw new AssertionError(what + " within " + seconds + " s; plan " + plan() + "; events " + events(null));
-            Thread.sleep(200); // between two reads: the broker's monitor period is the event waited for
+    /** What a wait that fails prints: the plan and the latest events. */
+    static String context() {
+        try {
+            return "plan " + plan() + "; events " + events(null);
+        } catch (Exception e) {
+            return "the broker did not answer: " + e;
         }
     }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.mdal.testing.FreePorts;
 import io.moses.mdal.testing.MariaDbServer;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -103,29 +105,24 @@ class ProcessClusterTest {
     }
 
     /** Polls the front's listing until each of {@code live} reports the stored version without error; returns the listing. */
-    static JsonNode awaitConverged(List<String> live, String state) throws Exception {
-        long start = System.nanoTime();
-        long deadline = start + TimeUnit.SECONDS.toNanos(CONVERGE_SECONDS);
-        JsonNode u = null;
-        while (System.nanoTime() < deadline) {
-            u = listed();
-            if (u != null && u.path("state").asText().equals(state)) {
-                long version = u.path("version").asLong();
-                boolean all = true;
-                for (String r : live) {
-                    JsonNode s = u.path("replicas").path(r);
-                    assertTrue(s.path("error").isMissingNode(), r + " failed to apply it: " + u + logs());
-                    all &= s.path("version").asLong() == version;
-                }
-                if (all) {
-                    // for the record, not asserted (a loaded machine decides it)
-                    System.out.printf("%s of %s reached %s in %d ms%n", state, UNIT, live, (System.nanoTime() - start) / 1_000_000);
-                    return u;
-                }
+    static JsonNode awaitConverged(List<String> live, String state) {
+        AtomicReference<JsonNode> listing = new AtomicReference<>();
+        long ms = Waits.until("the cluster converged on " + live, CONVERGE_SECONDS, () -> {
+            JsonNode u = listed();
+            listing.set(u);
+            if (u == null || !u.path("state").asText().equals(state)) return false;
+            long version = u.path("version").asLong();
+            boolean all = true;
+            for (String r : live) {
+                JsonNode s = u.path("replicas").path(r);
+                assertTrue(s.path("error").isMissingNode(), r + " failed to apply it: " + u + logs());
+                all &= s.path("version").asLong() == version;
             }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("the cluster did not converge on " + live + " within " + CONVERGE_SECONDS + " s: " + u + logs());
+            return all;
+        }, () -> listing.get() + logs());
+        // for the record, not asserted (a loaded machine decides it)
+        System.out.printf("%s of %s reached %s in %d ms%n", state, UNIT, live, ms);
+        return listing.get();
     }
 
     /** {@code n} calls of the unit's service through the front, 4 at a time. */
@@ -235,12 +232,12 @@ class ProcessClusterTest {
         HttpResponse<String> r = operator("POST", "/admin/processes/" + UNIT, ProcessManagementTest.zip(ProcessManagementTest.unit(null, null)));
         assertEquals(201, r.statusCode(), r.body());
         awaitConverged(List.of("r1", "r2", "r3"), "deployed");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CONVERGE_SECONDS);
-        JsonNode u = listed();
-        while (u.path("replicas").path("r4").path("error").isMissingNode() && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            u = listed();
-        }
+        AtomicReference<JsonNode> seen = new AtomicReference<>(listed());
+        Waits.within(CONVERGE_SECONDS, () -> {
+            seen.set(listed());
+            return !seen.get().path("replicas").path("r4").path("error").isMissingNode();
+        });
+        JsonNode u = seen.get();
         assertTrue(u.path("replicas").path("r4").path("error").asText().contains("already provided"), u + logs());
         assertEquals(false, u.path("converged").asBoolean(), u.toString());
         HttpResponse<String> health = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get("r4") + "/health")).build(),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.core.loop.Adaptation;
+import io.moses.testing.Waits;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -267,8 +268,7 @@ class ProcessManagementTest {
             clients.add(t);
         }
         try {
-            long until = System.currentTimeMillis() + 30_000; // a busy machine: wait for the load to run, not a fixed time
-            while (ok.get() < 10 && System.currentTimeMillis() < until) Thread.sleep(50);
+            Waits.within(30, () -> ok.get() >= 10); // a busy machine: wait for the load to run, not a fixed time
             assertEquals(0, onV2.get());
             int beforeRedeploy = ok.get();
             HttpResponse<String> r = operator("PUT", "/admin/processes/echo-pair", v2);
@@ -279,8 +279,7 @@ class ProcessManagementTest {
             assertEquals(200, after.statusCode(), after.body());
             assertTrue(after.body().contains("v2:kb"), after.body());
             int atSwitch = ok.get();
-            until = System.currentTimeMillis() + 30_000;
-            while (ok.get() < atSwitch + 10 && System.currentTimeMillis() < until) Thread.sleep(50);
+            Waits.within(30, () -> ok.get() >= atSwitch + 10);
         } finally {
             running.set(false);
             for (Thread t : clients) t.join(10_000);

@@ -9,6 +9,7 @@ import io.moses.core.CallerGroups.Tally;
 import io.moses.core.frontend.ConversationForwarding;
 import io.moses.core.frontend.HopSeal;
 import io.moses.mdal.testing.MariaDbServer;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -91,11 +93,8 @@ class RatePolicingClusterTest {
         cluster.start("r1", concat(policed, seeding.toArray(String[]::new)));
         cluster.start("r2", concat(policed));
         cluster.haproxy.awaitUp(List.of("r1", "r2"), 60);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (policingReplicas(cluster.replica("r1")) != 2 || policingReplicas(cluster.replica("r2")) != 2) {
-            assertTrue(System.nanoTime() < deadline, "the replicas never counted each other" + cluster.logs());
-            Thread.sleep(100);
-        }
+        Waits.until("the replicas counting each other", 60,
+                () -> policingReplicas(cluster.replica("r1")) == 2 && policingReplicas(cluster.replica("r2")) == 2, () -> cluster.logs());
     }
 
     private static String[] concat(List<String> first, String... more) {
@@ -258,15 +257,15 @@ class RatePolicingClusterTest {
             assertTrue(System.nanoTime() < deadline, "erin's episode was not seen by both replicas" + cluster.logs());
             HttpResponse<String> r = pair("erin", "e" + i++);
             assertTrue(r.statusCode() == 200 || r.statusCode() == 429, r.statusCode() + " " + r.body());
-            Thread.sleep(40);
+            Thread.sleep(40); // erin's pace, about 25 req/s: the load is the scenario
         }
         assertTrue(user("erin", "rejected") > 0);
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        List<JsonNode> events;
-        while ((events = overRateEvents("erin")).isEmpty()) {
-            assertTrue(System.nanoTime() < deadline, "no OVER_RATE event for erin");
-            Thread.sleep(100);
-        }
+        AtomicReference<List<JsonNode>> found = new AtomicReference<>(List.of());
+        Waits.until("an OVER_RATE event for erin", 60, () -> {
+            found.set(overRateEvents("erin"));
+            return !found.get().isEmpty();
+        });
+        List<JsonNode> events = found.get();
         assertEquals(1, events.size(), "one event for the cluster, not one per replica: " + events);
         assertEquals("bronze", events.get(0).path("class").asText());
         assertTrue(events.get(0).path("detail").asText().contains(seen), events.toString());
@@ -396,11 +395,7 @@ class RatePolicingClusterTest {
         ChildProcess r2 = cluster.replicas.get("r2");
         r2.process.destroyForcibly();
         r2.process.waitFor(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (policingReplicas(cluster.replica("r1")) != 1) {
-            assertTrue(System.nanoTime() < deadline, "r1 never took the whole rate" + cluster.logs());
-            Thread.sleep(100);
-        }
+        Waits.until("r1 taking the whole rate", 60, () -> policingReplicas(cluster.replica("r1")) == 1, () -> cluster.logs());
     }
 
     /**

@@ -18,6 +18,7 @@ import io.moses.sla.wsdl.services.ServiceFault_Exception;
 import io.moses.sla.wsdl.services.ServiceManagerPort;
 import io.moses.sla.wsdl.services.ServiceManagerService;
 import io.moses.sla.wsdl.services.UpdateService;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -443,11 +444,7 @@ class ServiceManagerTest {
     }
 
     /** Waits until the load has made {@code n} requests; the deadline only bounds a hang. */
-    static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
-        while (requests.get() < n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("the load made " + requests.get() + " of " + n + " requests");
-            Thread.sleep(20);
-        }
+    static void awaitRequests(java.util.concurrent.atomic.AtomicInteger requests, int n) {
+        Waits.until(n + " requests of the load", 120, () -> requests.get() >= n, () -> "it made " + requests.get());
     }
 }

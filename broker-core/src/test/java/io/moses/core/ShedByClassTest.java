@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.moses.core.CallerGroups.Tally;
 import io.moses.core.frontend.OverloadBound;
 import io.moses.core.loop.Adaptation;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +19,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -113,12 +113,8 @@ class ShedByClassTest {
             return lower.count(pair(low.user, text), text, "the broker is overloaded");
         }, () -> {
             // the higher class starts once the partner holds the bound's requests, so it arrives into a full broker
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (partner.calls.get() < IN_FLIGHT || lower.refused.get() == 0) {
-                assertTrue(System.nanoTime() < deadline, low.serviceClass + " never saturated the bound: " + partner.calls.get() + " partner calls, "
-                        + lower.refused.get() + " refused");
-                Thread.sleep(5);
-            }
+            Waits.until(low.serviceClass + " saturating the bound", 60, () -> partner.calls.get() >= IN_FLIGHT && lower.refused.get() > 0,
+                    () -> partner.calls.get() + " partner calls, " + lower.refused.get() + " refused");
         }, HIGH_CALLERS, HIGH_EACH, (caller, i) -> {
             String text = "g" + caller + "-" + i;
             return higher.count(pair(high.user, text), text, "the broker is overloaded");

@@ -18,6 +18,7 @@ import io.moses.sla.wsdl.sla.SlaManagerPort;
 import io.moses.sla.wsdl.sla.SlaManagerService;
 import io.moses.sla.wsdl.sla.Subscribe;
 import io.moses.sla.wsdl.sla.SubscriptionResult;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -408,11 +409,8 @@ class SlaManagerSoapTest {
         assertEquals(io.moses.model.OverRate.BEST_EFFORT, broker.knowledgeBase().classOverRates().get("gold"));
         assertTrue(classes("GET", "/admin/classes", null).body().contains("\"overRate\" : \"best-effort\""));
         // the broker polices gold with it from its next refresh: the class table says so
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-        while (!classes("GET", "/admin/compliance", null).body().matches("(?s).*\"name\" ?: ?\"gold\".*?\"overRate\" ?: ?\"best-effort\".*")) {
-            assertTrue(System.nanoTime() < deadline, classes("GET", "/admin/compliance", null).body());
-            Thread.sleep(100);
-        }
+        Waits.until("gold policed best-effort", 60,
+                () -> classes("GET", "/admin/compliance", null).body().matches("(?s).*\"name\" ?: ?\"gold\".*?\"overRate\" ?: ?\"best-effort\".*"));
         HttpResponse<String> added = classes("POST", "/admin/classes", "{\"name\": \"tin\", \"maxResponseTime\": 2, "
                 + "\"minAvailability\": 0.9, \"maxCost\": 10, \"price\": 1, \"overRate\": \"reject\"}");
         assertEquals(201, added.statusCode(), added.body());

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.moses.model.auth.BasicCredentials;
+import io.moses.testing.Waits;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -103,12 +104,10 @@ class ThirdPartyDurableTest {
             }
             try (ChildProcess third = new ChildProcess("io.moses.core.Main", args)) {
                 String base = "http://127.0.0.1:" + third.await(BrokerProcessTest.LISTENING, 120);
-                JsonNode held = instancesByAmount(base).get("5000");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (held.path("state").asText().equals("active") && System.nanoTime() < deadline) {
-                    Thread.sleep(200); // between two reads of the instance: the check job is the event waited for
-                    held = operator(base, "/admin/instances/" + held.path("id").asLong());
-                }
+                long id = instancesByAmount(base).get("5000").path("id").asLong();
+                // the check job is the event waited for
+                Waits.within(60, () -> !operator(base, "/admin/instances/" + id).path("state").asText().equals("active"));
+                JsonNode held = operator(base, "/admin/instances/" + id);
                 assertEquals("faulted", held.path("state").asText(), held + "\n" + third.output());
                 // why, for the operator: in the instance shown, and in one line of the broker's log
                 assertEquals("{http://ode.apache.org/activityRecovery}activityFailure", held.path("fault").path("name").asText(), held.toString());

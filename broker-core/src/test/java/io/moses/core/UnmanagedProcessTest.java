@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.moses.testing.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -95,19 +96,6 @@ class UnmanagedProcessTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static long waitFor(java.util.concurrent.Callable<Boolean> condition, long seconds, String what) throws Exception {
-        long start = System.currentTimeMillis();
-        while (true) {
-            try {
-                if (condition.call()) return System.currentTimeMillis() - start;
-            } catch (Exception retry) {
-                // not yet
-            }
-            if (System.currentTimeMillis() - start > seconds * 1000) throw new AssertionError(what + " within " + seconds + " s\n" + broker.output());
-            Thread.sleep(100);
-        }
-    }
-
     /** A service the plan gives some class's task on its own (or first in an alternate or a hedge). */
     static String serviceCalledFirst() throws Exception {
         for (JsonNode b : get("/admin/plan").path("bindings"))
@@ -122,12 +110,13 @@ class UnmanagedProcessTest {
     @Test
     void theTripPlannerKeepsAdaptingBesideAnUnmanagedProcess() throws Exception {
         // the start solve succeeds: the optimizer's plan replaces the seed's
-        waitFor(() -> get("/admin/plan").path("version").asLong() >= 2, 120, "an optimizer's plan at start");
+        Waits.until("an optimizer's plan at start", 120,
+                () -> get("/admin/plan").path("version").asLong() >= 2, () -> broker.output());
         assertTrue(!get("/admin/plan").path("solver").asText().equals("seed"), get("/admin/plan").toString());
         // planned once its providers answer their probes (a provider the WS Monitor finds down makes
         // a composite unplanned for as long, rightly); a broker that let EchoPair stop it never is
-        waitFor(() -> get("/health").path("adaptation").path("planning").path("planned").toString().equals("[\"TripPlanner\"]"),
-                60, "the trip planner planned beside the unmanaged process");
+        Waits.until("the trip planner planned beside the unmanaged process", 60,
+                () -> get("/health").path("adaptation").path("planning").path("planned").toString().equals("[\"TripPlanner\"]"), () -> broker.output());
         JsonNode planning = get("/health").path("adaptation").path("planning");
         assertTrue(planning.path("unplanned").path("EchoPair").asText().startsWith("unmanaged: no concrete service registered for"), planning.toString());
         assertTrue(planning.path("unmanagedTasks").toString().contains("EchoPair/left"), planning.toString());
@@ -162,11 +151,11 @@ class UnmanagedProcessTest {
             String slow = serviceCalledFirst();
             long before = get("/admin/plan").path("version").asLong();
             stub(slow, "{\"latencyMs\":3000,\"distribution\":\"fixed\"}");
-            waitFor(() -> {
+            Waits.until("a new plan because " + slow + " slowed down", 120, () -> {
                 for (JsonNode p : get("/admin/plans?n=50"))
                     if (p.path("version").asLong() > before && p.path("reason").asText().contains(slow)) return true;
                 return false;
-            }, 120, "a new plan because " + slow + " slowed down");
+            }, () -> broker.output());
         } finally {
             running.set(false);
             for (Thread t : clients) t.join(30_000);
@@ -177,7 +166,8 @@ class UnmanagedProcessTest {
     @Test
     void aCompositeRememberedButNotDeployedIsNotPlannedFor() throws Exception {
         // the same knowledge base (it holds EchoPair's model), a broker that deploys the trip planner only
-        waitFor(() -> get("/admin/plan").path("version").asLong() >= 2, 120, "an optimizer's plan at start");
+        Waits.until("an optimizer's plan at start", 120,
+                () -> get("/admin/plan").path("version").asLong() >= 2, () -> broker.output());
         broker.close();
         broker = startBroker(false);
         long before = get("/admin/plan").path("version").asLong();
@@ -186,7 +176,8 @@ class UnmanagedProcessTest {
         HttpResponse<String> replan = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/admin/replan")).header("Authorization", OPERATOR)
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertTrue(replan.statusCode() < 300, replan.statusCode() + " " + replan.body());
-        waitFor(() -> get("/admin/plan").path("version").asLong() > before, 60, "a new plan after the operator's re-plan");
+        Waits.until("a new plan after the operator's re-plan", 60,
+                () -> get("/admin/plan").path("version").asLong() > before, () -> broker.output());
         assertTrue(get("/health").path("adaptation").path("notDeployed").toString().contains("EchoPair"), get("/health").toString());
         assertEquals(404, echoPair("gone").statusCode());
     }

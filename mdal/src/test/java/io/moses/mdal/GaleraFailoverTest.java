@@ -10,13 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.moses.mdal.testing.GaleraCluster;
 import io.moses.model.Observation;
 import io.moses.model.User;
+import io.moses.testing.Waits;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -66,7 +66,8 @@ class GaleraFailoverTest {
         /** Waits until {@code n} more writes have succeeded. */
         void awaitWrites(int n) {
             long target = ok.get() + n;
-            poll(() -> ok.get() >= target, "writes after the fault (" + ok.get() + " of " + target + "), failures " + failures);
+            Waits.until(n + " more writes after the fault", 180, () -> ok.get() >= target,
+                    () -> ok.get() + " of " + target + ", failures " + failures);
         }
 
         @Override
@@ -94,8 +95,8 @@ class GaleraFailoverTest {
             System.out.printf("galera failover: 20 writes done %d ms after node 1 was SIGKILLed%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before));
             GALERA.start(1);
-            poll(() -> statusLines().stream().filter(l -> l.contains("Synced") && l.contains("cluster size 3")).count() == 3,
-                    "three nodes Synced again");
+            Waits.until("three nodes Synced again", 180,
+                    () -> statusLines().stream().filter(l -> l.contains("Synced") && l.contains("cluster size 3")).count() == 3);
             w.awaitWrites(50);
             assertEquals(List.of(), w.failures.stream().map(Throwable::getMessage).toList(), "no write failed");
         }
@@ -106,28 +107,29 @@ class GaleraFailoverTest {
     void twoNodesOfThreeDownStopWritesWithAClearReasonUntilOneReturns() throws Exception {
         try (KnowledgeBase kb = open()) {
             GALERA.kill(2);
-            poll(() -> statusLines().stream().filter(l -> l.contains("cluster size 2")).count() == 2, "the cluster down to two nodes");
+            Waits.until("the cluster down to two nodes", 180,
+                    () -> statusLines().stream().filter(l -> l.contains("cluster size 2")).count() == 2);
             kb.putUser(new User("before", "gold", 1, HASH));
             GALERA.kill(3); // node 1 alone: one of two is no majority
-            poll(() -> statusLines().get(0).contains("non-Primary"), "node 1 outside the primary component");
+            Waits.until("node 1 outside the primary component", 180, () -> statusLines().get(0).contains("non-Primary"));
             KnowledgeBaseException e = org.junit.jupiter.api.Assertions.assertThrows(KnowledgeBaseException.class,
                     () -> kb.putUser(new User("during", "gold", 1, HASH)));
             assertEquals(KnowledgeBaseException.Kind.UNAVAILABLE, e.kind(), e.getMessage());
             assertTrue(e.getMessage().contains("primary component"), e.getMessage());
             GALERA.start(3); // the last one to leave comes back: a majority of the last primary component again
-            poll(() -> {
+            Waits.until("writes resume once node 3 is back", 180, () -> {
                 try {
                     kb.putUser(new User("after", "gold", 1, HASH));
                     return true;
                 } catch (KnowledgeBaseException x) {
                     return false;
                 }
-            }, "writes resume once node 3 is back");
+            });
             assertTrue(kb.user("before").isPresent());
             assertTrue(kb.user("during").isEmpty(), "nothing written while there was no quorum");
             GALERA.start(2);
-            poll(() -> statusLines().stream().filter(l -> l.contains("Synced") && l.contains("cluster size 3")).count() == 3,
-                    "three nodes Synced again");
+            Waits.until("three nodes Synced again", 180,
+                    () -> statusLines().stream().filter(l -> l.contains("Synced") && l.contains("cluster size 3")).count() == 3);
         }
     }
 
@@ -136,14 +138,6 @@ class GaleraFailoverTest {
             return GALERA.status().lines().filter(l -> l.startsWith("galera-")).toList();
         } catch (Exception e) {
             return List.of();
-        }
-    }
-
-    static void poll(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not within 180 s: " + what);
-            sleep(100);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.moses.mdal;
 
-import static io.moses.mdal.GaleraFailoverTest.poll;
 import static io.moses.mdal.KnowledgeBaseContract.HASH;
 import static io.moses.mdal.KnowledgeBaseContract.gold;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.mdal.testing.GaleraCluster;
 import io.moses.model.User;
+import io.moses.testing.Waits;
 import java.lang.reflect.Field;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -48,8 +48,8 @@ class GaleraNodeChoiceTest {
     }
 
     static void awaitAllSynced() {
-        poll(() -> statusLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size 3 ")).count() == 3,
-                "three nodes Synced");
+        Waits.until("three nodes Synced", 180,
+                () -> statusLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size 3 ")).count() == 3);
     }
 
     /**
@@ -83,7 +83,7 @@ class GaleraNodeChoiceTest {
         }
         GALERA.admin(1, "SET GLOBAL wsrep_desync = ON");
         try {
-            poll(() -> statusLines().get(0).contains("Donor/Desynced"), "node 1 desynced");
+            Waits.until("node 1 desynced", 180, () -> statusLines().get(0).contains("Donor/Desynced"));
             try (KnowledgeBase kb = Mdal.open(url, GALERA.credentials())) {
                 assertEquals("n2", nodeOf(kb), "node 1 is not Synced: the next node");
                 kb.addServiceClass(gold());
@@ -107,9 +107,8 @@ class GaleraNodeChoiceTest {
             // query "not ready"; the other two are the primary component
             GALERA.admin(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
             try {
-                poll(() -> statusLines().get(0).contains("non-Primary")
-                        && statusLines().get(1).contains("cluster size 2 ") && statusLines().get(1).contains(" Synced "),
-                        "node 1 cut off, nodes 2 and 3 primary");
+                Waits.until("node 1 cut off, nodes 2 and 3 primary", 180, () -> statusLines().get(0).contains("non-Primary")
+                        && statusLines().get(1).contains("cluster size 2 ") && statusLines().get(1).contains(" Synced "));
                 // the pooled connection on node 1 fails once, is dropped, and the write runs on node 2
                 kb.putUser(new User("bob", "gold", 1, HASH));
                 assertEquals("n2", nodeOf(kb));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.testing.Waits;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -73,11 +74,7 @@ class ReplannerTest {
     }
 
     /** Waits until the replanner has nothing left to solve; the deadline only bounds a hang. */
-    private static void awaitIdle(Replanner r) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (r.busy()) {
-            assertTrue(System.nanoTime() < deadline, "the replanner still busy after 10 s");
-            Thread.sleep(5);
-        }
+    private static void awaitIdle(Replanner r) {
+        Waits.until("the replanner idle", 10, () -> !r.busy());
     }
 }

@@ -10,16 +10,13 @@ import io.moses.mdal.KnowledgeBase;
 import io.moses.mdal.Mdal;
 import io.moses.mdal.ReplicaWindow;
 import io.moses.monitor.QosMonitor;
-import java.time.Clock;
+import io.moses.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** The leader lease and the merge of the replicas' windows, on an in-memory knowledge base. */
@@ -96,38 +93,6 @@ class OptimizerLeaseTest {
         }
     }
 
-    /**
-     * The broker's wall clock and its monotonic one, moved together only when the test says. The
-     * same class as adaptation-manager's ProviderHealthTest.TestClock, kept in step by hand: that
-     * module has no test code in common with this one (only mdal publishes a test-jar).
-     */
-    static final class TestClock extends Clock {
-        private final Instant start = Instant.parse("2026-01-01T00:00:00Z");
-        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-
-        void advance(Duration d) {
-            nanos.addAndGet(d.toNanos());
-        }
-
-        long nanos() {
-            return nanos.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return start.plusNanos(nanos.get());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-    }
 
     static QosMonitor.ServiceStats stats(String service, int ok, int failed, double r) {
         return new QosMonitor.ServiceStats(service, ok, failed, 0, r, ok / (double) (ok + failed), Double.NaN, r, r, r, new double[0]);

@@ -2,8 +2,8 @@ package io.moses.core.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.moses.core.cluster.OptimizerLeaseTest.TestClock;
 import io.moses.mdal.KnowledgeBase;
+import io.moses.testing.TestClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.adaptation.InvokeOutcome;
+import io.moses.testing.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import javax.xml.namespace.QName;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -106,8 +106,10 @@ class DeploymentLifecycleTest {
         assertEquals(2, engine.registeredVersions().size(), "the held request's version must stay registered");
         release.countDown();
         assertEquals("hold|hold", running.get(120, TimeUnit.SECONDS));
-        // retirement is checked after each request: the instance may end just after its reply
-        await(() -> pair("tick").equals("tick|tick") && engine.registeredVersions().size() == 1);
+        // retirement is checked after each request: the instance may end just after its reply (a
+        // generous deadline: the machine may be loaded)
+        Waits.until("v1 retired after its instance ended", 120,
+                () -> pair("tick").equals("tick|tick") && engine.registeredVersions().size() == 1);
         assertEquals(1, workDirs().size(), "work directories: " + workDirs());
     }
 
@@ -160,15 +162,6 @@ class DeploymentLifecycleTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Polls with a generous deadline: the machine may be loaded. */
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("condition not met within 120 s");
-            Thread.sleep(20);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.moses.core.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.moses.testing.Waits;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -43,15 +45,21 @@ class LaunchersVariableStoreTest {
         return pb.redirectErrorStream(true).redirectOutput(out.toFile()).start();
     }
 
-    static String awaitLine(Process p, Path out, Pattern pattern, long seconds) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
+    static String awaitLine(Process p, Path out, Pattern pattern, long seconds) {
+        AtomicReference<String> line = new AtomicReference<>();
+        Waits.until("a line " + pattern, seconds, () -> {
             Matcher m = pattern.matcher(Files.readString(out));
-            if (m.find()) return m.group();
-            if (!p.isAlive()) throw new AssertionError("exited with " + p.exitValue() + ":\n" + Files.readString(out));
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no " + pattern + " within " + seconds + " s:\n" + Files.readString(out));
+            if (m.find()) line.set(m.group());
+            else if (!p.isAlive()) throw new AssertionError("exited with " + p.exitValue() + ":\n" + Files.readString(out));
+            return line.get() != null;
+        }, () -> {
+            try {
+                return Files.readString(out);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        });
+        return line.get();
     }
 
     /** The broker started by {@code broker} listens, and its start line names the broker's store; then it is stopped. */

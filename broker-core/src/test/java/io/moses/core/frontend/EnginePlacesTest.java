@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.moses.model.ServiceClass;
+import io.moses.testing.Waits;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -241,12 +242,8 @@ class EnginePlacesTest {
         assertEquals(PLACED, excess4.verdict(), "served from the line last, once the broker is idle");
     }
 
-    private static void awaitQueued(EnginePlaces p) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (p.waiting() == 0) {
-            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
-            Thread.sleep(1);
-        }
+    private static void awaitQueued(EnginePlaces p) {
+        Waits.until("the waiter queued", 30, () -> p.waiting() > 0);
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.moses.monitor.QosMonitor;
 import io.moses.monitor.Replanner;
 import io.moses.monitor.WsMonitor;
 import io.moses.optimizer.OptimizationEngine;
+import io.moses.testing.Waits;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
@@ -96,12 +97,8 @@ class LoopReactionTest {
     }
 
     /** The plan the loop's Replanner publishes, on its own thread; the deadline only bounds a hang. */
-    private static Plan awaitPlan(KnowledgeCache knowledge) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (knowledge.plan() == null) {
-            assertTrue(System.nanoTime() < deadline, "no plan after 60 s");
-            Thread.sleep(10);
-        }
+    private static Plan awaitPlan(KnowledgeCache knowledge) {
+        Waits.until("a plan", 60, () -> knowledge.plan() != null);
         return knowledge.plan();
     }
 }

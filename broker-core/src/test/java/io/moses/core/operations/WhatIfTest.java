@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.core.AdminApiTest;
 import io.moses.core.BrokerProcessTest;
 import io.moses.core.ChildProcess;
+import io.moses.testing.Waits;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,8 +55,7 @@ class WhatIfTest {
                 "--set", "STUBS=http://127.0.0.1:" + stubPort));
         port = Integer.parseInt(broker.await(BrokerProcessTest.LISTENING, 120));
         // the seed's hand-made plan is replaced by the optimizer's at start
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (get("/admin/plan").path("solver").asText("seed").equals("seed") && System.nanoTime() < deadline) Thread.sleep(100);
+        Waits.within(60, () -> !get("/admin/plan").path("solver").asText("seed").equals("seed"));
         assertNotEquals("seed", get("/admin/plan").path("solver").asText());
     }
 
@@ -245,9 +246,12 @@ class WhatIfTest {
                 Map.of("Content-Type", "application/json"), "{\"reason\":\"maintenance\"}").body());
         assertTrue(out.get("changed").asBoolean(), out.toString());
         String why = "operator took concrete service " + hotel + " out";
-        JsonNode real = null;
-        for (long deadline = System.nanoTime() + 30_000_000_000L; real == null && System.nanoTime() < deadline; Thread.sleep(100))
-            for (JsonNode p : get("/admin/plans?n=20")) if (p.get("reason").asText().contains(why)) real = p;
+        AtomicReference<JsonNode> made = new AtomicReference<>();
+        Waits.within(30, () -> {
+            for (JsonNode p : get("/admin/plans?n=20")) if (p.get("reason").asText().contains(why)) made.set(p);
+            return made.get() != null;
+        });
+        JsonNode real = made.get();
         assertTrue(real != null, "no plan for '" + why + "'");
         assertEquals(real.get("objective").asDouble(), a.get("objectiveAfter").asDouble(), 1e-6 * Math.max(1, Math.abs(real.get("objective").asDouble())),
                 "objective of the real plan vs the what-if's");

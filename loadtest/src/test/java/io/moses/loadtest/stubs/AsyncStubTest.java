@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import io.moses.testing.Waits;
 import java.io.ByteArrayInputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -24,6 +25,7 @@ import java.util.Base64;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -108,12 +110,13 @@ class AsyncStubTest {
 
     /** Waits, bounded, until {@code service}'s {@code counter} is {@code value}; returns its status then. */
     static JsonNode awaitCounter(String service, String counter, long value) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        JsonNode s = status(service);
-        for (int i = 0; i < 1000 && s.path(counter).asLong() != value && System.nanoTime() < deadline; i++) {
-            Thread.sleep(10); // the counter is the event: counted when the callback's answer came
-            s = status(service);
-        }
+        // the counter is the event: counted when the callback's answer came
+        AtomicReference<JsonNode> last = new AtomicReference<>(status(service));
+        Waits.within(10, () -> {
+            last.set(status(service));
+            return last.get().path(counter).asLong() == value;
+        });
+        JsonNode s = last.get();
         assertEquals(value, s.path(counter).asLong(), counter + " of " + service + ": " + s);
         return s;
     }

@@ -1,6 +1,7 @@
 package io.moses.mdal.testing;
 
 import io.moses.mdal.Credentials;
+import io.moses.testing.Waits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,11 +112,14 @@ public final class GaleraCluster implements BeforeAllCallback, AfterAllCallback 
         if (dir == null) return;
         List<String> lines = nodeLines();
         for (int i = lines.size(); i >= 1; i--) if (!lines.get(i - 1).contains(" running ")) start(i);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (nodeLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size " + nodes + " ")).count() != nodes) {
-            if (System.nanoTime() > deadline) throw new IllegalStateException("the Galera nodes are not all Synced again: " + nodeLines());
-            Thread.sleep(200);
-        }
+        Waits.until("the Galera nodes all Synced again", 180,
+                () -> nodeLines().stream().filter(l -> l.contains(" Synced ") && l.contains("cluster size " + nodes + " ")).count() == nodes, () -> {
+                    try {
+                        return nodeLines().toString();
+                    } catch (Exception e) {
+                        return e.toString();
+                    }
+                });
     }
 
     private List<String> nodeLines() throws IOException, InterruptedException {

@@ -1,6 +1,7 @@
 package io.moses.mdal.testing;
 
 import io.moses.mdal.Credentials;
+import io.moses.testing.Waits;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -159,15 +160,15 @@ public final class MariaDbServer implements BeforeAllCallback, AfterAllCallback 
         if (isRoot()) cmd.add("--user=root");
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("mariadbd.out").toFile())).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!acceptsTcp() || !pings()) {
-            if (!process.isAlive())
-                throw new IllegalStateException("mariadbd exited with " + process.exitValue() + ": " + logTail());
-            if (System.nanoTime() > deadline) {
-                process.destroyForcibly();
-                throw new IllegalStateException("mariadbd did not start within 60 s: " + logTail());
-            }
-            Thread.sleep(50);
+        try {
+            Waits.until("mariadbd answering", 60, () -> {
+                if (acceptsTcp() && pings()) return true;
+                if (!process.isAlive()) throw new AssertionError("mariadbd exited with " + process.exitValue() + ": " + logTail());
+                return false;
+            }, this::logTail);
+        } catch (AssertionError e) {
+            process.destroyForcibly();
+            throw e;
         }
     }
 

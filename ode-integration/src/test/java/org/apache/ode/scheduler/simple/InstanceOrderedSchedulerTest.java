@@ -66,7 +66,7 @@ class InstanceOrderedSchedulerTest {
             maxSameInstance.accumulateAndGet(same, Math::max);
             maxTotal.accumulateAndGet(total.incrementAndGet(), Math::max);
             try {
-                Thread.sleep(30);
+                Thread.sleep(30); // a job that takes time, so that overlapping jobs would be seen
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
