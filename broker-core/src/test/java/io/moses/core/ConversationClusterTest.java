@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Conversations through HAProxy with two replicas: a case opened by a one-way
  * message lives in the replica that took it; its close, sent through the front, reaches it
  * whichever replica HAProxy picks, taken by a receive in a scope (ScopeCase) or by a pick
- * (PickCase). When the owner of an in-memory instance is killed, the close is answered at once
- * with a fault that says so.
+ * (PickCase). A close forwarded to its instance's replica stays in its caller's trace. When the
+ * owner of an in-memory instance is killed, the close is answered at once with a fault that says so.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Tag("e2e")
@@ -56,6 +56,8 @@ class ConversationClusterTest {
     @TempDir static Path dir;
     static TestCluster cluster;
     static KnowledgeBase kb;
+    /** Where both replicas send their spans. */
+    static io.moses.loadtest.demo.TraceCollector traces;
     static HttpServer signal;
     /** Partner path ("/ScopeCase") -> notify calls: an instance says it waits for its close. */
     static final Map<String, AtomicInteger> notified = new ConcurrentHashMap<>();
@@ -72,6 +74,8 @@ class ConversationClusterTest {
             exchange.close();
         });
         signal.start();
+        traces = new io.moses.loadtest.demo.TraceCollector();
+        Map<String, String> tracing = Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", traces.endpoint(), "OTEL_BSP_SCHEDULE_DELAY", "100");
         cluster = new TestCluster(dir, MARIADB, List.of("r1", "r2"));
         kb = Mdal.open(cluster.db, MARIADB.credentials());
         List<String> seeds = new ArrayList<>();
@@ -100,10 +104,10 @@ class ConversationClusterTest {
         seeds.addAll(List.of("--seed", seedEmpty.toString(), "--seed", seedCatch.toString(),
                 "--set", "PARTNER=http://127.0.0.1:" + signal.getAddress().getPort()));
         seeds.addAll(List.of("--deploy", UNITS.toString()));
-        cluster.start("r1", seeds.toArray(String[]::new));
+        cluster.start("r1", tracing, seeds.toArray(String[]::new));
         // r2 names the address the others reach it at (as a replica in a container must): its
         // conversations are registered, and forwarded, there
-        cluster.start("r2", "--deploy", UNITS.toString(), "--advertise", "http://localhost:" + cluster.ports.get("r2"));
+        cluster.start("r2", tracing, "--deploy", UNITS.toString(), "--advertise", "http://localhost:" + cluster.ports.get("r2"));
         cluster.haproxy.awaitUp(List.of("r1", "r2"), 30);
     }
 
@@ -112,10 +116,17 @@ class ConversationClusterTest {
         if (cluster != null) cluster.close();
         if (signal != null) signal.stop(0);
         if (kb != null) kb.close();
+        if (traces != null) traces.close();
     }
 
     static HttpResponse<String> post(String service, String operation, String payload) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(cluster.front() + "/services/" + service))
+        return post(service, operation, payload, Map.of());
+    }
+
+    static HttpResponse<String> post(String service, String operation, String payload, Map<String, String> headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.front() + "/services/" + service));
+        headers.forEach(b::header);
+        return HTTP.send(b
                 .header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"" + NS + "/" + operation + "\"")
                 .timeout(Duration.ofSeconds(120))
                 .POST(HttpRequest.BodyPublishers.ofString(ConformanceEndToEndTest.ENV + payload + ConformanceEndToEndTest.END)).build(),
@@ -191,6 +202,42 @@ class ConversationClusterTest {
 
     @Test
     @Order(3)
+    void aCloseForwardedToItsInstancesReplicaStaysInItsCallersTrace() throws Exception {
+        // a close sent through the front with the caller's traceparent; HAProxy alternates, so
+        // within a few cases one lands on the replica that does not hold the instance
+        for (int id = 400; id < 420; id++) {
+            if (id % 3 == 2) nudge();
+            int before = notified.computeIfAbsent("/ScopeCase", p -> new AtomicInteger()).get();
+            assertTrue(post("ScopeCaseService", "open", ConformanceEndToEndTest.open(id, "case-" + id)).statusCode() / 100 == 2);
+            awaitNotified("/ScopeCase", before + 1);
+            String owner = awaitOwner("ScopeCase", id);
+            String traceId = java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(16).putLong(System.nanoTime()).putLong(id).array());
+            HttpResponse<String> closed = post("ScopeCaseService", "close", ConformanceEndToEndTest.close(id),
+                    Map.of("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01"));
+            assertEquals(200, closed.statusCode(), closed.body());
+            // the front replica's server span, and the owner's if the close was forwarded: spans go out every 100 ms
+            List<io.moses.loadtest.demo.TraceCollector.Span> spans = traces.await(s -> s.stream()
+                    .filter(x -> x.traceId().equals(traceId) && x.kind().equals("SERVER")).map(x -> x.resource().get("moses.replica"))
+                    .anyMatch(owner::equals), 30);
+            List<io.moses.loadtest.demo.TraceCollector.Span> trace = spans.stream().filter(x -> x.traceId().equals(traceId)).toList();
+            List<io.moses.loadtest.demo.TraceCollector.Span> servers = trace.stream().filter(x -> x.kind().equals("SERVER")).toList();
+            assertTrue(servers.stream().anyMatch(x -> owner.equals(x.resource().get("moses.replica"))),
+                    "the owner " + owner + " served the close in the caller's trace: " + trace);
+            if (servers.size() < 2) continue; // the close landed on the owner: nothing was forwarded
+            var atOwner = servers.stream().filter(x -> owner.equals(x.resource().get("moses.replica"))).findFirst().orElseThrow();
+            var atFront = servers.stream().filter(x -> !owner.equals(x.resource().get("moses.replica"))).findFirst().orElseThrow();
+            assertEquals("00f067aa0ba902b7", atFront.parentSpanId(), "the caller's span is the front replica's parent");
+            Set<String> frontSpans = new HashSet<>();
+            trace.stream().filter(x -> x.resource().equals(atFront.resource())).forEach(x -> frontSpans.add(x.spanId()));
+            assertTrue(frontSpans.contains(atOwner.parentSpanId()),
+                    "the owner's span is a child of the front replica's (the forwarded message carried its traceparent): " + trace);
+            return;
+        }
+        throw new AssertionError("in 20 closes through the front, none was forwarded to the replica holding its instance");
+    }
+
+    @Test
+    @Order(4)
     void aCloseForAnInstanceOfAKilledReplicaIsAnsweredWithAFaultThatSaysSo() throws Exception {
         int id = 300;
         String owner = null;

@@ -44,6 +44,11 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts replica {@code name} (its port, work directory, the database, its name, and {@code more}) and waits until it listens. */
     ChildProcess start(String name, String... more) throws Exception {
+        return start(name, Map.of(), more);
+    }
+
+    /** As {@link #start(String, String...)}, with {@code env} in the replica's environment. */
+    ChildProcess start(String name, Map<String, String> env, String... more) throws Exception {
         ports.computeIfAbsent(name, n -> {
             try {
                 return FreePorts.forServer(); // outside the balancer
@@ -54,7 +59,7 @@ final class TestCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("--port", Integer.toString(ports.get(name)), "--work", dir.resolve(name).toString(),
                 "--db", db, "--replica", name, "--trusted-proxy", "127.0.0.1")); // HAProxy, which says whom it forwards for
         args.addAll(List.of(more));
-        ChildProcess p = new ChildProcess("io.moses.core.Main", args);
+        ChildProcess p = new ChildProcess("io.moses.core.Main", args, env);
         replicas.put(name, p);
         p.await(BrokerProcessTest.LISTENING, 300);
         return p;

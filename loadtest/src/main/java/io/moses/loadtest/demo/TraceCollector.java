@@ -31,10 +31,11 @@ public final class TraceCollector implements AutoCloseable {
     private static final int MAX_BODY = 16 << 20;
 
     /**
-     * One span: the service that sent it ({@code service.name}), ids in hex as W3C trace context
+     * One span: the service that sent it ({@code service.name}) and its other resource attributes
+     * ({@code resource}: a broker's {@code moses.replica}, say), ids in hex as W3C trace context
      * writes them, times in epoch nanos, attributes as their Java values.
      */
-    public record Span(String service, String traceId, String spanId, String parentSpanId, String name, String kind, long start, long end,
+    public record Span(String service, Map<String, Object> resource, String traceId, String spanId, String parentSpanId, String name, String kind, long start, long end,
                        Map<String, Object> attributes, boolean error) {
         public String string(String key) {
             return attributes.get(key) instanceof String s ? s : null;
@@ -74,10 +75,11 @@ public final class TraceCollector implements AutoCloseable {
                 }
                 List<Span> got = new ArrayList<>();
                 for (ResourceSpans rs : ExportTraceServiceRequest.parseFrom(body).getResourceSpansList()) {
-                    String service = String.valueOf(attributes(rs.getResource().getAttributesList()).get("service.name"));
+                    Map<String, Object> resource = attributes(rs.getResource().getAttributesList());
+                    String service = String.valueOf(resource.get("service.name"));
                     for (ScopeSpans ss : rs.getScopeSpansList())
                         for (io.opentelemetry.proto.trace.v1.Span s : ss.getSpansList())
-                            got.add(new Span(service, hex(s.getTraceId()), hex(s.getSpanId()), hex(s.getParentSpanId()), s.getName(),
+                            got.add(new Span(service, resource, hex(s.getTraceId()), hex(s.getSpanId()), hex(s.getParentSpanId()), s.getName(),
                                     s.getKind().name().replace("SPAN_KIND_", ""), s.getStartTimeUnixNano(), s.getEndTimeUnixNano(),
                                     attributes(s.getAttributesList()),
                                     s.getStatus().getCode() == io.opentelemetry.proto.trace.v1.Status.StatusCode.STATUS_CODE_ERROR));

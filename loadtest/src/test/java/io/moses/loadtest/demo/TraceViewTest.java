@@ -15,7 +15,7 @@ class TraceViewTest {
 
     private static Span span(String trace, String id, String parent, String name, String kind, long fromMs, long toMs,
                              Map<String, Object> attributes, boolean error) {
-        return new Span("moses-broker", trace, id, parent, name, kind, fromMs * MS, toMs * MS, attributes, error);
+        return new Span("moses-broker", Map.of(), trace, id, parent, name, kind, fromMs * MS, toMs * MS, attributes, error);
     }
 
     /** A request with one invoke of two calls; {@code second}'s attributes say what the second call was. */
