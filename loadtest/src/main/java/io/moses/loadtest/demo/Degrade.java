@@ -53,14 +53,25 @@ public final class Degrade {
     /** Whether every class kept its SLA after the reaction window. */
     static boolean slasKept;
 
-    /** Runs both halves; returns the second half's result. */
-    static LoadResult run(int clients, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
+    /** A scenario's first half, every provider as configured: the classes' SLAs, its result, the plan in force at its end. */
+    record FirstHalf(Map<String, JsonNode> classes, LoadResult result, JsonNode plan) {}
+
+    /** Runs half of {@code requests} with every provider as configured; prints its report. */
+    static FirstHalf firstHalf(int clients, int requests, String broker, Consumer<String> say) throws Exception {
         Map<String, JsonNode> classes = new LinkedHashMap<>();
         for (JsonNode k : JSON.readTree(Demo.fetch(broker + "/admin/classes"))) classes.put(k.path("name").asText(), k);
         say.accept("demo: first half, every provider as configured");
         LoadResult first = TripLoad.run(broker, clients, requests / 2, null, p -> say.accept(p.toString()));
         System.out.println(first.report());
-        JsonNode before = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
+        return new FirstHalf(classes, first, JSON.readTree(Demo.fetch(broker + "/admin/plan")));
+    }
+
+    /** Runs both halves; returns the second half's result. */
+    static LoadResult run(int clients, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
+        FirstHalf half = firstHalf(clients, requests, broker, say);
+        Map<String, JsonNode> classes = half.classes();
+        LoadResult first = half.result();
+        JsonNode before = half.plan();
         // the victims are services the plan in force relies on, so the change matters
         String slowed = firstUsed(before, "flight.findFlight");
         String down = firstUsed(before, "hotel.findHotel");

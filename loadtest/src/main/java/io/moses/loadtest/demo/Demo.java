@@ -194,6 +194,16 @@ public final class Demo {
         return r.body();
     }
 
+    /** PUT of a JSON body to the admin API, as the seed's operator; the answer's body. */
+    static String put(String url, String json) throws IOException, InterruptedException {
+        String basic = java.util.Base64.getEncoder().encodeToString((OPERATOR[0] + ":" + OPERATOR[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Basic " + basic)
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30)).PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IOException("PUT " + url + ": HTTP " + r.statusCode() + " " + r.body());
+        return r.body();
+    }
+
     private static String mask(String db) {
         return db.replaceAll("(?i)((?:password[0-9]*|pwd)=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
     }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.moses.loadtest.driver.LoadResult;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,15 +12,19 @@ import java.util.function.Consumer;
 
 /**
  * {@code moses demo --scenario ramp}: after a first half as configured, the flight provider the
- * plan relies on most slows down steadily, its latency growing linearly from 40 ms to ten times
+ * plan relies on most slows down steadily, its latency growing linearly from 250 ms to ten times
  * that over {@link #RAMP}. Prints the violations the broker predicted from its providers'
  * forecasts (docs/model.md, "Forecasts") and whether they came true, the plans made ahead of
  * time and why, and each class's SLA during the ramp.
  */
 final class Ramp {
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final Duration RAMP = Duration.ofSeconds(60);
-    static final int START_MS = 40, FACTOR = 10;
+    /** Long enough for a forecast: a trend needs its points, and a prediction looks ahead of them. */
+    static final Duration RAMP = Duration.ofSeconds(90);
+    /** From well within gold's R_max (1.5 s) to well past it: a plan that kept it would break the SLA. */
+    static final int START_MS = 250, FACTOR = 10;
+    /** flight-a's cost during the demo (the seed's is 1.2). */
+    static final double ALTERNATIVE_COST = 4.0;
 
     /** Whether every class kept its SLA through the ramp. */
     static boolean slasKept;
@@ -29,13 +32,13 @@ final class Ramp {
     private Ramp() {}
 
     static LoadResult run(int clients, int requests, String broker, int stubPort, Consumer<String> say) throws Exception {
-        Map<String, JsonNode> classes = new LinkedHashMap<>();
-        for (JsonNode k : JSON.readTree(Demo.fetch(broker + "/admin/classes"))) classes.put(k.path("name").asText(), k);
-        say.accept("demo: first half, every provider as configured");
-        LoadResult first = TripLoad.run(broker, clients, requests / 2, null, p -> say.accept(p.toString()));
-        System.out.println(first.report());
-        JsonNode before = JSON.readTree(Demo.fetch(broker + "/admin/plan"));
-        String ramped = Degrade.firstUsed(before, "flight.findFlight");
+        // flight-a dearer: the plans keep gold on flight-b until its R_max binds, so that a ramp of
+        // flight-b threatens the SLA instead of being left at its first step (bench-proactive.sh's run 2)
+        Demo.put(broker + "/admin/services/flight-a", "{\"cost\":" + ALTERNATIVE_COST + "}");
+        say.accept("demo: flight-a's cost raised to " + ALTERNATIVE_COST + ": the plans prefer flight-b while it keeps the SLAs");
+        Degrade.FirstHalf half = Degrade.firstHalf(clients, requests, broker, say);
+        Map<String, JsonNode> classes = half.classes();
+        String ramped = Degrade.firstUsed(half.plan(), "flight.findFlight");
         say.accept("demo: " + ramped + " slows down steadily: " + START_MS + " ms to " + START_MS * FACTOR + " ms over "
                 + RAMP.toSeconds() + " s (its latency set once a second)");
         Instant rampAt = Instant.now();
@@ -79,12 +82,13 @@ final class Ramp {
         }
         if (predicted == 0) System.out.println("  no violation predicted");
         System.out.println("plans made during the ramp (/admin/plans), and why:");
-        for (JsonNode p : JSON.readTree(Demo.fetch(broker + "/admin/plans?n=50"))) {
-            Instant at = Instant.parse(p.path("created").asText());
-            if (at.isBefore(rampAt)) continue;
+        List<JsonNode> plans = new java.util.ArrayList<>();
+        for (JsonNode p : JSON.readTree(Demo.fetch(broker + "/admin/plans?n=50")))
+            if (!Instant.parse(p.path("created").asText()).isBefore(rampAt)) plans.add(0, p); // newest first: turned around
+        for (JsonNode p : plans) {
             String why = p.path("reason").asText();
-            System.out.printf("  +%5.1f s  plan %d: %s%n", Duration.between(rampAt, at).toMillis() / 1000.0, p.path("version").asLong(),
-                    why.length() > 160 ? why.substring(0, 157) + "..." : why);
+            System.out.printf("  +%5.1f s  plan %d: %s%n", Duration.between(rampAt, Instant.parse(p.path("created").asText())).toMillis() / 1000.0,
+                    p.path("version").asLong(), why.length() > 160 ? why.substring(0, 157) + "..." : why);
         }
         System.out.println("plan at the end: " + (Degrade.uses(after, ramped) ? ramped + " still in use" : ramped + " no longer used"));
         boolean kept = true;
