@@ -275,7 +275,7 @@ public final class AdaptiveBinding implements InvokeHandler {
     /**
      * The p99 [s] of a concrete service's recent replies, made of {@code replies} replies: calls
      * unanswered for several times that, with no reply meanwhile, take it out of selection before
-     * they time out, and an idempotent task's go elsewhere (docs/model.md, "Stalled providers").
+     * they time out, and an idempotent task's go elsewhere (docs/model.md, "Reaction between plans").
      */
     public void expect(String service, double p99Seconds, int replies) {
         if (stallWatch) health.expect(service, p99Seconds, replies); // else no stall time: no watch

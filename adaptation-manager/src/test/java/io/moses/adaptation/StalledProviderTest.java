@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A provider that hangs is avoided before its calls time out (docs/model.md, "Stalled
- * providers"): two calls unanswered for its stall time take it out of selection; the calls of a
+ * A provider that hangs is avoided before its calls time out (docs/model.md, "Reaction between
+ * plans"): two calls unanswered for its stall time take it out of selection; the calls of a
  * task that is not idempotent run on to their timeout, an idempotent task's go to another
  * provider at once. Real HTTP stubs, calls counted at the stubs.
  */
