@@ -41,8 +41,9 @@ public interface InvokeTrace {
     default void ended(InvokeOutcome outcome) {}
 
     /**
-     * The invoke's trace and span ids in the log lines this thread writes until the scope is
-     * closed: for work of the invoke on a thread that is not its request's (a timer's).
+     * The invoke's span current on this thread until the scope is closed: its trace and span ids
+     * in the log lines this thread writes, and in what it records meanwhile (a latency's exemplar);
+     * for work of the invoke on a thread that is not its request's (a timer's, a reply's).
      */
     default Scope logged() {
         return Scope.NONE;

@@ -306,17 +306,25 @@ class TracingEndToEndTest {
         assertEquals(200, open.statusCode());
         assertTrue(open.headers().firstValue("Content-Type").orElse("").startsWith("application/openmetrics-text"),
                 open.headers().firstValue("Content-Type").toString());
-        // moses_composite_requests_seconds_bucket{...,le="0.1"} 11 # {span_id="...",trace_id="..."} 0.0421 1733300000.123
+        // moses_composite_requests_seconds_bucket{...,le="0.089478485"} 2 # {span_id="...",trace_id="..."} 0.088675384
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(
                 "(?m)^moses_composite_requests_seconds_bucket\\{[^}]*outcome=\"ok\"[^}]*} \\d+ # \\{([^}]*)} ([0-9.eE+-]+)").matcher(open.body());
         Set<String> named = new java.util.HashSet<>();
         while (m.find()) {
+            if (named.isEmpty()) System.out.println("an exemplar: " + m.group());
             java.util.regex.Matcher id = java.util.regex.Pattern.compile("trace_id=\"([0-9a-f]{32})\"").matcher(m.group(1));
             assertTrue(id.find(), "an exemplar names its trace: " + m.group());
             assertTrue(Double.parseDouble(m.group(2)) > 0, "its value is the request's latency: " + m.group());
             named.add(id.group(1));
         }
         assertFalse(named.isEmpty(), "the composite histogram's buckets carry exemplars:\n" + open.body());
+        // and the invokes' histogram, recorded on the thread each outcome came on, names the invoke's span
+        java.util.regex.Matcher invokes = java.util.regex.Pattern.compile(
+                "(?m)^moses_concrete_invokes_seconds_bucket\\{[^}]*} \\d+ # \\{[^}]*trace_id=\"([0-9a-f]{32})\"").matcher(open.body());
+        Set<String> invokeTraces = new java.util.HashSet<>();
+        while (invokes.find()) invokeTraces.add(invokes.group(1));
+        assertFalse(invokeTraces.isEmpty(), "the invokes' histogram carries exemplars:\n" + open.body());
+        named.addAll(invokeTraces);
         assertTrue(receiverHasAll(named), "each exemplar names a trace the broker exported: " + named);
         String plain = TripPlannerEndToEndTest.HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brokerPort + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();

@@ -22,7 +22,10 @@ final class MeteredInvokeHandler implements InvokeHandler {
             String service = outcome == null || outcome.answeredBy() == null ? "none" : outcome.answeredBy();
             String kind = error != null ? "error" : outcome instanceof InvokeOutcome.InvokeReply ? "ok"
                     : outcome instanceof InvokeOutcome.InvokeFault ? "fault" : "failure";
-            timers.invoke(invocation.task(), service, kind, System.nanoTime() - start);
+            // on the thread the outcome came on: the invoke's span current, so the latency's exemplar names it
+            try (io.moses.adaptation.InvokeTrace.Scope current = invocation.trace().logged()) {
+                timers.invoke(invocation.task(), service, kind, System.nanoTime() - start);
+            }
         });
     }
 

@@ -70,7 +70,20 @@ final class InvokeSpans implements InvokeTrace {
 
     @Override
     public Scope logged() {
-        return LogIds.of(span.getSpanContext());
+        return current(span);
+    }
+
+    /**
+     * {@code span} current on this thread until closed: its ids in the log lines, and in the
+     * exemplars of the latencies recorded meanwhile ({@link TraceExemplars}).
+     */
+    static Scope current(io.opentelemetry.api.trace.Span span) {
+        io.opentelemetry.context.Scope context = span.makeCurrent();
+        Scope ids = LogIds.of(span.getSpanContext());
+        return () -> {
+            ids.close();
+            context.close();
+        };
     }
 
     /** The invoke was never sent: the engine's transaction did not commit. */
@@ -131,7 +144,7 @@ final class InvokeSpans implements InvokeTrace {
 
         @Override
         public Scope logged() {
-            return LogIds.of(call.getSpanContext());
+            return current(call);
         }
     }
 }
