@@ -160,7 +160,7 @@ public final class BpelEngine implements CompositeInvoker, AutoCloseable {
         this.server = new org.apache.ode.bpel.engine.BrokerBpelServer();
         server.setConfigProperties(props);
         // ODE's in-memory store, with the broker's variable store and the look-up of instances by
-        // correlation key it lacks (the DAO chain: io.moses.ode's package-info)
+        // correlation key it lacks (the DAO chain: docs/ode-internals.md)
         daos[0] = new InMemoryProcesses(scheduler);
         server.setDaoConnectionFactory(durable == null ? daos[0] : durable.dao());
         if (durable != null) server.setInstanceFence(new InstanceOwners(tx, durable.enlisted(), node));

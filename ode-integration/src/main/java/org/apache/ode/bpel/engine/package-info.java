@@ -7,6 +7,6 @@
  * read without a copy where the engine only looks at them, and changed in place where an assign
  * changes them and nothing else holds them ({@code BrokerBpelServer}); events the configuration
  * leaves out are dropped before ODE fills them in. The ODE internals they use are listed in
- * {@code io.moses.ode}'s package-info.
+ * docs/ode-internals.md.
  */
 package org.apache.ode.bpel.engine;

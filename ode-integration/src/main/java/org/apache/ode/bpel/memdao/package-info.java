@@ -5,6 +5,6 @@
  * the DAO factory the broker hands to ODE) with instances whose variables live in the broker's
  * {@code io.moses.ode.VariableStore}, the look-up of instances by correlation key, and
  * correlators that keep a message routed while its instance's job runs. The ODE internals they
- * use are listed in {@code io.moses.ode}'s package-info.
+ * use are listed in docs/ode-internals.md.
  */
 package org.apache.ode.bpel.memdao;
