@@ -165,7 +165,7 @@ final class PatternExecutor {
                     trace.finished();
                     attempt.complete(new Attempt(provider, r, now - start, trace));
                 } else {
-                    ranOn(inv, provider, trace, r.kind(), now - start, now);
+                    outcome(inv, provider, trace, r.kind(), now - start, false); // abandoned: its own end, used by nobody
                 }
             });
         }
@@ -353,21 +353,17 @@ final class PatternExecutor {
     private void record(Invocation inv, Attempt a, boolean winner, boolean discarded) {
         CallEnd kind = a.result().kind();
         a.trace().ended(kind, discarded);
-        if (kind == CallEnd.STALLED) return; // the call runs on: its own end is the provider's outcome (ranOn)
+        if (kind == CallEnd.STALLED) return; // the call runs on: its own end is the provider's outcome (Pending)
+        outcome(inv, a.provider(), a.trace(), kind, a.nanos(), winner);
+    }
+
+    /** A call's outcome, for the monitors and the provider's health. */
+    private void outcome(Invocation inv, Provider provider, InvokeTrace.Call trace, CallEnd kind, long nanos, boolean winner) {
         if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return; // a request taken, not yet answered
         long now = health.now();
         // on the thread that completed the call: an ejection's line names the request whose call it was
-        try (InvokeTrace.Scope ids = a.trace().logged()) {
-            outcomes.add(a.provider().name(), inv.task(), inv.serviceClass(), a.nanos(), kind, winner, now);
-            health.observe(a.provider().name(), kind, now);
-        }
-    }
-
-    /** The end of a call the invocation stopped waiting for: its provider's outcome, used by nobody. */
-    private void ranOn(Invocation inv, Provider provider, InvokeTrace.Call trace, CallEnd kind, long nanos, long now) {
-        if (kind == CallEnd.REPLY && answersLater.test(inv.task())) return;
         try (InvokeTrace.Scope ids = trace.logged()) {
-            outcomes.add(provider.name(), inv.task(), inv.serviceClass(), nanos, kind, false, now);
+            outcomes.add(provider.name(), inv.task(), inv.serviceClass(), nanos, kind, winner, now);
             health.observe(provider.name(), kind, now);
         }
     }

@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("e2e")
 class StalledProviderTest {
-    /** Far beyond the stall time (500 ms): only the stall watch can act before it. */
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /** Beyond any wait here: an answer within the test came through the stall watch, not a timeout. */
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
     private static TestServices stubs;
     private static SoapClient client;
 
@@ -107,13 +107,11 @@ class StalledProviderTest {
     void anIdempotentTasksCallsToAHungProviderGoToAnotherAtOnce() throws Exception {
         CountDownLatch ejected = new CountDownLatch(1);
         AdaptiveBinding b = stalling("stuckSearch", "spareSearch", Set.of(TASK), ejected);
-        long start = System.nanoTime();
         CompletableFuture<InvokeOutcome> first = send(b), second = send(b);
-        InvokeOutcome one = first.get(10, TimeUnit.SECONDS), two = second.get(10, TimeUnit.SECONDS);
-        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertEquals("spareSearch", by(one), "answered by the other provider, not after the 20 s timeout");
+        InvokeOutcome one = first.get(60, TimeUnit.SECONDS), two = second.get(60, TimeUnit.SECONDS); // 60 s: a hang guard only
+        assertEquals("spareSearch", by(one), "answered by the other provider, not after the hung one's timeout");
         assertEquals("spareSearch", by(two));
-        assertTrue(tookMillis < TIMEOUT.toMillis() / 2, tookMillis + " ms");
+        assertEquals(2, b.abandoned(), "both calls to the hung provider abandoned: their invokes went on without them");
         assertTrue(ejected.await(1, TimeUnit.SECONDS));
         assertEquals(2, stubs().calls("stuckSearch"), "each call sent once to the hung provider");
         assertEquals(2, stubs().calls("spareSearch"), "and once to the other");
@@ -126,12 +124,9 @@ class StalledProviderTest {
         CountDownLatch ejected = new CountDownLatch(1);
         AdaptiveBinding b = stalling(new Implementation(Implementation.Pattern.ALTERNATE, List.of("stuckAlt", "nextAlt")),
                 "stuckAlt", "nextAlt", Set.of(TASK), ejected);
-        long start = System.nanoTime();
         CompletableFuture<InvokeOutcome> first = send(b), second = send(b);
-        assertEquals("nextAlt", by(first.get(10, TimeUnit.SECONDS)));
-        assertEquals("nextAlt", by(second.get(10, TimeUnit.SECONDS)));
-        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertTrue(tookMillis < TIMEOUT.toMillis() / 2, tookMillis + " ms");
+        assertEquals("nextAlt", by(first.get(60, TimeUnit.SECONDS)));
+        assertEquals("nextAlt", by(second.get(60, TimeUnit.SECONDS)));
         assertEquals(2, stubs().calls("stuckAlt"));
         assertEquals(2, b.abandoned(), "both calls abandoned, neither failed");
     }

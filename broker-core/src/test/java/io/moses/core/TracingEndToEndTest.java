@@ -227,11 +227,7 @@ class TracingEndToEndTest {
             for (String s : List.of("weather-a", "weather-b")) stubs.set(s, "{\"latencyMs\":2000,\"distribution\":\"fixed\"}");
             long before = stubs.requests("weather-a");
             running = TripPlannerEndToEndTest.HTTP.sendAsync(planTripRequest(null), HttpResponse.BodyHandlers.ofString());
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-            while (stubs.requests("weather-a") == before) {
-                assertTrue(System.nanoTime() < deadline, "the first request never reached weather-a");
-                Thread.sleep(5);
-            }
+            io.moses.testing.Waits.until("the first request reaching weather-a", 20, () -> stubs.requests("weather-a") != before);
             HttpResponse<String> refused = planTrip(null);
             assertEquals(503, refused.statusCode(), refused.body());
             // written on the refused request's thread, while its server span is current

@@ -187,8 +187,7 @@ public final class Demo {
     }
 
     public static String fetch(String url) throws IOException, InterruptedException {
-        String basic = java.util.Base64.getEncoder().encodeToString((OPERATOR[0] + ":" + OPERATOR[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Basic " + basic)
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", operator())
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) throw new IOException("GET " + url + ": HTTP " + r.statusCode() + " " + r.body());
         return r.body();
@@ -196,12 +195,16 @@ public final class Demo {
 
     /** PUT of a JSON body to the admin API, as the seed's operator; the answer's body. */
     static String put(String url, String json) throws IOException, InterruptedException {
-        String basic = java.util.Base64.getEncoder().encodeToString((OPERATOR[0] + ":" + OPERATOR[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Basic " + basic)
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", operator())
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30)).PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) throw new IOException("PUT " + url + ": HTTP " + r.statusCode() + " " + r.body());
         return r.body();
+    }
+
+    /** The seed's operator's Authorization header. */
+    private static String operator() {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString((OPERATOR[0] + ":" + OPERATOR[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private static String mask(String db) {
